@@ -1,0 +1,38 @@
+/// Tags follow Azure Notification Hubs: presence-only strings of at most 120 characters from `[A-Za-z0-9_@#.:-]`.
+public enum Tag {
+    public static let maximumLength = 120
+
+    /// Whether `tag` is one a hub accepts.
+    public static func isValid(_ tag: some StringProtocol) -> Bool {
+        !tag.isEmpty && tag.utf8.count <= maximumLength && tag.utf8.allSatisfy(isTagByte)
+    }
+
+    static func isTagByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "_"), UInt8(ascii: "@"), UInt8(ascii: "#"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// The tag every installation of `username` carries.
+    public static func user(_ username: String) -> String { "username:\(username)" }
+    /// The tag naming one installation.
+    public static func installation(_ id: String) -> String { "installation:\(id)" }
+    /// The tag naming an installation's platform.
+    public static func platform(_ platform: Platform) -> String { "platform:\(platform.rawValue)" }
+}
+
+/// Names of users and installations end up inside tags (`username:alice`), so they use a tag-safe alphabet.
+public enum Identifier {
+    public static let maximumLength = 64
+
+    /// Whether `name` may be a username or an installation id: 1–64 of `[A-Za-z0-9_.@-]`.
+    public static func isValid(_ name: some StringProtocol) -> Bool {
+        !name.isEmpty && name.utf8.count <= maximumLength
+            && name.utf8.allSatisfy { Tag.isTagByte($0) && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "#") }
+    }
+}

@@ -1,0 +1,48 @@
+/// What a user may do: `admin` everything, `marketer` campaigns and images, `member` its own devices and feed.
+public enum Role: String, Codable, Sendable, CaseIterable {
+    case admin
+    case marketer
+    case member
+
+    /// Admins and marketers address any audience and read every campaign.
+    public var mayRunCampaigns: Bool { self != .member }
+}
+
+/// The kind of rich payload a notification carries; travels as `richType` in every push.
+public enum RichType: String, Codable, Sendable, CaseIterable {
+    case img
+    case url
+    case text
+}
+
+/// How the push looks on iOS: a content-available background push, or a visible alert a service extension enriches.
+public enum PushStyle: String, Codable, Sendable, CaseIterable {
+    case silent
+    case alert
+}
+
+/// The notification service an installation is reached through.
+public enum Platform: String, Codable, Sendable, CaseIterable {
+    case apns
+    case fcm
+    case wns
+    case direct
+}
+
+/// Whether the user has read a notification, synced across the user's devices.
+public enum ReadState: String, Codable, Sendable, CaseIterable {
+    case unread
+    case read
+}
+
+/// What the user did with a notification's alert, synced across the user's devices.
+public enum UserActionState: String, Codable, Sendable, CaseIterable {
+    case noInteraction
+    case activated
+    case dismissed
+}
+
+/// What a device reports having done with a notification, beyond the hub's hand-off.
+public enum ReceiptEvent: String, Codable, Sendable, CaseIterable {
+    case displayed
+}

@@ -1,0 +1,92 @@
+public import Hummingbird
+public import Logging
+import RichPushCore
+import RichPushHubs
+public import RichPushStore
+
+/// Builds the gateway: opens and migrates the store, creates the first admin if asked, and wires the routes, the
+/// dispatcher and the streams into one application.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 8080
+/// try await buildApplication(configuration).runService()
+/// ```
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    var logger = logger ?? Logger(label: "richpush")
+    logger.logLevel = configuration.logLevel
+    let store = try await openStore(configuration, logger: logger)
+    let hasher = PasswordHasher(cost: configuration.bcryptCost)
+    try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
+
+    let broadcaster = EventBroadcaster()
+    let gateway = Gateway(
+        configuration: configuration,
+        store: store,
+        authenticator: try await Authenticator(store: store, hasher: hasher, revalidateAfter: configuration.credentialRevalidation),
+        hasher: hasher,
+        broadcaster: broadcaster,
+        dispatcherDoorbell: Doorbell(),
+        linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
+        payloads: PayloadCache(store: store),
+        metrics: GatewayMetrics()
+    )
+    var dispatcherLogger = logger
+    dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
+    let dispatcher = Dispatcher(
+        store: store,
+        hubs: [.direct: DirectHub(channel: StoreDirectChannel(store: store, broadcaster: broadcaster))],
+        doorbell: gateway.dispatcherDoorbell,
+        policy: .init(idleInterval: configuration.dispatchIdleInterval),
+        logger: dispatcherLogger
+    )
+    let startupLogger = logger
+    var app = Application(
+        router: buildRouter(gateway),
+        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
+        services: [dispatcher, StoreCloser(store: store)],
+        onServerRunning: { channel in
+            startupLogger.notice("richpush listening", metadata: ["richpush.address": "\(channel.localAddress?.description ?? "?")"])
+        },
+        logger: logger
+    )
+    app.logger = logger
+    return app
+}
+
+func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
+    let router = Router(context: RichPushRequestContext.self)
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: FileMiddleware(gateway.configuration.publicDirectory, searchForIndexHtml: true))
+    OperationsController(gateway: gateway).addRoutes(to: router)
+
+    let api = router.group("api")
+    PayloadController(gateway: gateway).addRoutes(to: api)
+    let authenticated = api.group().add(middleware: BasicAuthMiddleware(authenticator: gateway.authenticator))
+    let library = ImageLibrary(
+        store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
+    UserController(gateway: gateway).addRoutes(to: authenticated)
+    ImageController(gateway: gateway, library: library).addRoutes(to: authenticated)
+    NotificationController(gateway: gateway, library: library).addRoutes(to: authenticated)
+    InstallationController(gateway: gateway).addRoutes(to: authenticated)
+    FeedController(gateway: gateway).addRoutes(to: authenticated)
+    StreamController(gateway: gateway).addRoutes(to: authenticated)
+    return router
+}
+
+/// The store the configuration names: PostgreSQL for a `database-url`, SQLite under the data directory otherwise.
+public func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> Store {
+    if let url = configuration.databaseURL {
+        throw ConfigurationError("database-url \(url.prefix(11))… is set, but this build stores data only in SQLite; unset it")
+    }
+    return try await Store.openSQLite(directory: configuration.dataDirectory, logger: logger)
+}
+
+/// Creates the first admin on an empty store when a password is configured.
+private func bootstrapAdmin(_ configuration: ServerConfiguration, store: Store, hasher: PasswordHasher, logger: Logger) async throws {
+    guard let password = configuration.adminPassword, try await store.userCount() == 0 else { return }
+    if let problem = PasswordHasher.problem(with: password) { throw ConfigurationError("RICHPUSH_ADMIN_PASSWORD: \(problem)") }
+    _ = try await store.createUser(username: configuration.adminUsername, passwordHash: try await hasher.hash(password), role: .admin)
+    logger.notice("created the first admin", metadata: ["richpush.username": "\(configuration.adminUsername)"])
+}

@@ -1,0 +1,14 @@
+import Hummingbird
+
+/// Requires HTTP Basic credentials on every route behind it and puts the caller in the context.
+struct BasicAuthMiddleware: RouterMiddleware {
+    typealias Context = RichPushRequestContext
+    let authenticator: Authenticator
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.identity = try await authenticator.authenticate(
+            authorization: request.headers[.authorization], address: context.clientAddress, logger: context.logger)
+        return try await next(request, context)
+    }
+}

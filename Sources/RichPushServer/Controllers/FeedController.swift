@@ -1,0 +1,87 @@
+import Hummingbird
+import RichPushCore
+import RichPushStore
+
+/// A user's feed and its state, synced across the user's devices: `/api/me/notifications`.
+struct FeedController {
+    let gateway: Gateway
+
+    func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
+        group.get("me/notifications", use: feed)
+        group.patch("me/notifications/:id", use: update)
+        group.post("me/notifications/:id/receipts", use: receipt)
+    }
+
+    @Sendable func feed(_ request: Request, context: RichPushRequestContext) async throws -> FeedJSON {
+        let caller = try context.caller()
+        let since = try request.uri.integer("since", in: 0...Int64.max)
+        let limit = Int(try request.uri.integer("limit", in: 1...200) ?? 50)
+        let page = try await gateway.store.feed(username: caller.username, since: since, limit: limit)
+        return FeedJSON(items: page.items.map(FeedItemJSON.init), cursor: String(page.cursor))
+    }
+
+    struct UpdateRequest: Decodable {
+        var readState: String?
+        var userActionState: String?
+    }
+
+    @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.id()
+        let body = try await request.decodeJSON(UpdateRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        let readState = try body.readState.map { text in
+            guard let state = ReadState(rawValue: text) else {
+                throw APIError.unprocessable("feed.invalidState", "readState must be unread or read.")
+            }
+            return state
+        }
+        let actionState = try body.userActionState.map { text in
+            guard let state = UserActionState(rawValue: text) else {
+                throw APIError.unprocessable("feed.invalidState", "userActionState must be noInteraction, activated or dismissed.")
+            }
+            return state
+        }
+        guard readState != nil || actionState != nil else {
+            throw APIError.unprocessable("feed.nothingToChange", "Send readState, userActionState or both.")
+        }
+        guard
+            let (item, cursor) = try await gateway.store.updateFeedState(
+                username: caller.username, notificationId: id, readState: readState, userActionState: actionState)
+        else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
+        if cursor != nil { gateway.broadcaster.notify([caller.username]) }
+        return try FeedItemResponse(item: FeedItemJSON(item)).jsonResponse()
+    }
+
+    struct FeedItemResponse: ResponseEncodable {
+        var item: FeedItemJSON
+        func encode(to encoder: any Encoder) throws { try item.encode(to: encoder) }
+    }
+
+    struct ReceiptRequest: Decodable {
+        var installationId: String
+        var event: String
+    }
+
+    struct ReceiptJSON: ResponseEncodable {
+        var notificationId: Int64
+        var installationId: String
+        var event: ReceiptEvent
+    }
+
+    @Sendable func receipt(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.id()
+        let body = try await request.decodeJSON(ReceiptRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        guard let event = ReceiptEvent(rawValue: body.event) else {
+            throw APIError.unprocessable("receipt.invalidEvent", "event must be displayed.")
+        }
+        guard let installation = try await gateway.store.installation(id: body.installationId), installation.owner == caller.username else {
+            throw APIError.unprocessable("installation.notFound", "You have no installation \(body.installationId.prefix(64)).")
+        }
+        guard try await gateway.store.feedItem(username: caller.username, notificationId: id) != nil else {
+            throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
+        }
+        let created = try await gateway.store.recordReceipt(notificationId: id, installationId: installation.id, event: event)
+        return try ReceiptJSON(notificationId: id, installationId: installation.id, event: event).jsonResponse(status: created ? .created : .ok)
+    }
+}

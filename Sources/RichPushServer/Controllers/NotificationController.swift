@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushStore
+
+/// Creating, listing, describing and recalling rich notifications.
+struct NotificationController {
+    let gateway: Gateway
+    let library: ImageLibrary
+
+    /// The tutorial's message for `POST /api/notifications` without a body.
+    static let tutorialMessage = "Check this image out!"
+
+    func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
+        group.post("notifications", use: create)
+        group.get("notifications", use: list)
+        group.get("notifications/:id/info", use: info)
+        group.get("notifications/:id/status", use: status)
+        group.delete("notifications/:id", use: delete)
+    }
+
+    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await request.collectBody(limit: gateway.configuration.maximumJSONBytes)
+        let now = Date.now
+        let draft: NotificationDraft
+        if body.readableBytes == 0 {
+            draft = NotificationDraft(
+                message: Self.tutorialMessage, payload: .image(id: try await library.logo(createdBy: caller.username)),
+                audience: .tag(Tag.user(caller.username)), pushStyle: .silent, deliverAt: now, expiresAt: nil,
+                createdBy: caller.username, idempotencyKey: nil)
+        } else {
+            try request.requireJSONContentType()
+            let fields = try Request.decodeJSON(NotificationRequest.self, from: body)
+            draft = try await fields.draft(by: caller, now: now) { id in try await gateway.store.image(id: id) != nil }
+        }
+        let (record, created) = try await gateway.store.createNotification(draft, now: now)
+        if created {
+            gateway.metrics.notificationsCreated.increment()
+            gateway.dispatcherDoorbell.ring()
+            context.logger.info(
+                "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
+        }
+        return try await representation(of: record).jsonResponse(
+            status: created ? .created : .ok, headers: [.location: "/api/notifications/\(record.id)"])
+    }
+
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        try context.caller().require(.marketer, to: "list notifications")
+        let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
+        let before = try request.uri.integer("before", in: 1...Int64.max)
+        let page = try await gateway.store.notifications(limit: limit + 1, before: before)
+        var items: [NotificationJSON] = []
+        for record in page.prefix(limit) { items.append(try await representation(of: record)) }
+        return try NotificationListJSON(items: items, next: page.count > limit ? items.last?.id : nil).jsonResponse()
+    }
+
+    @Sendable func info(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let record = try await readableNotification(context)
+        return try await representation(of: record).jsonResponse()
+    }
+
+    @Sendable func status(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let record = try await readableNotification(context)
+        guard caller.role.mayRunCampaigns || record.createdBy == caller.username else {
+            throw APIError.forbidden("Only marketers, admins and its creator may read the status of notification \(record.id).")
+        }
+        let counts = try await gateway.store.counts(notificationId: record.id)
+        return try StatusJSON(id: record.id, state: state(of: record, tally: counts.tally), counts: counts).jsonResponse()
+    }
+
+    @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        try context.caller().require(.marketer, to: "cancel or recall notifications")
+        let id = try context.id()
+        guard let (outcome, notified) = try await gateway.store.removeNotification(id: id) else {
+            throw APIError.notFound("notification.notFound", "There is no notification \(id).")
+        }
+        gateway.payloads.forget(notificationId: id)
+        gateway.broadcaster.notify(notified)
+        context.logger.info("notification removed", metadata: ["richpush.notification.id": "\(id)", "richpush.outcome": "\(outcome)"])
+        return Response(status: .noContent)
+    }
+
+    /// The notification of the path, if the caller may see it: admins and marketers see all, others those they
+    /// receive or created.
+    private func readableNotification(_ context: RichPushRequestContext) async throws -> NotificationRecord {
+        let caller = try context.caller()
+        let id = try context.id()
+        guard let record = try await gateway.store.notification(id: id),
+            try await gateway.mayRead(record, caller: caller)
+        else { throw APIError.notFound("notification.notFound", "There is no notification \(id).") }
+        return record
+    }
+
+    private func representation(of record: NotificationRecord) async throws -> NotificationJSON {
+        let tally = try await gateway.store.counts(notificationId: record.id).tally
+        return NotificationJSON(
+            record, state: state(of: record, tally: tally), payloadURL: gateway.linkSigner.payloadURL(id: record.id))
+    }
+
+    private func state(of record: NotificationRecord, tally: DeliveryTally) -> NotificationState {
+        NotificationState.derive(
+            tally: tally, deliverAt: record.deliverAt, expiresAt: record.expiresAt, canceled: record.canceledAt != nil, now: .now)
+    }
+}
+
+extension Gateway {
+    /// Whether `caller` may read a notification and its payload.
+    func mayRead(_ record: NotificationRecord, caller: AuthenticatedUser) async throws -> Bool {
+        if caller.role.mayRunCampaigns || record.createdBy == caller.username { return true }
+        return try await payloads.isRecipient(notificationId: record.id, username: caller.username)
+    }
+}

@@ -1,0 +1,40 @@
+import Hummingbird
+import NIOCore
+import RichPushStore
+
+/// Liveness, readiness and metrics, without authentication.
+struct OperationsController {
+    let gateway: Gateway
+
+    func addRoutes(to router: Router<RichPushRequestContext>) {
+        router.get("health", use: health)
+        router.get("health/ready", use: ready)
+        router.get("metrics", use: metrics)
+    }
+
+    struct HealthJSON: ResponseEncodable {
+        var status: String
+    }
+
+    @Sendable func health(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        try HealthJSON(status: "ok").jsonResponse()
+    }
+
+    @Sendable func ready(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        do {
+            try await gateway.store.ping()
+            return try HealthJSON(status: "ready").jsonResponse()
+        } catch {
+            context.logger.warning("store unreachable", metadata: ["error": "\(error)"])
+            throw APIError(.serviceUnavailable, code: "store.unreachable", message: "The store does not answer.")
+        }
+    }
+
+    @Sendable func metrics(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        gateway.metrics.openStreams.record(gateway.broadcaster.streamCount)
+        let text = gateway.metrics.exposition()
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: text)))
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import Logging
+import RichPushCore
+import RichPushImaging
+import RichPushStore
+
+/// What every controller shares: the store, authentication, the wake-ups of the dispatcher and the streams, and
+/// the caches of the payload path.
+struct Gateway: Sendable {
+    let configuration: ServerConfiguration
+    let store: Store
+    let authenticator: Authenticator
+    let hasher: PasswordHasher
+    let broadcaster: EventBroadcaster
+    /// Rung when new deliveries are due, so the dispatcher does not wait for its next tick.
+    let dispatcherDoorbell: Doorbell
+    let linkSigner: LinkSigner
+    let payloads: PayloadCache
+    let metrics: GatewayMetrics
+}

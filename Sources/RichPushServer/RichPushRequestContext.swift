@@ -1,0 +1,32 @@
+import Hummingbird
+import NIOCore
+import RichPushCore
+
+/// Who made a request, once Basic auth has verified it.
+public struct AuthenticatedUser: Sendable, Equatable {
+    public var username: String
+    public var role: Role
+}
+
+/// The context of every gateway request: the framework's storage, the caller, and the client address that login
+/// throttling counts by.
+public struct RichPushRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var identity: AuthenticatedUser?
+    public let clientAddress: String
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.identity = nil
+        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "local"
+    }
+
+    /// Image uploads are limited by their own setting, checked before the body is read.
+    public var maxUploadSize: Int { .max }
+
+    /// The authenticated caller; the auth middleware guarantees one on every `/api` route.
+    func caller() throws -> AuthenticatedUser {
+        guard let identity else { throw APIError.unauthorized("Authentication is required.") }
+        return identity
+    }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+public import Logging
+public import RichPushCore
+public import RichPushImaging
+
+/// Everything `richpush serve` can be told, resolved from flags, environment, config file and defaults.
+public struct ServerConfiguration: Sendable {
+    public var hostname = "0.0.0.0"
+    public var port = 8080
+    /// Where the embedded SQLite store lives.
+    public var dataDirectory = "./data"
+    /// `postgres://…` selects PostgreSQL; nil means SQLite under ``dataDirectory``.
+    public var databaseURL: String?
+    /// The web console's static files.
+    public var publicDirectory = "Public"
+    /// Bundled images; `logo.png` is the tutorial's default payload.
+    public var imageDirectory = "img"
+    public var imageLimits = ImageLimits()
+    /// The largest JSON body accepted.
+    public var maximumJSONBytes = 64 * 1024
+    /// Created with role admin on the first start of an empty store when ``adminPassword`` is set.
+    public var adminUsername = "admin"
+    public var adminPassword: String?
+    public var logLevel = Logger.Level.info
+    /// How often an idle stream carries a comment line.
+    public var heartbeatInterval: Duration = .seconds(15)
+    /// How long a verified credential is trusted before its stored hash is read again.
+    public var credentialRevalidation: TimeInterval = 2
+    public var bcryptCost: UInt8 = 10
+    /// How long an idle dispatcher waits before looking for scheduled work.
+    public var dispatchIdleInterval: Duration = .seconds(1)
+
+    public init() {}
+
+    /// Resolves every setting: a flag wins over the environment (`RICHPUSH_*`), that over the config file, that
+    /// over the default. `flags` holds the long flag names given on the command line.
+    public init(flags: [String: String], settings: SettingsResolver) throws(ConfigurationError) {
+        func value(_ name: String) -> String? { settings.value(name, flagValue: flags[name]) }
+        func integer(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+            guard let text = value(name) else { return nil }
+            guard let number = Int(text), range.contains(number) else {
+                throw ConfigurationError("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            }
+            return number
+        }
+        if let hostname = value("hostname") { self.hostname = hostname }
+        if let port = try integer("port", in: 0...65535) { self.port = port }
+        if let dataDirectory = value("data-dir") { self.dataDirectory = dataDirectory }
+        databaseURL = value("database-url")
+        if let publicDirectory = value("public-dir") { self.publicDirectory = publicDirectory }
+        if let imageDirectory = value("image-dir") { self.imageDirectory = imageDirectory }
+        if let bytes = try integer("max-image-bytes", in: 1024...1 << 30) { imageLimits.maximumBytes = bytes }
+        if let pixels = try integer("max-image-pixels", in: 1...1_000_000_000) { imageLimits.maximumPixels = pixels }
+        if let user = value("admin-user") {
+            guard Identifier.isValid(user) else { throw ConfigurationError("admin-user '\(user)' is not a valid username") }
+            adminUsername = user
+        }
+        adminPassword = value("admin-password")
+        if let level = value("log-level") {
+            guard let parsed = Logger.Level(rawValue: level) else {
+                throw ConfigurationError("log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            logLevel = parsed
+        }
+        if let seconds = try integer("heartbeat-seconds", in: 1...3600) { heartbeatInterval = .seconds(seconds) }
+    }
+}
+
+/// A setting that cannot be used, named in a sentence.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import Metrics
+import RichPushCore
+import RichPushHubs
+import RichPushStore
+import ServiceLifecycle
+
+/// Works the outbox: claims due deliveries, hands them to the hub of their platform and records each outcome.
+///
+/// On graceful shutdown it finishes the batch in hand and stops; a crash leaves claimed rows that fall due again when
+/// their lease runs out (or at the next start, on an exclusive store).
+struct Dispatcher: Service {
+    struct Policy: Sendable {
+        var batchSize = 500
+        var lease: TimeInterval = 60
+        /// The longest an idle dispatcher sleeps before looking for scheduled work.
+        var idleInterval: Duration = .seconds(1)
+        var maximumAttempts = 8
+        var firstRetryDelay: TimeInterval = 2
+        var longestRetryDelay: TimeInterval = 600
+    }
+
+    let store: Store
+    let hubs: [Platform: any NotificationHub]
+    let doorbell: Doorbell
+    let policy: Policy
+    let logger: Logger
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            while !doorbell.isClosed {
+                do {
+                    if try await dispatchBatch() == 0 {
+                        await doorbell.wait(upTo: try await idleWait())
+                    }
+                } catch {
+                    logger.error("dispatch failed", metadata: ["error": "\(error)"])
+                    await doorbell.wait(upTo: policy.idleInterval)
+                }
+            }
+        } onGracefulShutdown: {
+            doorbell.close()
+        }
+    }
+
+    /// Releases due scheduled notifications, then sends one batch; returns how many deliveries it handled.
+    func dispatchBatch() async throws -> Int {
+        _ = try await store.releaseDueNotifications()
+        let jobs = try await store.claimDueDeliveries(limit: policy.batchSize, lease: policy.lease)
+        guard !jobs.isEmpty else { return 0 }
+        let byPlatform = Dictionary(grouping: jobs, by: \.platform)
+        var results: [(job: DeliveryJob, outcome: DeliveryOutcome)] = []
+        await withTaskGroup(of: [(job: DeliveryJob, outcome: DeliveryOutcome)].self) { group in
+            for (platform, platformJobs) in byPlatform {
+                let hub = hubs[platform] ?? UnconfiguredHub(platform: platform)
+                group.addTask {
+                    let outcomes = await hub.deliver(platformJobs, logger: logger)
+                    return zip(platformJobs, outcomes).map { job, outcome in (job, applyRetryPolicy(outcome, to: job)) }
+                }
+            }
+            for await partial in group { results.append(contentsOf: partial) }
+        }
+        try await store.recordOutcomes(results)
+        for (job, outcome) in results {
+            Counter(label: "richpush_deliveries_total", dimensions: [("platform", job.platform.rawValue), ("outcome", outcome.label)])
+                .increment()
+        }
+        logger.debug("dispatched", metadata: ["richpush.deliveries": "\(results.count)"])
+        return results.count
+    }
+
+    /// A retry becomes a failure after the last attempt; otherwise it waits at least the hub's delay and at least an
+    /// exponential backoff with jitter.
+    func applyRetryPolicy(_ outcome: DeliveryOutcome, to job: DeliveryJob) -> DeliveryOutcome {
+        guard case .retry(let after, let code, let message) = outcome else { return outcome }
+        guard job.attempt < policy.maximumAttempts else {
+            return .failed(code: code, message: "\(message) (gave up after \(job.attempt) attempts)")
+        }
+        let backoff = min(policy.longestRetryDelay, policy.firstRetryDelay * pow(2, Double(job.attempt - 1)))
+        let jittered = backoff * Double.random(in: 0.8...1.2)
+        return .retry(after: max(after, jittered), code: code, message: message)
+    }
+
+    private func idleWait() async throws -> Duration {
+        guard let due = try await store.nextDeliveryDue() else { return policy.idleInterval }
+        let seconds = max(0.01, due.timeIntervalSinceNow)
+        return min(policy.idleInterval, .milliseconds(Int64(seconds * 1000)))
+    }
+}
+
+extension DeliveryOutcome {
+    var label: String {
+        switch self {
+        case .sent: "sent"
+        case .retry: "retry"
+        case .failed: "failed"
+        case .deviceGone: "device_gone"
+        }
+    }
+}

@@ -1,0 +1,12 @@
+import RichPushStore
+import ServiceLifecycle
+
+/// Keeps the store open while the application runs and closes it last, after the dispatcher and the server stopped.
+struct StoreCloser: Service {
+    let store: Store
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await store.close()
+    }
+}

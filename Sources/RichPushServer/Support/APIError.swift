@@ -1,0 +1,69 @@
+import Foundation
+public import Hummingbird
+import NIOCore
+
+/// An error as every client sees it: `{"error": {"status": 422, "code": "image.corrupt", "message": "…"}}`.
+///
+/// `code` is stable for programs to match on; `message` is a sentence for people.
+public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
+    public let status: HTTPResponse.Status
+    public let code: String
+    public let message: String
+    public var headers: HTTPFields = [:]
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        let body = ErrorBody(error: .init(status: Int(status.code), code: code, message: message))
+        let buffer = try JSONEncoder.compact.encodeAsByteBuffer(body, allocator: ByteBufferAllocator())
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
+    private struct ErrorBody: Encodable {
+        struct Detail: Encodable {
+            let status: Int
+            let code: String
+            let message: String
+        }
+        let error: Detail
+    }
+}
+
+extension APIError {
+    static func badRequest(_ code: String, _ message: String) -> APIError { .init(.badRequest, code: code, message: message) }
+    static func unprocessable(_ code: String, _ message: String) -> APIError {
+        .init(.unprocessableContent, code: code, message: message)
+    }
+    static func notFound(_ code: String, _ message: String) -> APIError { .init(.notFound, code: code, message: message) }
+    static func forbidden(_ message: String) -> APIError { .init(.forbidden, code: "auth.forbidden", message: message) }
+    static func conflict(_ code: String, _ message: String) -> APIError { .init(.conflict, code: code, message: message) }
+    static func gone(_ code: String, _ message: String) -> APIError { .init(.gone, code: code, message: message) }
+
+    static func unauthorized(_ message: String) -> APIError {
+        .init(.unauthorized, code: "auth.required", message: message, headers: [.wwwAuthenticate: #"Basic realm="richpush""#])
+    }
+
+    static func tooLarge(limit: Int) -> APIError {
+        .init(.contentTooLarge, code: "request.tooLarge", message: "The request body is larger than the limit of \(limit) bytes.")
+    }
+
+    static func invalidId(_ text: String) -> APIError {
+        .badRequest("request.invalidId", "'\(text.prefix(40))' is not an id: ids are positive integers.")
+    }
+}
+
+extension JSONEncoder {
+    /// Sorted keys keep responses stable for caches and tests.
+    static let compact: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

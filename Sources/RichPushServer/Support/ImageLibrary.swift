@@ -1,0 +1,57 @@
+import Crypto
+import Foundation
+import NIOPosix
+import RichPushImaging
+import RichPushStore
+import Synchronization
+
+/// Admits images into the store: decoded in full by libpng off the event loops, then stored by content hash.
+final class ImageLibrary: Sendable {
+    let store: Store
+    let limits: ImageLimits
+    let directory: String
+    private let logoId = Mutex<Int64?>(nil)
+
+    init(store: Store, limits: ImageLimits, directory: String) {
+        self.store = store
+        self.limits = limits
+        self.directory = directory
+    }
+
+    /// Validates and stores `data`; the same bytes again return the stored image with `created` false.
+    func admit(_ data: Data, createdBy: String) async throws -> (image: ImageRecord, created: Bool) {
+        let limits = self.limits
+        let info: PNGInfo
+        do {
+            info = try await NIOThreadPool.singleton.runIfActive { try PNGImage.validate(data, limits: limits) }
+        } catch let error as ImageError {
+            throw Self.apiError(error)
+        }
+        let sha256 = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return try await store.insertImage(
+            data: data, sha256: sha256, contentType: "image/png", width: info.width, height: info.height, createdBy: createdBy)
+    }
+
+    /// The id of the bundled `logo.png`, the tutorial's payload, stored on first use.
+    func logo(createdBy: String) async throws -> Int64 {
+        if let id = logoId.withLock({ $0 }) { return id }
+        let path = directory + "/logo.png"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw APIError(.internalServerError, code: "image.bundledMissing", message: "The bundled image \(path) is missing.")
+        }
+        let id = try await admit(data, createdBy: createdBy).image.id
+        logoId.withLock { $0 = id }
+        return id
+    }
+
+    static func apiError(_ error: ImageError) -> APIError {
+        switch error {
+        case .notPNG:
+            APIError(.unsupportedMediaType, code: "image.unsupportedType", message: "The upload is not a PNG image.")
+        case .corrupt(let reason):
+            .unprocessable("image.corrupt", "The PNG image does not decode: \(reason).")
+        case .tooManyPixels(let width, let height, let limit):
+            .unprocessable("image.tooManyPixels", "The image has \(width)×\(height) pixels, more than the limit of \(limit).")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+
+/// Signs short-lived payload links (`/api/notifications/42?exp=…&sig=…`) for fetchers that cannot send headers.
+///
+/// The signature is HMAC-SHA256 over the id and the expiry with a key shared by every process through the store.
+struct LinkSigner: Sendable {
+    let key: SymmetricKey
+    /// How long a link works.
+    let lifetime: TimeInterval
+
+    init(secret: String, lifetime: TimeInterval = 900) {
+        self.key = SymmetricKey(data: Data(secret.utf8))
+        self.lifetime = lifetime
+    }
+
+    /// The relative payload URL of notification `id`, valid until `now + lifetime`.
+    func payloadURL(id: Int64, now: Date = .now) -> String {
+        let expiry = Int64(now.timeIntervalSince1970 + lifetime)
+        return "/api/notifications/\(id)?exp=\(expiry)&sig=\(signature(id: id, expiry: expiry))"
+    }
+
+    /// Whether `signature` signs `id` until `expiry` and that moment has not passed.
+    func isValid(id: Int64, expiry: Int64, signature: String, now: Date = .now) -> Bool {
+        guard Double(expiry) > now.timeIntervalSince1970, let mac = Data(base64URLEncoded: signature) else { return false }
+        return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.message(id: id, expiry: expiry), using: key)
+    }
+
+    private func signature(id: Int64, expiry: Int64) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Self.message(id: id, expiry: expiry), using: key)
+        return Data(mac).base64URLEncodedString()
+    }
+
+    private static func message(id: Int64, expiry: Int64) -> Data {
+        Data("richpush-payload:\(id):\(expiry)".utf8)
+    }
+
+    /// A new random secret for the store.
+    static func makeSecret() -> String {
+        Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64URLEncodedString()
+    }
+}
+
+extension Data {
+    func base64URLEncodedString() -> String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    init?(base64URLEncoded text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        self.init(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import NIOCore
+import RichPushStore
+
+/// The payload path's memory: images (immutable), notifications (briefly, since they can be recalled), recipient
+/// checks and first fetches, so a repeated fetch of a payload reads no database row.
+final class PayloadCache: Sendable {
+    struct Image: Sendable {
+        let bytes: ByteBuffer
+        let contentType: String
+        let entityTag: String
+    }
+
+    struct Recipient: Hashable, Sendable {
+        let notificationId: Int64
+        let username: String
+    }
+
+    let store: Store
+    private let images = BoundedCache<Int64, Image>(maximumCost: 64 * 1024 * 1024)
+    /// A recall on another process shows here within this time to live.
+    private let notifications = BoundedCache<Int64, NotificationRecord>(timeToLive: 1, maximumCost: 10_000)
+    /// Recipients are fixed when a notification is created, so an answer never changes.
+    private let recipients = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
+    private let fetchesRecorded = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    func notification(id: Int64) async throws -> NotificationRecord? {
+        if let cached = notifications[id] { return cached }
+        guard let record = try await store.notification(id: id) else { return nil }
+        notifications.set(id, record)
+        return record
+    }
+
+    func image(id: Int64) async throws -> Image? {
+        if let cached = images[id] { return cached }
+        guard let metadata = try await store.image(id: id), let data = try await store.imageData(id: id) else { return nil }
+        let image = Image(bytes: ByteBuffer(data: data), contentType: metadata.contentType, entityTag: "\"\(metadata.sha256)\"")
+        images.set(id, image, cost: data.count)
+        return image
+    }
+
+    func isRecipient(notificationId: Int64, username: String) async throws -> Bool {
+        let key = Recipient(notificationId: notificationId, username: username)
+        if let cached = recipients[key] { return cached }
+        let answer = try await store.isRecipient(notificationId: notificationId, username: username)
+        recipients.set(key, answer)
+        return answer
+    }
+
+    /// Records a recipient's first fetch; later fetches cost a cache lookup.
+    func recordFetch(notificationId: Int64, username: String) async throws {
+        let key = Recipient(notificationId: notificationId, username: username)
+        guard fetchesRecorded[key] == nil else { return }
+        try await store.recordFetch(notificationId: notificationId, username: username)
+        fetchesRecorded.set(key, true)
+    }
+
+    /// Drops a notification this process just changed.
+    func forget(notificationId: Int64) {
+        notifications.remove(notificationId)
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushStore
+
+/// The JSON shapes of API.md. Times are RFC 3339 strings in UTC; ids of resources are numbers.
+struct UserJSON: ResponseEncodable {
+    var username: String
+    var role: Role
+}
+
+struct ImageJSON: ResponseEncodable {
+    var id: Int64
+    var sha256: String
+    var contentType: String
+    var width: Int
+    var height: Int
+    var bytes: Int
+
+    init(_ image: ImageRecord) {
+        id = image.id
+        sha256 = image.sha256
+        contentType = image.contentType
+        width = image.width
+        height = image.height
+        bytes = image.byteCount
+    }
+}
+
+struct NotificationJSON: ResponseEncodable {
+    var id: Int64
+    var message: String
+    var richType: RichType
+    var audience: String
+    var state: NotificationState
+    var createdBy: String
+    var createdAt: String
+    var deliverAt: String
+    var expiresAt: String?
+    var deletedAt: String?
+    var pushStyle: PushStyle
+    var imageId: Int64?
+    var url: String?
+    var payloadUrl: String
+
+    init(_ record: NotificationRecord, state: NotificationState, payloadURL: String) {
+        id = record.id
+        message = record.message
+        richType = record.richType
+        audience = record.audience
+        self.state = state
+        createdBy = record.createdBy
+        createdAt = Timestamp.format(record.createdAt)
+        deliverAt = Timestamp.format(record.deliverAt)
+        expiresAt = record.expiresAt.map(Timestamp.format)
+        deletedAt = record.deletedAt.map(Timestamp.format)
+        pushStyle = record.pushStyle
+        payloadUrl = payloadURL
+        switch record.payload {
+        case .image(let imageId): self.imageId = imageId
+        case .url(let url): self.url = url
+        case .text: break
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
+            payloadUrl
+    }
+
+    /// `expiresAt` is always present (null when unset), as API.md lists it.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(message, forKey: .message)
+        try container.encode(richType, forKey: .richType)
+        try container.encode(audience, forKey: .audience)
+        try container.encode(state, forKey: .state)
+        try container.encode(createdBy, forKey: .createdBy)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(deliverAt, forKey: .deliverAt)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(deletedAt, forKey: .deletedAt)
+        try container.encode(pushStyle, forKey: .pushStyle)
+        try container.encodeIfPresent(imageId, forKey: .imageId)
+        try container.encodeIfPresent(url, forKey: .url)
+        try container.encode(payloadUrl, forKey: .payloadUrl)
+    }
+}
+
+struct NotificationListJSON: ResponseEncodable {
+    var items: [NotificationJSON]
+    var next: Int64?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(next, forKey: .next)
+    }
+
+    enum CodingKeys: String, CodingKey { case items, next }
+}
+
+struct StatusJSON: ResponseEncodable {
+    struct ErrorJSON: Encodable {
+        var installationId: String
+        var platform: Platform
+        var code: String
+        var message: String
+        var at: String?
+    }
+
+    var id: Int64
+    var state: NotificationState
+    var targeted: Int
+    var sent: Int
+    var failed: Int
+    var pending: Int
+    var expired: Int
+    var canceled: Int
+    var fetched: Int
+    var displayed: Int
+    var opened: Int
+    var dismissed: Int
+    var errors: [ErrorJSON]
+
+    init(id: Int64, state: NotificationState, counts: NotificationCounts) {
+        self.id = id
+        self.state = state
+        targeted = counts.tally.targeted
+        sent = counts.tally.sent
+        failed = counts.tally.failed
+        pending = counts.tally.pending
+        expired = counts.tally.expired
+        canceled = counts.tally.canceled
+        fetched = counts.fetched
+        displayed = counts.displayed
+        opened = counts.opened
+        dismissed = counts.dismissed
+        errors = counts.errors.map {
+            ErrorJSON(installationId: $0.installationId, platform: $0.platform, code: $0.code, message: $0.message, at: $0.at.map(Timestamp.format))
+        }
+    }
+}
+
+struct InstallationJSON: ResponseEncodable {
+    var installationId: String
+    var owner: String
+    var platform: Platform
+    var pushChannel: String
+    var tags: [String]
+    var appVersion: String?
+    var applicationName: String?
+    var sdkVersion: String?
+    var timeZone: String?
+    var createdAt: String
+    var updatedAt: String
+    var deadAt: String?
+    var deadReason: String?
+
+    init(_ record: InstallationRecord) {
+        installationId = record.id
+        owner = record.owner
+        platform = record.platform
+        pushChannel = record.pushChannel
+        tags = record.allTags.sorted()
+        appVersion = record.appVersion
+        applicationName = record.applicationName
+        sdkVersion = record.sdkVersion
+        timeZone = record.timeZone
+        createdAt = Timestamp.format(record.createdAt)
+        updatedAt = Timestamp.format(record.updatedAt)
+        deadAt = record.deadAt.map(Timestamp.format)
+        deadReason = record.deadReason
+    }
+}
+
+struct FeedItemJSON: Encodable {
+    var id: Int64
+    var message: String
+    var richType: RichType
+    var readState: ReadState
+    var userActionState: UserActionState
+    var createdAt: String
+
+    init(_ item: FeedItem) {
+        id = item.id
+        message = item.message
+        richType = item.richType
+        readState = item.readState
+        userActionState = item.userActionState
+        createdAt = Timestamp.format(item.createdAt)
+    }
+}
+
+struct FeedJSON: ResponseEncodable {
+    var items: [FeedItemJSON]
+    /// A string, so clients treat it as opaque.
+    var cursor: String
+}
+
+extension ResponseEncodable {
+    /// Encodes with sorted keys and the JSON content type.
+    func jsonResponse(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        let buffer = try JSONEncoder.compact.encodeAsByteBuffer(self, allocator: ByteBufferAllocator())
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+    }
+}

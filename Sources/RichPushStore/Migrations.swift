@@ -1,0 +1,160 @@
+import Foundation
+import SQLKit
+
+/// The schema, as an ordered list of steps; each runs once, in its own transaction, recorded in `schema_migrations`.
+///
+/// Times are integer milliseconds since 1970 and flags are nullable times, so both engines store them alike.
+enum Migrations {
+    typealias Step = @Sendable (any SQLDatabase) async throws -> Void
+
+    static let steps: [Step] = [createInitialSchema]
+
+    static func run(on engine: some DatabaseEngine) async throws {
+        try await engine.transaction { db in
+            try await db.create(table: "schema_migrations").ifNotExists()
+                .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+                .column("applied_at", type: .bigint, .notNull)
+                .run()
+        }
+        for (index, step) in steps.enumerated() {
+            let version = index + 1
+            try await engine.transaction { db in
+                let applied = try await db.select().column("version").from("schema_migrations")
+                    .where("version", .equal, version).first()
+                guard applied == nil else { return }
+                try await step(db)
+                try await db.insert(into: "schema_migrations").columns("version", "applied_at")
+                    .values(version, EpochMilliseconds(.now)).run()
+            }
+        }
+    }
+
+    private static func createInitialSchema(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "users")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("username", type: .text, .notNull, .unique)
+            .column("password_hash", type: .text, .notNull)
+            .column("role", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .run()
+
+        try await db.create(table: "settings")
+            .column("name", type: .text, .primaryKey(autoIncrement: false))
+            .column("value", type: .text, .notNull)
+            .run()
+
+        try await db.create(table: "counters")
+            .column("name", type: .text, .primaryKey(autoIncrement: false))
+            .column("value", type: .bigint, .notNull)
+            .run()
+        try await db.insert(into: "counters").columns("name", "value").values("feed", 0).run()
+
+        try await db.create(table: "images")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("sha256", type: .text, .notNull, .unique)
+            .column("content_type", type: .text, .notNull)
+            .column("width", type: .bigint, .notNull)
+            .column("height", type: .bigint, .notNull)
+            .column("byte_count", type: .bigint, .notNull)
+            .column("data", type: .blob, .notNull)
+            .column("created_by", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .run()
+
+        try await db.create(table: "notifications")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("message", type: .text, .notNull)
+            .column("rich_type", type: .text, .notNull)
+            .column("image_id", type: .bigint, .references("images", "id"))
+            .column("url", type: .text)
+            .column("text_body", type: .text)
+            .column("audience", type: .text, .notNull)
+            .column("push_style", type: .text, .notNull)
+            .column("created_by", type: .text, .notNull)
+            .column("idempotency_key", type: .text)
+            .column("created_at", type: .bigint, .notNull)
+            .column("deliver_at", type: .bigint, .notNull)
+            .column("expires_at", type: .bigint)
+            .column("released_at", type: .bigint)
+            .column("canceled_at", type: .bigint)
+            .column("deleted_at", type: .bigint)
+            .unique("created_by", "idempotency_key")
+            .run()
+        try await db.create(index: "notifications_unreleased").on("notifications").column("released_at").column("deliver_at").run()
+
+        try await db.create(table: "installations")
+            .column("id", type: .text, .primaryKey(autoIncrement: false))
+            .column("owner", type: .text, .notNull)
+            .column("platform", type: .text, .notNull)
+            .column("push_channel", type: .text, .notNull)
+            .column("tags", type: .text, .notNull)
+            .column("app_version", type: .text)
+            .column("application_name", type: .text)
+            .column("sdk_version", type: .text)
+            .column("time_zone", type: .text)
+            .column("created_at", type: .bigint, .notNull)
+            .column("updated_at", type: .bigint, .notNull)
+            .column("dead_at", type: .bigint)
+            .column("dead_reason", type: .text)
+            .unique("platform", "push_channel")
+            .run()
+        try await db.create(index: "installations_owner").on("installations").column("owner").run()
+
+        try await db.create(table: "installation_tags")
+            .column("installation_id", type: .text, .notNull, .references("installations", "id", onDelete: .cascade))
+            .column("tag", type: .text, .notNull)
+            .primaryKey("installation_id", "tag")
+            .run()
+        try await db.create(index: "installation_tags_tag").on("installation_tags").column("tag").run()
+
+        try await db.create(table: "deliveries")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("notification_id", type: .bigint, .notNull, .references("notifications", "id"))
+            .column("installation_id", type: .text, .notNull)
+            .column("owner", type: .text, .notNull)
+            .column("platform", type: .text, .notNull)
+            .column("push_channel", type: .text, .notNull)
+            .column("state", type: .text, .notNull)
+            .column("attempts", type: .bigint, .notNull)
+            .column("due_at", type: .bigint, .notNull)
+            .column("lease_until", type: .bigint)
+            .column("finished_at", type: .bigint)
+            .column("error_code", type: .text)
+            .column("error_message", type: .text)
+            .unique("notification_id", "installation_id")
+            .run()
+        try await db.create(index: "deliveries_due").on("deliveries").column("state").column("due_at").run()
+
+        try await db.create(table: "feed_entries")
+            .column("notification_id", type: .bigint, .notNull, .references("notifications", "id"))
+            .column("username", type: .text, .notNull)
+            .column("read_state", type: .text, .notNull)
+            .column("user_action_state", type: .text, .notNull)
+            .column("seq", type: .bigint)
+            .column("fetched_at", type: .bigint)
+            .column("updated_at", type: .bigint, .notNull)
+            .primaryKey("notification_id", "username")
+            .run()
+        try await db.create(index: "feed_entries_user_seq").on("feed_entries").column("username").column("seq").run()
+
+        try await db.create(table: "receipts")
+            .column("notification_id", type: .bigint, .notNull, .references("notifications", "id"))
+            .column("installation_id", type: .text, .notNull)
+            .column("event", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .primaryKey("notification_id", "installation_id", "event")
+            .run()
+
+        try await db.create(table: "events")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("username", type: .text, .notNull)
+            .column("installation_id", type: .text)
+            .column("kind", type: .text, .notNull)
+            .column("rich_id", type: .bigint, .notNull)
+            .column("data", type: .text, .notNull)
+            .column("dedupe_key", type: .text, .unique)
+            .column("created_at", type: .bigint, .notNull)
+            .run()
+        try await db.create(index: "events_user").on("events").column("username").column("id").run()
+    }
+}

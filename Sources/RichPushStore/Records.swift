@@ -1,0 +1,193 @@
+public import Foundation
+public import RichPushCore
+
+/// Times are stored as integer milliseconds since 1970 on every engine.
+func EpochMilliseconds(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+}
+
+func dateFromMilliseconds(_ milliseconds: Int64) -> Date {
+    Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+}
+
+/// A user as stored, with the bcrypt hash of its password.
+public struct UserRecord: Sendable, Equatable {
+    public var id: Int64
+    public var username: String
+    public var passwordHash: String
+    public var role: Role
+    public var createdAt: Date
+}
+
+/// An uploaded image's metadata; the bytes are fetched separately.
+public struct ImageRecord: Sendable, Equatable {
+    public var id: Int64
+    public var sha256: String
+    public var contentType: String
+    public var width: Int
+    public var height: Int
+    public var byteCount: Int
+    public var createdBy: String
+    public var createdAt: Date
+
+    public init(
+        id: Int64, sha256: String, contentType: String, width: Int, height: Int, byteCount: Int, createdBy: String,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.sha256 = sha256
+        self.contentType = contentType
+        self.width = width
+        self.height = height
+        self.byteCount = byteCount
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+    }
+}
+
+/// The rich payload a notification carries.
+public enum RichPayload: Sendable, Equatable {
+    case image(id: Int64)
+    case url(String)
+    case text(String)
+
+    public var richType: RichType {
+        switch self {
+        case .image: .img
+        case .url: .url
+        case .text: .text
+        }
+    }
+}
+
+/// What a sender asks for; validated before it reaches the store.
+public struct NotificationDraft: Sendable {
+    public var message: String
+    public var payload: RichPayload
+    public var audience: TagExpression
+    public var pushStyle: PushStyle
+    public var deliverAt: Date
+    public var expiresAt: Date?
+    public var createdBy: String
+    public var idempotencyKey: String?
+
+    public init(
+        message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
+        expiresAt: Date?, createdBy: String, idempotencyKey: String?
+    ) {
+        self.message = message
+        self.payload = payload
+        self.audience = audience
+        self.pushStyle = pushStyle
+        self.deliverAt = deliverAt
+        self.expiresAt = expiresAt
+        self.createdBy = createdBy
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// A stored rich notification.
+public struct NotificationRecord: Sendable, Equatable {
+    public var id: Int64
+    public var message: String
+    public var payload: RichPayload
+    public var audience: String
+    public var pushStyle: PushStyle
+    public var createdBy: String
+    public var createdAt: Date
+    public var deliverAt: Date
+    public var expiresAt: Date?
+    public var canceledAt: Date?
+    public var deletedAt: Date?
+
+    public var richType: RichType { payload.richType }
+
+    /// Whether its payload is gone: canceled, recalled or past `expiresAt`.
+    public func isGone(at now: Date) -> Bool {
+        canceledAt != nil || deletedAt != nil || (expiresAt.map { $0 <= now } ?? false)
+    }
+}
+
+/// A device registration.
+public struct InstallationRecord: Sendable, Equatable {
+    public var id: String
+    public var owner: String
+    public var platform: Platform
+    public var pushChannel: String
+    /// The tags the device registered; the automatic ones are derived, see ``allTags``.
+    public var tags: [String]
+    public var appVersion: String?
+    public var applicationName: String?
+    public var sdkVersion: String?
+    public var timeZone: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Set when a hub reported the device gone; cleared when it registers again.
+    public var deadAt: Date?
+    public var deadReason: String?
+
+    public init(
+        id: String, owner: String, platform: Platform, pushChannel: String, tags: [String], appVersion: String? = nil,
+        applicationName: String? = nil, sdkVersion: String? = nil, timeZone: String? = nil, createdAt: Date,
+        updatedAt: Date, deadAt: Date? = nil, deadReason: String? = nil
+    ) {
+        self.id = id
+        self.owner = owner
+        self.platform = platform
+        self.pushChannel = pushChannel
+        self.tags = tags
+        self.appVersion = appVersion
+        self.applicationName = applicationName
+        self.sdkVersion = sdkVersion
+        self.timeZone = timeZone
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deadAt = deadAt
+        self.deadReason = deadReason
+    }
+
+    /// The registered tags plus `username:`, `installation:` and `platform:`.
+    public var allTags: Set<String> {
+        Set(tags).union([Tag.user(owner), Tag.installation(id), Tag.platform(platform)])
+    }
+}
+
+/// A user's view of one notification.
+public struct FeedItem: Sendable, Equatable {
+    public var id: Int64
+    public var message: String
+    public var richType: RichType
+    public var readState: ReadState
+    public var userActionState: UserActionState
+    public var createdAt: Date
+    public var seq: Int64
+}
+
+/// A failed delivery, as the status endpoint lists it.
+public struct DeliveryError: Sendable, Equatable {
+    public var installationId: String
+    public var platform: Platform
+    public var code: String
+    public var message: String
+    public var at: Date?
+}
+
+/// The numbers behind `GET /api/notifications/{id}/status`.
+public struct NotificationCounts: Sendable, Equatable {
+    public var tally: DeliveryTally
+    public var fetched: Int
+    public var displayed: Int
+    public var opened: Int
+    public var dismissed: Int
+    public var errors: [DeliveryError]
+}
+
+/// Why the store refused a write.
+public enum StoreError: Error, Sendable, Equatable {
+    /// A unique value (`what`) is already taken.
+    case duplicate(String)
+    /// The thing does not exist.
+    case notFound
+    /// The installation id belongs to another user.
+    case installationOwnedByAnother
+}

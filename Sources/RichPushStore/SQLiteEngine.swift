@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import SQLKit
+import SQLiteKit
+import Synchronization
+
+/// The embedded default: one SQLite file in WAL mode with one writer connection and a few readers.
+///
+/// WAL lets readers proceed while the writer commits; transactions take the writer in turn.
+public final class SQLiteEngine: DatabaseEngine {
+    private let writer: SQLiteConnection
+    private let readers: [SQLiteConnection]
+    private let nextReader = Atomic<Int>(0)
+    private let writeLock = AsyncMutex()
+
+    public var isExclusive: Bool { true }
+
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Opens (creating if needed) the database file at `path`.
+    public static func open(path: String, readerCount: Int = 2, logger: Logger) async throws -> SQLiteEngine {
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        // WAL survives in the file; FULL makes every commit durable before it is acknowledged.
+        try await writer.sql().raw("PRAGMA journal_mode = WAL").run()
+        var connections = [writer]
+        for _ in 0..<readerCount {
+            connections.append(try await SQLiteConnection.open(storage: .file(path: path), logger: logger))
+        }
+        for connection in connections {
+            let db = connection.sql()
+            try await db.raw("PRAGMA synchronous = FULL").run()
+            // Another process (`richpush user add`) may hold the write lock for a moment.
+            try await db.raw("PRAGMA busy_timeout = 5000").run()
+            try await db.raw("PRAGMA foreign_keys = ON").run()
+        }
+        return SQLiteEngine(writer: writer, readers: Array(connections.dropFirst()))
+    }
+
+    public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try await body(readers[index % readers.count].sql())
+    }
+
+    public func transaction<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await writeLock.withLock {
+            let db = writer.sql()
+            // IMMEDIATE takes the write lock up front, so a concurrent writer in another process waits at BEGIN
+            // instead of failing at the first write.
+            try await db.raw("BEGIN IMMEDIATE").run()
+            do {
+                let result = try await body(db)
+                try await db.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await db.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    public func close() async throws {
+        for connection in readers + [writer] {
+            try await connection.close()
+        }
+    }
+}

@@ -1,0 +1,148 @@
+public import Foundation
+public import RichPushCore
+import SQLKit
+
+extension Store {
+    /// Claims up to `limit` due deliveries for `lease`: until it runs out no other dispatcher takes them, after it
+    /// (the claimer crashed) they are due again. Deliveries of expired notifications are marked expired first.
+    public func claimDueDeliveries(now: Date = .now, limit: Int, lease: TimeInterval) async throws -> [DeliveryJob] {
+        try await engine.transaction { db in
+            let nowMs = EpochMilliseconds(now)
+            try await db.update("deliveries").set("state", to: DeliveryState.expired.rawValue).set("finished_at", to: nowMs)
+                .set("error_code", to: "notification.expired")
+                .set("error_message", to: "the notification expired before the device was reached")
+                .where("state", .equal, DeliveryState.pending.rawValue)
+                .where(
+                    "notification_id", .in,
+                    SQLSubquery.select { $0.column("id").from("notifications").where("expires_at", .lessThanOrEqual, nowMs) }
+                ).run()
+            let ids = try await db.select().column("id").from("deliveries")
+                .where("state", .equal, DeliveryState.pending.rawValue).where("due_at", .lessThanOrEqual, nowMs)
+                .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
+                .orderBy("due_at").orderBy("id").limit(limit).all().map { try $0.int64("id") }
+            guard !ids.isEmpty else { return [] }
+            try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
+                .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+                .where("id", .in, ids).run()
+            let rows = try await db.select()
+                .columns(
+                    SQLColumn("id", table: "d"), SQLColumn("attempts", table: "d"), SQLColumn("notification_id", table: "d"),
+                    SQLColumn("installation_id", table: "d"), SQLColumn("owner", table: "d"), SQLColumn("platform", table: "d"),
+                    SQLColumn("push_channel", table: "d"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
+                    SQLColumn("push_style", table: "n"), SQLColumn("audience", table: "n"), SQLColumn("expires_at", table: "n")
+                )
+                .from(SQLAlias(SQLIdentifier("deliveries"), as: SQLIdentifier("d")))
+                .join(
+                    SQLAlias(SQLIdentifier("notifications"), as: SQLIdentifier("n")), method: SQLJoinMethod.inner,
+                    on: SQLColumn("id", table: "n"), .equal, SQLColumn("notification_id", table: "d")
+                )
+                .where(SQLColumn("id", table: "d"), .in, SQLBind.group(ids))
+                .orderBy(SQLColumn("id", table: "d")).all()
+            return try rows.map { row in
+                DeliveryJob(
+                    deliveryId: try row.int64("id"), attempt: try row.int("attempts"), notificationId: try row.int64("notification_id"),
+                    message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
+                    pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
+                    expiresAt: try row.optionalDate("expires_at"), installationId: try row.string("installation_id"),
+                    owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
+                    pushChannel: try row.string("push_channel"))
+            }
+        }
+    }
+
+    /// Records what the hubs answered. A retry makes the delivery due again after its delay; a gone device fails
+    /// and its installation is never sent to again until it registers anew.
+    public func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date = .now) async throws {
+        guard !results.isEmpty else { return }
+        let nowMs = EpochMilliseconds(now)
+        try await engine.transaction { db in
+            let sent = results.filter { $0.outcome == .sent }.map(\.job.deliveryId)
+            for chunk in sent.chunked(Self.insertChunk) {
+                try await db.update("deliveries").set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs)
+                    .set("lease_until", to: Int64?.none).where("id", .in, Array(chunk)).run()
+            }
+            for (job, outcome) in results {
+                switch outcome {
+                case .sent:
+                    continue
+                case .retry(let after, let code, let message):
+                    try await db.update("deliveries").set("due_at", to: EpochMilliseconds(now + after))
+                        .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
+                        .where("id", .equal, job.deliveryId).run()
+                case .failed(let code, let message), .deviceGone(let code, let message):
+                    try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
+                        .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
+                        .where("id", .equal, job.deliveryId).run()
+                    if case .deviceGone = outcome {
+                        try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
+                            .where("id", .equal, job.installationId).where("dead_at", .is, SQLLiteral.null).run()
+                    }
+                }
+            }
+        }
+    }
+
+    /// When the next pending delivery falls due, so an idle dispatcher sleeps exactly that long.
+    public func nextDeliveryDue() async throws -> Date? {
+        try await engine.read { db in
+            try await db.select().column(SQLFunction("MIN", args: SQLIdentifier("due_at")), as: "due").from("deliveries")
+                .where("state", .equal, DeliveryState.pending.rawValue).first()?.optionalDate("due")
+        }
+    }
+
+    /// Delivery counts, user states and failures of one notification.
+    public func counts(notificationId id: Int64) async throws -> NotificationCounts {
+        try await engine.read { db in
+            var tally = DeliveryTally()
+            let byState = try await db.select().column("state").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+                .from("deliveries").where("notification_id", .equal, id).groupBy("state").all()
+            for row in byState {
+                let count = try row.int("n")
+                switch DeliveryState(rawValue: try row.string("state")) {
+                case .pending: tally.pending = count
+                case .sent: tally.sent = count
+                case .failed: tally.failed = count
+                case .expired: tally.expired = count
+                case .canceled: tally.canceled = count
+                case nil: break
+                }
+            }
+            func count(_ build: (SQLSelectBuilder) -> SQLSelectBuilder) async throws -> Int {
+                try await build(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")).first()!.int("n")
+            }
+            let fetched = try await count {
+                $0.from("feed_entries").where("notification_id", .equal, id).where("fetched_at", .isNot, SQLLiteral.null)
+            }
+            let opened = try await count {
+                $0.from("feed_entries").where("notification_id", .equal, id)
+                    .where("user_action_state", .equal, UserActionState.activated.rawValue)
+            }
+            let dismissed = try await count {
+                $0.from("feed_entries").where("notification_id", .equal, id)
+                    .where("user_action_state", .equal, UserActionState.dismissed.rawValue)
+            }
+            let displayed = try await count {
+                $0.from("receipts").where("notification_id", .equal, id).where("event", .equal, ReceiptEvent.displayed.rawValue)
+            }
+            let errors = try await db.select().columns("installation_id", "platform", "error_code", "error_message", "finished_at")
+                .from("deliveries").where("notification_id", .equal, id)
+                .where("state", .in, [DeliveryState.failed.rawValue, DeliveryState.expired.rawValue])
+                .orderBy("id").limit(100).all()
+                .map { row in
+                    DeliveryError(
+                        installationId: try row.string("installation_id"), platform: try row.enumeration("platform", as: Platform.self),
+                        code: try row.optionalString("error_code") ?? "unknown", message: try row.optionalString("error_message") ?? "",
+                        at: try row.optionalDate("finished_at"))
+                }
+            return NotificationCounts(
+                tally: tally, fetched: fetched, displayed: displayed, opened: opened, dismissed: dismissed, errors: errors)
+        }
+    }
+
+    func releaseAllClaims() async throws {
+        try await engine.transaction { db in
+            try await db.update("deliveries").set("lease_until", to: Int64?.none)
+                .where("state", .equal, DeliveryState.pending.rawValue).where("lease_until", .isNot, SQLLiteral.null).run()
+        }
+    }
+}

@@ -1,0 +1,211 @@
+public import Foundation
+public import RichPushCore
+import SQLKit
+
+/// The life of one delivery row of the outbox.
+enum DeliveryState: String {
+    case pending
+    case sent
+    case failed
+    case expired
+    case canceled
+}
+
+/// What `DELETE /api/notifications/{id}` did.
+public enum RemovalOutcome: Sendable, Equatable {
+    /// Nothing had been sent: it will never be.
+    case canceled
+    /// Already sent: recalled from every feed.
+    case deleted
+    /// It was canceled or deleted before.
+    case alreadyRemoved
+}
+
+extension Store {
+    static let notificationColumns = [
+        "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
+        "deliver_at", "expires_at", "canceled_at", "deleted_at",
+    ]
+    /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
+    static let insertChunk = 500
+
+    /// Stores a notification and its whole outbox in one transaction: one delivery per addressed installation and one
+    /// feed entry per recipient. With an `idempotencyKey` already used by the same sender, returns the first
+    /// notification with `created` false and writes nothing.
+    public func createNotification(_ draft: NotificationDraft, now: Date = .now) async throws -> (
+        notification: NotificationRecord, created: Bool
+    ) {
+        try await engine.transaction { db in
+            if let key = draft.idempotencyKey,
+                let existing = try await db.select().columns(Self.notificationColumns).from("notifications")
+                    .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, key).first()
+            {
+                return (try Self.notificationRecord(existing), false)
+            }
+            let (imageId, url, text) = Self.columns(of: draft.payload)
+            let due = max(draft.deliverAt, now)
+            let released = due <= now
+            let id = try await db.insert(into: "notifications")
+                .columns(
+                    "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
+                    "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at")
+                .values(
+                    draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
+                    draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
+                    EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil
+                )
+                .returning("id").first()!.int64("id")
+
+            let members = try await Self.resolveAudience(draft.audience, in: db)
+            for chunk in members.chunked(Self.insertChunk) {
+                try await db.insert(into: "deliveries")
+                    .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at")
+                    .rows(
+                        chunk.map {
+                            Self.binds(id, $0.installationId, $0.owner, $0.platform, $0.pushChannel, DeliveryState.pending.rawValue, 0, EpochMilliseconds(due))
+                        }
+                    ).run()
+            }
+            let recipients = Set(members.map(\.owner)).union(try await Self.namedRecipients(draft.audience, in: db)).sorted()
+            for chunk in recipients.chunked(Self.insertChunk) {
+                try await db.insert(into: "feed_entries")
+                    .columns("notification_id", "username", "read_state", "user_action_state", "updated_at")
+                    .rows(
+                        chunk.map {
+                            Self.binds(id, $0, ReadState.unread.rawValue, UserActionState.noInteraction.rawValue, EpochMilliseconds(now))
+                        }
+                    ).run()
+            }
+            if released {
+                try await Self.assignFeedSequence(notificationId: id, in: db)
+            }
+            let row = try await db.select().columns(Self.notificationColumns).from("notifications").where("id", .equal, id).first()!
+            return (try Self.notificationRecord(row), true)
+        }
+    }
+
+    /// The notification with this id, including canceled and deleted ones.
+    public func notification(id: Int64) async throws -> NotificationRecord? {
+        try await engine.read { db in
+            try await db.select().columns(Self.notificationColumns).from("notifications").where("id", .equal, id).first()
+                .map(Self.notificationRecord)
+        }
+    }
+
+    /// Notifications newest first, those with an id below `before` when given.
+    public func notifications(limit: Int, before: Int64?) async throws -> [NotificationRecord] {
+        try await engine.read { db in
+            var query = db.select().columns(Self.notificationColumns).from("notifications")
+            if let before { query = query.where("id", .lessThan, before) }
+            return try await query.orderBy("id", .descending).limit(limit).all().map(Self.notificationRecord)
+        }
+    }
+
+    /// Makes notifications whose `deliverAt` has come visible in their recipients' feeds; returns their ids.
+    public func releaseDueNotifications(now: Date = .now) async throws -> [Int64] {
+        try await engine.transaction { db in
+            let due = try await db.select().column("id").from("notifications")
+                .where("released_at", .is, SQLLiteral.null).where("deliver_at", .lessThanOrEqual, EpochMilliseconds(now))
+                .where("canceled_at", .is, SQLLiteral.null).where("deleted_at", .is, SQLLiteral.null)
+                .orderBy("id").limit(100).all().map { try $0.int64("id") }
+            for id in due {
+                try await Self.assignFeedSequence(notificationId: id, in: db)
+                try await db.update("notifications").set("released_at", to: EpochMilliseconds(now)).where("id", .equal, id).run()
+            }
+            return due
+        }
+    }
+
+    /// Cancels a notification not yet sent, or recalls one already sent: either way its payload is gone, outstanding
+    /// deliveries stop, it leaves every feed (the entries stay for the counts) and each recipient who could have seen it gets a `deleted` event.
+    /// Returns the outcome and the users who were sent an event.
+    public func removeNotification(id: Int64, now: Date = .now) async throws -> (outcome: RemovalOutcome, notifiedUsers: [String])? {
+        try await engine.transaction { db in
+            guard let row = try await db.select().columns(Self.notificationColumns + ["released_at"]).from("notifications")
+                .where("id", .equal, id).first()
+            else { return nil }
+            let record = try Self.notificationRecord(row)
+            if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }
+            let sent = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("deliveries")
+                .where("notification_id", .equal, id).where("state", .equal, DeliveryState.sent.rawValue).first()!.int("n")
+            let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
+            try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
+                .where("id", .equal, id).run()
+            try await db.update("deliveries").set("state", to: DeliveryState.canceled.rawValue)
+                .set("finished_at", to: EpochMilliseconds(now))
+                .where("notification_id", .equal, id).where("state", .equal, DeliveryState.pending.rawValue).run()
+            var notified: [String] = []
+            if try row.optionalDate("released_at") != nil {
+                notified = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)
+                    .orderBy("username").all().map { try $0.string("username") }
+                let event = StreamEvent(cursor: 0, body: .deleted(richId: id))
+                for username in notified {
+                    try await Self.appendEvent(event, username: username, installationId: nil, dedupeKey: nil, now: now, in: db)
+                }
+            }
+            return (outcome, notified)
+        }
+    }
+
+    /// Whether `username` is among the notification's recipients.
+    public func isRecipient(notificationId: Int64, username: String) async throws -> Bool {
+        try await engine.read { db in
+            try await db.select().column("username").from("feed_entries").where("notification_id", .equal, notificationId)
+                .where("username", .equal, username).first() != nil
+        }
+    }
+
+    /// Gives each feed entry of a notification a fresh, distinct sequence number, so feed sync with `since` sees it.
+    static func assignFeedSequence(notificationId: Int64, in db: any SQLDatabase) async throws {
+        let users = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, notificationId)
+            .orderBy("username").all().map { try $0.string("username") }
+        guard !users.isEmpty else { return }
+        var seq = try await reserveFeedSequence(count: users.count, in: db)
+        for username in users {
+            try await db.update("feed_entries").set("seq", to: seq).where("notification_id", .equal, notificationId)
+                .where("username", .equal, username).run()
+            seq += 1
+        }
+    }
+
+    /// Reserves `count` consecutive feed sequence numbers and returns the first.
+    static func reserveFeedSequence(count: Int, in db: any SQLDatabase) async throws -> Int64 {
+        let last = try await db.update("counters").set("value", to: SQLBinaryExpression(SQLIdentifier("value"), .add, SQLLiteral.numeric("\(count)")))
+            .where("name", .equal, "feed").returning("value").first()!.int64("value")
+        return last - Int64(count) + 1
+    }
+
+    /// One row of bound values for a multi-row INSERT.
+    static func binds(_ values: any Encodable & Sendable...) -> [any SQLExpression] {
+        values.map { SQLBind($0) }
+    }
+
+    static func columns(of payload: RichPayload) -> (Int64?, String?, String?) {
+        switch payload {
+        case .image(let id): (id, nil, nil)
+        case .url(let url): (nil, url, nil)
+        case .text(let text): (nil, nil, text)
+        }
+    }
+
+    static func notificationRecord(_ row: any SQLRow) throws -> NotificationRecord {
+        let richType = try row.enumeration("rich_type", as: RichType.self)
+        let payload: RichPayload
+        switch richType {
+        case .img: payload = .image(id: try row.int64("image_id"))
+        case .url: payload = .url(try row.string("url"))
+        case .text: payload = .text(try row.string("text_body"))
+        }
+        return NotificationRecord(
+            id: try row.int64("id"), message: try row.string("message"), payload: payload, audience: try row.string("audience"),
+            pushStyle: try row.enumeration("push_style", as: PushStyle.self), createdBy: try row.string("created_by"),
+            createdAt: try row.date("created_at"), deliverAt: try row.date("deliver_at"), expiresAt: try row.optionalDate("expires_at"),
+            canceledAt: try row.optionalDate("canceled_at"), deletedAt: try row.optionalDate("deleted_at"))
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

@@ -1,0 +1,40 @@
+public import Foundation
+public import RichPushCore
+import SQLKit
+
+extension Store {
+    /// Creates a user; throws ``StoreError/duplicate(_:)`` when the name is taken.
+    public func createUser(username: String, passwordHash: String, role: Role, now: Date = .now) async throws -> UserRecord {
+        try await engine.transaction { db in
+            let row = try await db.insert(into: "users")
+                .columns("username", "password_hash", "role", "created_at")
+                .values(username, passwordHash, role.rawValue, EpochMilliseconds(now))
+                .ignoringConflicts(with: "username")
+                .returning("id")
+                .first()
+            guard let row else { throw StoreError.duplicate("username") }
+            return UserRecord(id: try row.int64("id"), username: username, passwordHash: passwordHash, role: role, createdAt: now)
+        }
+    }
+
+    /// The user named `username`, if any.
+    public func user(named username: String) async throws -> UserRecord? {
+        try await engine.read { db in
+            try await db.select().columns("id", "username", "password_hash", "role", "created_at").from("users")
+                .where("username", .equal, username).first()
+                .map { row in
+                    UserRecord(
+                        id: try row.int64("id"), username: try row.string("username"),
+                        passwordHash: try row.string("password_hash"), role: try row.enumeration("role", as: Role.self),
+                        createdAt: try row.date("created_at"))
+                }
+        }
+    }
+
+    /// How many users exist; the admin bootstrap runs only on an empty store.
+    public func userCount() async throws -> Int {
+        try await engine.read { db in
+            try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("users").first()?.int("n") ?? 0
+        }
+    }
+}

@@ -1,0 +1,77 @@
+public import Foundation
+public import Logging
+import SQLKit
+
+/// Everything the gateway keeps: users, images, notifications with their outbox, installations, feeds and events.
+///
+/// One implementation over SQLKit serves every engine; see ``DatabaseEngine``.
+public struct Store: Sendable {
+    let engine: any DatabaseEngine
+    let logger: Logger
+
+    init(engine: any DatabaseEngine, logger: Logger) {
+        self.engine = engine
+        self.logger = logger
+    }
+
+    /// Opens the embedded SQLite store in `directory` (created if missing) and brings its schema up to date.
+    public static func openSQLite(directory: String, logger: Logger) async throws -> Store {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let engine = try await SQLiteEngine.open(path: directory + "/richpush.sqlite", logger: logger)
+        return try await open(engine: engine, logger: logger)
+    }
+
+    /// Brings the schema of `engine` up to date and readies it for a new process.
+    public static func open(engine: any DatabaseEngine, logger: Logger) async throws -> Store {
+        try await Migrations.run(on: engine)
+        let store = Store(engine: engine, logger: logger)
+        if engine.isExclusive {
+            // Claims held by a process that died are stale: this process is the only dispatcher.
+            try await store.releaseAllClaims()
+        }
+        return store
+    }
+
+    /// Whether the database answers.
+    public func ping() async throws {
+        _ = try await engine.read { db in try await db.raw("SELECT 1 AS one").first() }
+    }
+
+    public func close() async throws {
+        try await engine.close()
+    }
+}
+
+extension SQLRow {
+    func date(_ column: String) throws -> Date {
+        dateFromMilliseconds(try decode(column: column, as: Int64.self))
+    }
+
+    func optionalDate(_ column: String) throws -> Date? {
+        try decode(column: column, as: Int64?.self).map(dateFromMilliseconds)
+    }
+
+    func string(_ column: String) throws -> String {
+        try decode(column: column, as: String.self)
+    }
+
+    func optionalString(_ column: String) throws -> String? {
+        try decode(column: column, as: String?.self)
+    }
+
+    func int64(_ column: String) throws -> Int64 {
+        try decode(column: column, as: Int64.self)
+    }
+
+    func int(_ column: String) throws -> Int {
+        Int(try decode(column: column, as: Int64.self))
+    }
+
+    func enumeration<E: RawRepresentable>(_ column: String, as type: E.Type) throws -> E where E.RawValue == String {
+        let raw = try string(column)
+        guard let value = E(rawValue: raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(column) holds unknown \(raw)"))
+        }
+        return value
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RichPushCore
+import RichPushServer
+
+/// `richpush serve`: runs the gateway until SIGTERM or SIGINT.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the gateway.",
+        discussion: """
+            Without flags: SQLite in ./data, port 8080 on every interface, the direct channel on and the web console at /. \
+            On the first start with an empty store, RICHPUSH_ADMIN_PASSWORD creates the user admin (or RICHPUSH_ADMIN_USER).
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: "Interface to listen on (default 0.0.0.0; env RICHPUSH_HOSTNAME).") var hostname: String?
+    @Option(help: "Port to listen on (default 8080; env RICHPUSH_PORT).") var port: String?
+    @Option(name: .customLong("public-dir"), help: "The web console's files (default Public; env RICHPUSH_PUBLIC_DIR).")
+    var publicDirectory: String?
+    @Option(name: .customLong("image-dir"), help: "Bundled images, logo.png among them (default img; env RICHPUSH_IMAGE_DIR).")
+    var imageDirectory: String?
+    @Option(name: .customLong("max-image-bytes"), help: "Largest image upload (default 10485760; env RICHPUSH_MAX_IMAGE_BYTES).")
+    var maximumImageBytes: String?
+    @Option(name: .customLong("max-image-pixels"), help: "Most pixels of an image (default 40000000; env RICHPUSH_MAX_IMAGE_PIXELS).")
+    var maximumImagePixels: String?
+    @Option(name: .customLong("heartbeat-seconds"), help: "Seconds between stream heartbeats (default 15; env RICHPUSH_HEARTBEAT_SECONDS).")
+    var heartbeatSeconds: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; env RICHPUSH_LOG_LEVEL).")
+    var logLevel: String?
+
+    func run() async throws {
+        let flags = store.flags.merging(
+            [
+                "hostname": hostname, "port": port, "public-dir": publicDirectory, "image-dir": imageDirectory,
+                "max-image-bytes": maximumImageBytes, "max-image-pixels": maximumImagePixels, "heartbeat-seconds": heartbeatSeconds,
+                "log-level": logLevel,
+            ].compactMapValues { $0 }
+        ) { first, _ in first }
+        let configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration(flags: flags, settings: try store.settings())
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        try await buildApplication(configuration).runService()
+    }
+}

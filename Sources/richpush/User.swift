@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RichPushCore
+import RichPushServer
+import RichPushStore
+
+/// `richpush user …`: manages users directly in the store.
+struct User: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage users in the store.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a user in the store that `serve` with the same settings uses.",
+            discussion: "The password comes from standard input with --password-stdin (one trailing newline is not part of it), or from a prompt."
+        )
+
+        @Argument(help: "The username: 1 to 64 letters, digits or _ . @ -.") var name: String
+        @Option(help: "admin, marketer or member.") var role: Role
+        @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordFromStandardInput = false
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard Identifier.isValid(name) else { throw ValidationError("'\(name)' is not a valid username: 1 to 64 letters, digits or _ . @ -") }
+        }
+
+        func run() async throws {
+            let password = try readPassword()
+            if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
+            let configuration: ServerConfiguration
+            do {
+                configuration = try ServerConfiguration(flags: store.flags, settings: try store.settings())
+            } catch let error as ConfigurationError {
+                throw ValidationError(error.description)
+            }
+            var logger = Logger(label: "richpush.user")
+            logger.logLevel = .warning
+            let opened = try await openStore(configuration, logger: logger)
+            do {
+                let hash = try await PasswordHasher().hash(password)
+                _ = try await opened.createUser(username: name, passwordHash: hash, role: role)
+                try await opened.close()
+                print("created user \(name) with role \(role.rawValue)")
+            } catch StoreError.duplicate {
+                try await opened.close()
+                throw ValidationError("a user named \(name) already exists")
+            }
+        }
+
+        private func readPassword() throws -> String {
+            if passwordFromStandardInput {
+                var text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                // "\r\n" is one Character, so this drops exactly one line ending of either kind.
+                if text.last == "\n" || text.last == "\r\n" { text.removeLast() }
+                return text
+            }
+            guard isatty(STDIN_FILENO) == 1 else { throw ValidationError("no terminal to ask for the password: use --password-stdin") }
+            guard let first = getpass("Password: ").map({ String(cString: $0) }),
+                let second = getpass("Again: ").map({ String(cString: $0) })
+            else { throw ValidationError("no password given") }
+            guard first == second else { throw ValidationError("the passwords differ") }
+            return first
+        }
+    }
+}
+
+extension Role: ExpressibleByArgument {}

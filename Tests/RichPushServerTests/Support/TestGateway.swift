@@ -1,0 +1,145 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import RichPushCore
+@testable import RichPushServer
+
+/// The repository's root, for `Public/`, `img/` and the fixtures.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+func fixture(_ name: String) throws -> Data {
+    try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))
+}
+
+/// A user's credentials as a test sends them.
+struct Credentials: Sendable {
+    var username: String
+    var password: String
+
+    var authorization: String { "Basic " + Data("\(username):\(password)".utf8).base64EncodedString() }
+
+    static let admin = Credentials(username: "admin", password: "admin-secret-1")
+}
+
+/// A gateway on a fresh SQLite store in a temporary directory, with the first admin bootstrapped.
+struct TestGateway {
+    var configuration = ServerConfiguration()
+    let directory: URL
+
+    init(_ customize: (inout ServerConfiguration) -> Void = { _ in }) {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-test-\(UUID().uuidString)")
+        configuration.hostname = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = directory.path
+        configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public").path
+        configuration.imageDirectory = repositoryRoot.appendingPathComponent("img").path
+        configuration.adminPassword = Credentials.admin.password
+        configuration.logLevel = .critical
+        configuration.heartbeatInterval = .seconds(1)
+        configuration.dispatchIdleInterval = .milliseconds(100)
+        customize(&configuration)
+    }
+
+    /// Builds the application, runs `body` against it, and removes the store afterwards.
+    func run<T: Sendable>(_ setup: TestingSetup = .router, _ body: @Sendable (Session) async throws -> T) async throws -> T {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let app = try await buildApplication(configuration)
+        return try await app.test(setup) { client in try await body(Session(client: client)) }
+    }
+}
+
+/// One test's conversation with the gateway.
+struct Session: Sendable {
+    let client: any TestClientProtocol
+
+    @discardableResult
+    func request(
+        _ method: HTTPRequest.Method, _ uri: String, as user: Credentials? = nil, json: String? = nil, body: ByteBuffer? = nil,
+        headers: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers = headers
+        if let user { headers[.authorization] = user.authorization }
+        var payload = body
+        if let json {
+            payload = ByteBuffer(string: json)
+            if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: payload)
+    }
+
+    /// Creates a user through the API as the admin.
+    @discardableResult
+    func createUser(_ username: String, role: Role = .member) async throws -> Credentials {
+        let credentials = Credentials(username: username, password: "\(username)-password")
+        let response = try await request(
+            .post, "/api/users", as: .admin, json: #"{"username":"\#(username)","password":"\#(credentials.password)","role":"\#(role.rawValue)"}"#)
+        guard response.status == .created else { throw TestFailure("creating \(username): \(response.status) \(String(buffer: response.body))") }
+        return credentials
+    }
+
+    /// Registers an installation of `user` and returns its id.
+    @discardableResult
+    func register(_ id: String, of user: Credentials, platform: Platform = .direct, tags: [String] = []) async throws -> String {
+        let tagList = tags.map { "\"\($0)\"" }.joined(separator: ",")
+        let response = try await request(
+            .put, "/api/installations/\(id)", as: user, json: #"{"platform":"\#(platform.rawValue)","pushChannel":"\#(id)-channel","tags":[\#(tagList)]}"#)
+        guard response.status == .created || response.status == .ok else {
+            throw TestFailure("registering \(id): \(response.status) \(String(buffer: response.body))")
+        }
+        return id
+    }
+
+    /// Uploads a PNG fixture as `user` and returns the image id.
+    func upload(_ name: String = "valid-rgba.png", as user: Credentials) async throws -> Int64 {
+        let response = try await request(
+            .post, "/api/images", as: user, body: ByteBuffer(data: try fixture(name)), headers: [.contentType: "image/png"])
+        return try response.json()["id"] as? Int64 ?? { throw TestFailure("upload: \(response.status) \(String(buffer: response.body))") }()
+    }
+
+    /// Creates a notification from `json` as `user` and returns its id.
+    func send(_ json: String, as user: Credentials) async throws -> Int64 {
+        let response = try await request(.post, "/api/notifications", as: user, json: json)
+        guard response.status == .created, let id = try response.json()["id"] as? Int64 else {
+            throw TestFailure("send: \(response.status) \(String(buffer: response.body))")
+        }
+        return id
+    }
+
+    /// Polls the status until `state` is reached or five seconds pass.
+    func waitForState(_ state: String, of id: Int64, as user: Credentials = .admin) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let status = try await request(.get, "/api/notifications/\(id)/status", as: user).json()
+            if status["state"] as? String == state || ContinuousClock.now > deadline { return status }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension TestResponse {
+    /// The body as a JSON object; numbers are NSNumbers, readable `as? Int64`.
+    func json() throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw TestFailure("not a JSON object: \(String(buffer: body))")
+        }
+        return object
+    }
+
+    /// The `error` object of an error response.
+    func error() throws -> (status: Int64, code: String, message: String) {
+        guard let error = try json()["error"] as? [String: Any], let status = error["status"] as? Int64, let code = error["code"] as? String,
+            let message = error["message"] as? String
+        else { throw TestFailure("not an error body: \(String(buffer: body))") }
+        return (status, code, message)
+    }
+
+    var text: String { String(buffer: body) }
+}
