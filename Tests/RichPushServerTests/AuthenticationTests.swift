@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Basic authentication")
+struct AuthenticationTests {
+    @Test func aMissingAuthorizationHeaderIsChallenged() async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(.get, "/api/users/me")
+            #expect(response.status == .unauthorized)
+            #expect(response.headers[.wwwAuthenticate] == #"Basic realm="richpush""#)
+            #expect(try response.error().code == "auth.required")
+        }
+    }
+
+    @Test(arguments: ["Basic", "Basic !!!not-base64!!!", "Bearer abc.def", "Basic " + Data("no-colon".utf8).base64EncodedString(), "Basic " + Data(":nouser".utf8).base64EncodedString(), "Basic " + Data([0xff, 0xfe, 0x3a]).base64EncodedString()])
+    func malformedAuthorizationHeadersAreChallenged(header: String) async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(.get, "/api/users/me", headers: [.authorization: header])
+            #expect(response.status == .unauthorized)
+            #expect(response.headers[.wwwAuthenticate] == #"Basic realm="richpush""#)
+        }
+    }
+
+    @Test func aWrongPasswordIsRefused() async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(.get, "/api/users/me", as: Credentials(username: "admin", password: "wrong-password"))
+            #expect(response.status == .unauthorized)
+            #expect(try response.error().message == "The username or password is wrong.")
+        }
+    }
+
+    @Test func anUnknownUserIsRefusedLikeAWrongPassword() async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(.get, "/api/users/me", as: Credentials(username: "nobody", password: "whatever-1"))
+            #expect(response.status == .unauthorized)
+            #expect(try response.error().message == "The username or password is wrong.")
+        }
+    }
+
+    @Test func tenFailuresThrottleTheUsernameWithRetryAfter() async throws {
+        try await TestGateway().run { session in
+            let wrong = Credentials(username: "admin", password: "wrong-password")
+            for _ in 0..<10 {
+                #expect(try await session.request(.get, "/api/users/me", as: wrong).status == .unauthorized)
+            }
+            let throttled = try await session.request(.get, "/api/users/me", as: wrong)
+            #expect(throttled.status == .tooManyRequests)
+            #expect(try throttled.error().code == "auth.throttled")
+            let retryAfter = try #require(throttled.headers[.retryAfter].flatMap(Int.init))
+            #expect(retryAfter > 0 && retryAfter <= 300)
+            // The right password does not get through while the username is throttled.
+            #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .tooManyRequests)
+        }
+    }
+
+    @Test func malformedHeadersDoNotCountTowardsTheThrottle() async throws {
+        try await TestGateway().run { session in
+            for _ in 0..<15 {
+                _ = try await session.request(.get, "/api/users/me", headers: [.authorization: "Basic !!!"])
+            }
+            #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .ok)
+        }
+    }
+
+    @Test func aSuccessResetsTheFailureCount() async throws {
+        try await TestGateway().run { session in
+            let wrong = Credentials(username: "admin", password: "wrong-password")
+            for _ in 0..<9 { _ = try await session.request(.get, "/api/users/me", as: wrong) }
+            #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .ok)
+            for _ in 0..<9 { _ = try await session.request(.get, "/api/users/me", as: wrong) }
+            #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .ok)
+        }
+    }
+}

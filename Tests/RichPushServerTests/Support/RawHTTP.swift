@@ -1,0 +1,23 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Sends `request` as raw bytes over TCP and returns what the server answers before it closes or 5 seconds pass.
+///
+/// For requests a well-behaved client cannot make: lying lengths, half-sent bodies.
+func rawHTTP(port: Int, _ request: String) async throws -> String {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        try await outbound.write(ByteBuffer(bytes: Array(request.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })))
+        var received = ""
+        let deadline = ContinuousClock.now + .seconds(5)
+        for try await chunk in inbound {
+            received += String(buffer: chunk)
+            if received.contains("\r\n\r\n") && received.contains("\"error\"") || ContinuousClock.now > deadline { break }
+        }
+        return received
+    }
+}

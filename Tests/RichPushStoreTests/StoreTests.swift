@@ -1,0 +1,293 @@
+import Foundation
+import Logging
+import RichPushCore
+import RichPushStore
+import Testing
+
+/// A store on a fresh SQLite file.
+func withStore<T>(_ body: (Store) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-store-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
+    do {
+        let result = try await body(store)
+        try await store.close()
+        return result
+    } catch {
+        try? await store.close()
+        throw error
+    }
+}
+
+extension Store {
+    @discardableResult
+    func register(_ id: String, owner: String, platform: Platform = .direct, tags: [String] = []) async throws -> InstallationRecord {
+        try await upsertInstallation(
+            InstallationRecord(id: id, owner: owner, platform: platform, pushChannel: "\(id)-channel", tags: tags, createdAt: .now, updatedAt: .now)
+        ).record
+    }
+
+    func send(_ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil) async throws
+        -> (notification: NotificationRecord, created: Bool)
+    {
+        try await createNotification(
+            NotificationDraft(
+                message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: .silent,
+                deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key))
+    }
+}
+
+@Suite("The outbox")
+struct OutboxTests {
+    @Test func creatingANotificationWritesOneDeliveryPerAddressedInstallation() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice", tags: ["topic:sale"])
+            try await store.register("a2", owner: "alice")
+            try await store.register("b1", owner: "bob", tags: ["topic:sale", "lang:fr"])
+            try await store.register("c1", owner: "carol", tags: ["topic:news"])
+            let (notification, _) = try await store.send("username:alice || (topic:sale && !lang:fr)")
+            let jobs = try await store.claimDueDeliveries(limit: 100, lease: 60)
+            #expect(Set(jobs.map(\.installationId)) == ["a1", "a2"])
+            #expect(jobs.allSatisfy { $0.notificationId == notification.id && $0.attempt == 1 })
+        }
+    }
+
+    @Test func anExpressionWithoutRequiredTagsIsEvaluatedAgainstEveryInstallation() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice", tags: ["lang:fr"])
+            try await store.register("b1", owner: "bob")
+            _ = try await store.send("!lang:fr")
+            #expect(try await store.claimDueDeliveries(limit: 100, lease: 60).map(\.installationId) == ["b1"])
+        }
+    }
+
+    @Test func aClaimedDeliveryIsNotClaimedAgainUntilItsLeaseRunsOut() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            _ = try await store.send("username:alice")
+            let now = Date.now
+            #expect(try await store.claimDueDeliveries(now: now, limit: 10, lease: 60).count == 1)
+            #expect(try await store.claimDueDeliveries(now: now + 1, limit: 10, lease: 60).isEmpty)
+            let reclaimed = try await store.claimDueDeliveries(now: now + 61, limit: 10, lease: 60)
+            #expect(reclaimed.count == 1)
+            #expect(reclaimed.first?.attempt == 2)
+        }
+    }
+
+    @Test func aScheduledDeliveryIsNotDueBeforeItsTime() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let later = Date.now + 3600
+            _ = try await store.send("username:alice", deliverAt: later)
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            #expect(try await store.claimDueDeliveries(now: later + 1, limit: 10, lease: 60).count == 1)
+        }
+    }
+
+    @Test func deliveriesOfAnExpiredNotificationAreMarkedExpiredInsteadOfSent() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let (notification, _) = try await store.send("username:alice", deliverAt: .now + 10, expiresAt: .now + 20)
+            #expect(try await store.claimDueDeliveries(now: .now + 30, limit: 10, lease: 60).isEmpty)
+            let counts = try await store.counts(notificationId: notification.id)
+            #expect(counts.tally == DeliveryTally(expired: 1))
+            #expect(counts.errors.first?.code == "notification.expired")
+        }
+    }
+
+    @Test func outcomesAreRecordedPerDelivery() async throws {
+        try await withStore { store in
+            for id in ["a1", "a2", "a3", "a4"] { try await store.register(id, owner: "alice") }
+            let (notification, _) = try await store.send("username:alice")
+            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
+            try await store.recordOutcomes([
+                (jobs[0], .sent), (jobs[1], .failed(code: "x.bad", message: "bad")),
+                (jobs[2], .retry(after: 30, code: "x.later", message: "later")), (jobs[3], .deviceGone(code: "x.gone", message: "gone")),
+            ])
+            let counts = try await store.counts(notificationId: notification.id)
+            #expect(counts.tally == DeliveryTally(pending: 1, sent: 1, failed: 2))
+            #expect(Set(counts.errors.map(\.code)) == ["x.bad", "x.gone"])
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            #expect(try await store.claimDueDeliveries(now: .now + 31, limit: 10, lease: 60).map(\.installationId) == [jobs[2].installationId])
+        }
+    }
+
+    @Test func aGoneDeviceIsNotAddressedAgainUntilItRegistersAnew() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            _ = try await store.send("username:alice")
+            let job = try await store.claimDueDeliveries(limit: 10, lease: 60)[0]
+            try await store.recordOutcomes([(job, .deviceGone(code: "apns.unregistered", message: "gone"))])
+            #expect(try await store.installation(id: "a1")?.deadReason == "apns.unregistered")
+            _ = try await store.send("username:alice")
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            try await store.register("a1", owner: "alice")
+            _ = try await store.send("username:alice")
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).count == 1)
+        }
+    }
+
+    @Test func theSameIdempotencyKeyReturnsTheFirstNotificationAndWritesNothing() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let first = try await store.send("username:alice", key: "campaign-7")
+            let second = try await store.send("username:alice", key: "campaign-7")
+            #expect(first.created && !second.created)
+            #expect(first.notification.id == second.notification.id)
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).count == 1)
+            let otherSender = try await store.send("username:alice", by: "ann", key: "campaign-7")
+            #expect(otherSender.created)
+        }
+    }
+
+    @Test func reopeningAnExclusiveStoreReleasesTheClaimsOfTheDeadProcess() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
+        try await first.register("a1", owner: "alice")
+        _ = try await first.send("username:alice")
+        #expect(try await first.claimDueDeliveries(limit: 10, lease: 600).count == 1)
+        try await first.close()
+        let second = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
+        #expect(try await second.claimDueDeliveries(limit: 10, lease: 600).count == 1)
+        try await second.close()
+    }
+}
+
+@Suite("Installations in the store")
+struct InstallationStoreTests {
+    @Test func everyInstallationCarriesItsAutomaticTags() async throws {
+        try await withStore { store in
+            let record = try await store.register("phone", owner: "alice", platform: .apns, tags: ["topic:sale"])
+            #expect(record.allTags == ["topic:sale", "username:alice", "installation:phone", "platform:apns"])
+        }
+    }
+
+    @Test func aPushChannelMovesToTheInstallationThatRegistersIt() async throws {
+        try await withStore { store in
+            try await store.upsertInstallation(
+                InstallationRecord(id: "old", owner: "alice", platform: .fcm, pushChannel: "token", tags: [], createdAt: .now, updatedAt: .now))
+            let (_, created) = try await store.upsertInstallation(
+                InstallationRecord(id: "new", owner: "alice", platform: .fcm, pushChannel: "token", tags: [], createdAt: .now, updatedAt: .now))
+            #expect(created)
+            #expect(try await store.installation(id: "old") == nil)
+            #expect(try await store.installation(id: "new")?.pushChannel == "token")
+        }
+    }
+
+    @Test func anotherUsersInstallationIdIsRefused() async throws {
+        try await withStore { store in
+            try await store.register("shared", owner: "alice")
+            await #expect(throws: StoreError.installationOwnedByAnother) { try await store.register("shared", owner: "bob") }
+        }
+    }
+
+    @Test func updatingReplacesTheTags() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice", tags: ["topic:sale"])
+            try await store.register("a1", owner: "alice", tags: ["topic:news"])
+            _ = try await store.send("topic:sale")
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            _ = try await store.send("topic:news")
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).count == 1)
+        }
+    }
+}
+
+@Suite("Feeds and events")
+struct FeedStoreTests {
+    @Test func recipientsAreTheOwnersOfAddressedInstallationsAndNamedUsers() async throws {
+        try await withStore { store in
+            _ = try await store.createUser(username: "dave", passwordHash: "x", role: .member)
+            try await store.register("a1", owner: "alice")
+            let (notification, _) = try await store.send("username:alice || username:dave || username:ghost")
+            #expect(try await store.isRecipient(notificationId: notification.id, username: "alice"))
+            #expect(try await store.isRecipient(notificationId: notification.id, username: "dave"))
+            #expect(!(try await store.isRecipient(notificationId: notification.id, username: "ghost")))
+        }
+    }
+
+    @Test func aScheduledNotificationEntersTheFeedWhenReleased() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let later = Date.now + 60
+            _ = try await store.send("username:alice", deliverAt: later)
+            #expect(try await store.feed(username: "alice", since: nil, limit: 10).items.isEmpty)
+            #expect(try await store.releaseDueNotifications(now: later + 1).count == 1)
+            #expect(try await store.feed(username: "alice", since: nil, limit: 10, now: later + 1).items.count == 1)
+        }
+    }
+
+    @Test func syncingSinceACursorReturnsOnlyLaterChanges() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let (first, _) = try await store.send("username:alice")
+            let cursor = try await store.feed(username: "alice", since: nil, limit: 10).cursor
+            let (second, _) = try await store.send("username:alice")
+            _ = try await store.updateFeedState(username: "alice", notificationId: first.id, readState: .read, userActionState: nil)
+            let page = try await store.feed(username: "alice", since: cursor, limit: 10)
+            #expect(page.items.map(\.id) == [second.id, first.id])
+            #expect(page.items.last?.readState == .read)
+            #expect(try await store.feed(username: "alice", since: page.cursor, limit: 10).items.isEmpty)
+        }
+    }
+
+    @Test func aStateChangeAppendsOneEventForTheUsersDevicesAndNoneWhenNothingChanged() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let (notification, _) = try await store.send("username:alice")
+            let changed = try await store.updateFeedState(username: "alice", notificationId: notification.id, readState: .read, userActionState: .dismissed)
+            #expect(changed?.eventCursor != nil)
+            let unchanged = try await store.updateFeedState(username: "alice", notificationId: notification.id, readState: .read, userActionState: nil)
+            #expect(unchanged?.eventCursor == nil)
+            let events = try await store.events(username: "alice", installationId: "a1", after: 0, limit: 10)
+            #expect(events.map(\.body) == [.state(richId: notification.id, readState: .read, userActionState: .dismissed)])
+        }
+    }
+
+    @Test func richEventsAreAppendedOncePerDeliveryEvenWhenPublishedTwice() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            _ = try await store.send("username:alice")
+            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
+            #expect(try await store.appendRichEvents(for: jobs) == ["alice"])
+            #expect(try await store.appendRichEvents(for: jobs).isEmpty)
+            #expect(try await store.events(username: "alice", installationId: "a1", after: 0, limit: 10).count == 1)
+        }
+    }
+
+    @Test func recallingASentNotificationSignalsItsRecipientsAndEmptiesTheFeed() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let (notification, _) = try await store.send("username:alice")
+            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
+            try await store.recordOutcomes(jobs.map { ($0, .sent) })
+            let removal = try await store.removeNotification(id: notification.id)
+            #expect(removal?.outcome == .deleted)
+            #expect(removal?.notifiedUsers == ["alice"])
+            #expect(try await store.feed(username: "alice", since: nil, limit: 10).items.isEmpty)
+            #expect(try await store.events(username: "alice", installationId: nil, after: 0, limit: 10).last?.body == .deleted(richId: notification.id))
+            #expect(try await store.removeNotification(id: notification.id)?.outcome == .alreadyRemoved)
+        }
+    }
+
+    @Test func cancelingBeforeAnySendStopsEveryDelivery() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let (notification, _) = try await store.send("username:alice", deliverAt: .now + 60)
+            #expect(try await store.removeNotification(id: notification.id)?.outcome == .canceled)
+            #expect(try await store.claimDueDeliveries(now: .now + 120, limit: 10, lease: 60).isEmpty)
+            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 1))
+        }
+    }
+
+    @Test func theFirstFetchOfARecipientIsCountedOnce() async throws {
+        try await withStore { store in
+            try await store.register("a1", owner: "alice")
+            let (notification, _) = try await store.send("username:alice")
+            try await store.recordFetch(notificationId: notification.id, username: "alice")
+            try await store.recordFetch(notificationId: notification.id, username: "alice")
+            #expect(try await store.counts(notificationId: notification.id).fetched == 1)
+        }
+    }
+}
