@@ -16,6 +16,15 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     var logger = logger ?? Logger(label: "richpush")
     logger.logLevel = configuration.logLevel
     let store = try await openStore(configuration, logger: logger)
+    do {
+        return try await buildApplication(configuration, store: store, logger: logger)
+    } catch {
+        try? await store.close()
+        throw error
+    }
+}
+
+private func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) async throws -> some ApplicationProtocol {
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
     try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
 
@@ -44,7 +53,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     var app = Application(
         router: buildRouter(gateway),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
-        services: [dispatcher, StoreCloser(store: store)],
+        // Services stop in reverse order: the store closes after the dispatcher has finished its batch.
+        services: [StoreCloser(store: store), dispatcher],
         onServerRunning: { channel in
             startupLogger.notice("richpush listening", metadata: ["richpush.address": "\(channel.localAddress?.description ?? "?")"])
         },

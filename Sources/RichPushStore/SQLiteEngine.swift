@@ -61,9 +61,16 @@ public final class SQLiteEngine: DatabaseEngine {
         }
     }
 
+    /// Closes every connection, even when one fails, and reports the first failure.
     public func close() async throws {
-        for connection in readers + [writer] {
-            try await connection.close()
+        var firstError: (any Error)?
+        for connection in readers + [writer] where !connection.isClosed {
+            do {
+                try await connection.close()
+            } catch {
+                firstError = firstError ?? error
+            }
         }
+        if let firstError { throw firstError }
     }
 }

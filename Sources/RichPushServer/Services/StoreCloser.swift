@@ -7,6 +7,7 @@ struct StoreCloser: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        try await store.close()
+        // An unstructured task is not cancelled with the group: the connections are closed even then.
+        try await Task { try await store.close() }.value
     }
 }

@@ -108,9 +108,9 @@ struct Session: Sendable {
         return id
     }
 
-    /// Polls the status until `state` is reached or five seconds pass.
+    /// Polls the status until `state` is reached or ten seconds pass.
     func waitForState(_ state: String, of id: Int64, as user: Credentials = .admin) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(10)
         while true {
             let status = try await request(.get, "/api/notifications/\(id)/status", as: user).json()
             if status["state"] as? String == state || ContinuousClock.now > deadline { return status }
