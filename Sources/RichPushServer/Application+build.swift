@@ -29,16 +29,18 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
 
     let broadcaster = EventBroadcaster()
+    let metrics = GatewayMetrics()
     let gateway = Gateway(
         configuration: configuration,
         store: store,
-        authenticator: try await Authenticator(store: store, hasher: hasher, revalidateAfter: configuration.credentialRevalidation),
+        authenticator: try await Authenticator(
+            store: store, hasher: hasher, revalidateAfter: configuration.credentialRevalidation, metrics: metrics),
         hasher: hasher,
         broadcaster: broadcaster,
         dispatcherDoorbell: Doorbell(),
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadCache(store: store),
-        metrics: GatewayMetrics()
+        metrics: metrics
     )
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"

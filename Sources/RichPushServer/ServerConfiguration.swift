@@ -26,7 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(15)
     /// How long a verified credential is trusted before its stored hash is read again.
     public var credentialRevalidation: TimeInterval = 2
-    public var bcryptCost: UInt8 = 10
+    /// Only tests lower it, to keep hundreds of sign-ins fast; everything else hashes at the production cost.
+    var bcryptCost = PasswordHasher.productionCost
     /// How long an idle dispatcher waits before looking for scheduled work.
     public var dispatchIdleInterval: Duration = .seconds(1)
 

@@ -1,13 +1,16 @@
 import Foundation
 import Logging
+import NIOPosix
 import SQLKit
 import SQLiteKit
 import Synchronization
 
 /// The embedded default: one SQLite file in WAL mode with one writer connection and a few readers.
 ///
-/// WAL lets readers proceed while the writer commits; transactions take the writer in turn.
+/// WAL lets readers proceed while the writer commits; transactions take the writer in turn. The connections run
+/// on their own threads, one each, so no other blocking work (bcrypt, file I/O) can queue the database.
 public final class SQLiteEngine: DatabaseEngine {
+    private let threads: NIOThreadPool
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
     private let nextReader = Atomic<Int>(0)
@@ -15,19 +18,26 @@ public final class SQLiteEngine: DatabaseEngine {
 
     public var isExclusive: Bool { true }
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(threads: NIOThreadPool, writer: SQLiteConnection, readers: [SQLiteConnection]) {
+        self.threads = threads
         self.writer = writer
         self.readers = readers
     }
 
     /// Opens (creating if needed) the database file at `path`.
     public static func open(path: String, readerCount: Int = 2, logger: Logger) async throws -> SQLiteEngine {
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let threads = NIOThreadPool(numberOfThreads: readerCount + 1)
+        threads.start()
+        func open() async throws -> SQLiteConnection {
+            try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: threads, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
+        }
+        let writer = try await open()
         // WAL survives in the file; FULL makes every commit durable before it is acknowledged.
         try await writer.sql().raw("PRAGMA journal_mode = WAL").run()
         var connections = [writer]
         for _ in 0..<readerCount {
-            connections.append(try await SQLiteConnection.open(storage: .file(path: path), logger: logger))
+            connections.append(try await open())
         }
         for connection in connections {
             let db = connection.sql()
@@ -36,7 +46,7 @@ public final class SQLiteEngine: DatabaseEngine {
             try await db.raw("PRAGMA busy_timeout = 5000").run()
             try await db.raw("PRAGMA foreign_keys = ON").run()
         }
-        return SQLiteEngine(writer: writer, readers: Array(connections.dropFirst()))
+        return SQLiteEngine(threads: threads, writer: writer, readers: Array(connections.dropFirst()))
     }
 
     public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
@@ -71,6 +81,7 @@ public final class SQLiteEngine: DatabaseEngine {
                 firstError = firstError ?? error
             }
         }
+        try await threads.shutdownGracefully()
         if let firstError { throw firstError }
     }
 }

@@ -85,3 +85,19 @@ struct CredentialCacheTests {
         #expect(credentials?.password == "pa:ss")
     }
 }
+
+@Suite("Password hashing")
+struct PasswordHasherTests {
+    @Test func theGatewayHashesAtCost10ByDefault() async throws {
+        #expect(ServerConfiguration().bcryptCost == 10)
+        let hash = try await PasswordHasher().hash("correct horse")
+        #expect(hash.hasPrefix("$2b$10$"))
+        #expect(try await PasswordHasher().verify("correct horse", hash: hash))
+        #expect(!(try await PasswordHasher().verify("wrong horse", hash: hash)))
+    }
+
+    @Test(arguments: ["short", String(repeating: "x", count: 73)])
+    func passwordsOutsideBcryptsRangeAreRefused(password: String) {
+        #expect(PasswordHasher.problem(with: password) != nil)
+    }
+}

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Metrics
 import RichPushStore
 
 /// Verifies HTTP Basic credentials against the store: throttled per username and address, bcrypt on a miss of the
@@ -12,10 +11,11 @@ struct Authenticator: Sendable {
     let hasher: PasswordHasher
     /// Verified when the user does not exist, so a missing user takes as long as a wrong password.
     let decoyHash: String
-    let failures = Counter(label: "richpush_auth_failures_total")
+    let metrics: GatewayMetrics
 
-    init(store: Store, hasher: PasswordHasher, revalidateAfter: TimeInterval) async throws {
+    init(store: Store, hasher: PasswordHasher, revalidateAfter: TimeInterval, metrics: GatewayMetrics) async throws {
         self.store = store
+        self.metrics = metrics
         self.cache = CredentialCache(revalidateAfter: revalidateAfter)
         self.throttle = LoginThrottle()
         self.hasher = hasher
@@ -51,7 +51,7 @@ struct Authenticator: Sendable {
         let verified = try await hasher.verify(credentials.password, hash: record?.passwordHash ?? decoyHash)
         guard let record, verified else {
             throttle.recordFailure(username: credentials.username, address: address)
-            failures.increment()
+            metrics.authenticationFailures.increment()
             logger.info("sign-in failed", metadata: ["richpush.username": "\(credentials.username)", "richpush.address": "\(address)"])
             throw APIError.unauthorized("The username or password is wrong.")
         }

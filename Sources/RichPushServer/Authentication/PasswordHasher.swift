@@ -4,11 +4,20 @@ import NIOPosix
 /// bcrypt, run on NIO's thread pool: one verification takes tens of milliseconds and must not stall the event loops
 /// or the cooperative executor.
 public struct PasswordHasher: Sendable {
-    /// The work factor of new hashes; 10 or more.
+    /// The work factor of new hashes.
     public let cost: UInt8
 
-    public init(cost: UInt8 = 10) {
-        self.cost = max(cost, 10)
+    /// Every hash the gateway and its command line write uses this work factor.
+    public static let productionCost: UInt8 = 10
+
+    public init() {
+        self.cost = Self.productionCost
+    }
+
+    /// A cheaper factor, for test suites that create hundreds of users; bcrypt's minimum is 4.
+    init(cost: UInt8) {
+        precondition((4...31).contains(cost), "bcrypt costs range from 4 to 31")
+        self.cost = cost
     }
 
     /// bcrypt uses only the first 72 bytes of a password; longer ones are refused rather than silently cut.
@@ -17,11 +26,11 @@ public struct PasswordHasher: Sendable {
 
     public func hash(_ password: String) async throws -> String {
         let cost = self.cost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        return try await ComputePool.shared.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
     public func verify(_ password: String, hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        try await ComputePool.shared.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
     /// Why `password` cannot be used, or nil when it can.

@@ -14,12 +14,14 @@ struct GatewayMetrics: Sendable {
 
     let notificationsCreated: CoreMetrics.Counter
     let imagesStored: CoreMetrics.Counter
+    let authenticationFailures: CoreMetrics.Counter
     let openStreams: CoreMetrics.Gauge
 
     init() {
         _ = Self.registry
         notificationsCreated = CoreMetrics.Counter(label: "richpush_notifications_created_total")
         imagesStored = CoreMetrics.Counter(label: "richpush_images_stored_total")
+        authenticationFailures = CoreMetrics.Counter(label: "richpush_auth_failures_total")
         openStreams = CoreMetrics.Gauge(label: "richpush_streams_open")
     }
 

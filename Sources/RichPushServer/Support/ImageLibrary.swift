@@ -23,7 +23,7 @@ final class ImageLibrary: Sendable {
         let limits = self.limits
         let info: PNGInfo
         do {
-            info = try await NIOThreadPool.singleton.runIfActive { try PNGImage.validate(data, limits: limits) }
+            info = try await ComputePool.shared.runIfActive { try PNGImage.validate(data, limits: limits) }
         } catch let error as ImageError {
             throw Self.apiError(error)
         }

@@ -40,6 +40,7 @@ struct TestGateway {
         configuration.logLevel = .critical
         configuration.heartbeatInterval = .seconds(1)
         configuration.dispatchIdleInterval = .milliseconds(100)
+        configuration.bcryptCost = 4
         customize(&configuration)
     }
 

@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Installations")
+struct InstallationTests {
+    @Test func registeringCreatesThenUpdates() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let json = #"{"platform":"apns","pushChannel":"a1b2","tags":["topic:sale"],"appVersion":"2.1","timeZone":"Europe/Berlin"}"#
+            let created = try await session.request(.put, "/api/installations/iphone", as: alice, json: json)
+            #expect(created.status == .created)
+            let installation = try created.json()
+            #expect(installation["owner"] as? String == "alice")
+            #expect(installation["tags"] as? [String] == ["installation:iphone", "platform:apns", "topic:sale", "username:alice"])
+            #expect(installation["appVersion"] as? String == "2.1")
+            let updated = try await session.request(.put, "/api/installations/iphone", as: alice, json: json)
+            #expect(updated.status == .ok)
+        }
+    }
+
+    @Test func theOwnerAndAdminsSeeAnInstallationOthersGet404() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let bob = try await session.createUser("bob")
+            try await session.register("laptop", of: alice)
+            #expect(try await session.request(.get, "/api/installations/laptop", as: alice).status == .ok)
+            #expect(try await session.request(.get, "/api/installations/laptop", as: .admin).status == .ok)
+            #expect(try await session.request(.get, "/api/installations/laptop", as: bob).status == .notFound)
+            #expect(try await session.request(.delete, "/api/installations/laptop", as: bob).status == .notFound)
+            #expect(try await session.request(.delete, "/api/installations/laptop", as: alice).status == .noContent)
+            #expect(try await session.request(.get, "/api/installations/laptop", as: alice).status == .notFound)
+        }
+    }
+
+    @Test func anInstallationIdOfAnotherUserIsAConflict() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let bob = try await session.createUser("bob")
+            try await session.register("laptop", of: alice)
+            let response = try await session.request(
+                .put, "/api/installations/laptop", as: bob, json: #"{"platform":"direct","pushChannel":"x"}"#)
+            #expect(response.status == .conflict)
+            #expect(try response.error().code == "installation.taken")
+        }
+    }
+
+    @Test func aPushChannelTakenOverByAReinstallIsNotAnError() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let json = #"{"platform":"fcm","pushChannel":"same-token"}"#
+            #expect(try await session.request(.put, "/api/installations/old-install", as: alice, json: json).status == .created)
+            #expect(try await session.request(.put, "/api/installations/new-install", as: alice, json: json).status == .created)
+            #expect(try await session.request(.get, "/api/installations/old-install", as: alice).status == .notFound)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"platform":"pager","pushChannel":"x"}"#, "installation.invalidPlatform"),
+        (#"{"platform":"direct","pushChannel":"  "}"#, "installation.invalidPushChannel"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["has space"]}"#, "installation.invalidTag"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["username:bob"]}"#, "installation.reservedTag"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["installation:other"]}"#, "installation.reservedTag"),
+        (#"{"platform":"direct"}"#, "request.missingField"),
+    ])
+    func invalidRegistrationsAre422(json: String, code: String) async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let response = try await session.request(.put, "/api/installations/laptop", as: alice, json: json)
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == code)
+        }
+    }
+
+    @Test(arguments: ["has%20space", "a:b", String(repeating: "x", count: 65)])
+    func invalidInstallationIdsAre400(id: String) async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let response = try await session.request(.put, "/api/installations/\(id)", as: alice, json: #"{"platform":"direct","pushChannel":"x"}"#)
+            #expect(response.status == .badRequest)
+        }
+    }
+
+    @Test func sixtyOneTagsAreTooMany() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let tags = (0...60).map { "\"t\($0)\"" }.joined(separator: ",")
+            let response = try await session.request(
+                .put, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"x","tags":[\#(tags)]}"#)
+            #expect(try response.error().code == "installation.tooManyTags")
+        }
+    }
+
+    @Test func adminsListEveryInstallationMembersTheirOwn() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let bob = try await session.createUser("bob")
+            try await session.register("a", of: alice)
+            try await session.register("b", of: bob)
+            let all = try await session.request(.get, "/api/installations", as: .admin).json()["items"] as? [[String: Any]]
+            #expect(all?.compactMap { $0["installationId"] as? String } == ["a", "b"])
+            let own = try await session.request(.get, "/api/installations", as: alice).json()["items"] as? [[String: Any]]
+            #expect(own?.compactMap { $0["installationId"] as? String } == ["a"])
+        }
+    }
+}

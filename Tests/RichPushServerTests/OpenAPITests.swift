@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@Suite("The OpenAPI document")
+struct OpenAPITests {
+    let document = repositoryRoot.appendingPathComponent("Public/openapi.yaml").path
+
+    @Test func itIsAValidOpenAPI3Document() throws {
+        let script = "import sys, yaml\nfrom openapi_spec_validator import validate\nvalidate(yaml.safe_load(open(sys.argv[1])))\n"
+        let result = try runProcess("/usr/bin/env", ["python3", "-c", script, document])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    /// Every operation of the API contract, as method and path.
+    static let contract: [(String, String)] = [
+        ("post", "/api/users"), ("get", "/api/users/me"), ("post", "/api/images"), ("post", "/api/notifications"),
+        ("get", "/api/notifications"), ("get", "/api/notifications/{id}"), ("head", "/api/notifications/{id}"),
+        ("delete", "/api/notifications/{id}"), ("get", "/api/notifications/{id}/info"), ("get", "/api/notifications/{id}/status"),
+        ("get", "/api/installations"), ("put", "/api/installations/{installationId}"), ("get", "/api/installations/{installationId}"),
+        ("delete", "/api/installations/{installationId}"), ("get", "/api/me/notifications"), ("patch", "/api/me/notifications/{id}"),
+        ("post", "/api/me/notifications/{id}/receipts"), ("get", "/api/me/stream"), ("get", "/health"), ("get", "/health/ready"),
+        ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/"),
+    ]
+
+    @Test func itDocumentsEveryOperationOfTheContract() throws {
+        let script = """
+            import sys, yaml
+            paths = yaml.safe_load(open(sys.argv[1]))["paths"]
+            for path, item in paths.items():
+                for method in item:
+                    if method != "parameters": print(method, path)
+            """
+        let result = try runProcess("/usr/bin/env", ["python3", "-c", script, document])
+        let documented = Set(result.output.split(separator: "\n").map(String.init))
+        for (method, path) in Self.contract {
+            #expect(documented.contains("\(method) \(path)"), "\(method) \(path) is not documented")
+        }
+    }
+}
+
+/// Runs a program to its end and returns its exit status and combined output.
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}
