@@ -48,7 +48,8 @@ extension Store {
             let id = try await db.insert(into: "notifications")
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
-                    "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at")
+                    "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at"
+                )
                 .values(
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
@@ -62,7 +63,9 @@ extension Store {
                     .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at")
                     .rows(
                         chunk.map {
-                            Self.binds(id, $0.installationId, $0.owner, $0.platform, $0.pushChannel, DeliveryState.pending.rawValue, 0, EpochMilliseconds(due))
+                            Self.binds(
+                                id, $0.installationId, $0.owner, $0.platform, $0.pushChannel, DeliveryState.pending.rawValue, 0,
+                                EpochMilliseconds(due))
                         }
                     ).run()
             }
@@ -121,8 +124,9 @@ extension Store {
     /// Returns the outcome and the users who were sent an event.
     public func removeNotification(id: Int64, now: Date = .now) async throws -> (outcome: RemovalOutcome, notifiedUsers: [String])? {
         try await engine.transaction { db in
-            guard let row = try await db.select().columns(Self.notificationColumns + ["released_at"]).from("notifications")
-                .where("id", .equal, id).first()
+            guard
+                let row = try await db.select().columns(Self.notificationColumns + ["released_at"]).from("notifications")
+                    .where("id", .equal, id).first()
             else { return nil }
             let record = try Self.notificationRecord(row)
             if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }

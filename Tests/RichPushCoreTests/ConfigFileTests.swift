@@ -1,5 +1,6 @@
-@testable import RichPushCore
 import Testing
+
+@testable import RichPushCore
 
 @Suite("Configuration sources")
 struct ConfigFileTests {
@@ -14,7 +15,8 @@ struct ConfigFileTests {
 
     @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheFile() {
         let resolver = SettingsResolver(
-            environment: ["RICHPUSH_PORT": "2", "RICHPUSH_DATA_DIR": "/env"], file: ConfigFile(values: ["port": "3", "data-dir": "/file", "hostname": "h"]))
+            environment: ["RICHPUSH_PORT": "2", "RICHPUSH_DATA_DIR": "/env"],
+            file: ConfigFile(values: ["port": "3", "data-dir": "/file", "hostname": "h"]))
         #expect(resolver.value("port", flagValue: "1") == "1")
         #expect(resolver.value("port", flagValue: nil) == "2")
         #expect(resolver.value("data-dir", flagValue: nil) == "/env")

@@ -14,7 +14,10 @@ struct AuthenticationTests {
         }
     }
 
-    @Test(arguments: ["Basic", "Basic !!!not-base64!!!", "Bearer abc.def", "Basic " + Data("no-colon".utf8).base64EncodedString(), "Basic " + Data(":nouser".utf8).base64EncodedString(), "Basic " + Data([0xff, 0xfe, 0x3a]).base64EncodedString()])
+    @Test(arguments: [
+        "Basic", "Basic !!!not-base64!!!", "Bearer abc.def", "Basic " + Data("no-colon".utf8).base64EncodedString(),
+        "Basic " + Data(":nouser".utf8).base64EncodedString(), "Basic " + Data([0xff, 0xfe, 0x3a]).base64EncodedString(),
+    ])
     func malformedAuthorizationHeadersAreChallenged(header: String) async throws {
         try await TestGateway().run { session in
             let response = try await session.request(.get, "/api/users/me", headers: [.authorization: header])

@@ -9,7 +9,8 @@ struct FeedTests {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")
             let first = try await session.send(#"{"message":"first","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
-            let second = try await session.send(#"{"message":"second","richType":"url","url":"https://example.com","audience":"username:alice"}"#, as: .admin)
+            let second = try await session.send(
+                #"{"message":"second","richType":"url","url":"https://example.com","audience":"username:alice"}"#, as: .admin)
             let feed = try await session.request(.get, "/api/me/notifications", as: alice).json()
             let items = try #require(feed["items"] as? [[String: Any]])
             #expect(items.compactMap { $0["id"] as? Int64 } == [second, first])
@@ -26,7 +27,8 @@ struct FeedTests {
             let first = try await session.send(#"{"message":"a","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
             _ = try await session.send(#"{"message":"b","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
             let cursor = try #require(try await session.request(.get, "/api/me/notifications", as: alice).json()["cursor"] as? String)
-            let patch = try await session.request(.patch, "/api/me/notifications/\(first)", as: alice, json: #"{"userActionState":"activated","readState":"read"}"#)
+            let patch = try await session.request(
+                .patch, "/api/me/notifications/\(first)", as: alice, json: #"{"userActionState":"activated","readState":"read"}"#)
             #expect(patch.status == .ok)
             #expect(try patch.json()["readState"] as? String == "read")
             let changes = try await session.request(.get, "/api/me/notifications?since=\(cursor)", as: alice).json()

@@ -10,7 +10,8 @@ struct ImageTests {
         try await TestGateway().run { session in
             let mark = try await session.createUser("mark", role: .marketer)
             let data = try fixture("valid-rgba.png")
-            let response = try await session.request(.post, "/api/images", as: mark, body: ByteBuffer(data: data), headers: [.contentType: "image/png"])
+            let response = try await session.request(
+                .post, "/api/images", as: mark, body: ByteBuffer(data: data), headers: [.contentType: "image/png"])
             #expect(response.status == .created)
             let image = try response.json()
             #expect(image["width"] as? Int64 == 8)
@@ -108,7 +109,8 @@ struct ImageTests {
             // Announce 1 GiB but send almost nothing: the answer must come without waiting for the body.
             let response = try await rawHTTP(
                 port: session.client.port!,
-                "POST /api/images HTTP/1.1\r\nHost: x\r\nAuthorization: \(mark.authorization)\r\nContent-Type: image/png\r\nContent-Length: 1073741824\r\n\r\n\u{89}PNG")
+                "POST /api/images HTTP/1.1\r\nHost: x\r\nAuthorization: \(mark.authorization)\r\nContent-Type: image/png\r\nContent-Length: 1073741824\r\n\r\n\u{89}PNG"
+            )
             #expect(response.hasPrefix("HTTP/1.1 413"))
         }
     }

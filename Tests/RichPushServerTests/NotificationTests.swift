@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import RichPushCore
 import HummingbirdTesting
+import RichPushCore
 import Testing
 
 @Suite("Creating rich notifications")
@@ -99,7 +99,10 @@ struct NotificationTests {
         (#"{"message":"m","richType":"text"}"#, "notification.invalidText"),
         (#"{"message":"m","richType":"text","text":"x","deliverAt":"tomorrow"}"#, "notification.invalidTime"),
         (#"{"message":"m","richType":"text","text":"x","expiresAt":"2001-01-01T00:00:00Z"}"#, "notification.invalidExpiry"),
-        (#"{"message":"m","richType":"text","text":"x","deliverAt":"2999-01-02T00:00:00Z","expiresAt":"2999-01-01T00:00:00Z"}"#, "notification.invalidExpiry"),
+        (
+            #"{"message":"m","richType":"text","text":"x","deliverAt":"2999-01-02T00:00:00Z","expiresAt":"2999-01-01T00:00:00Z"}"#,
+            "notification.invalidExpiry"
+        ),
         (#"{"message":"m","richType":"text","text":"x","pushStyle":"loud"}"#, "notification.invalidPushStyle"),
         (#"{"message":7,"richType":"text","text":"x"}"#, "request.invalidField"),
         (#"{"message":"m","richType":"text","text":"x","idempotencyKey":""}"#, "notification.invalidIdempotencyKey"),

@@ -39,16 +39,22 @@ struct OpenAPITests {
 }
 
 /// Runs a program to its end and returns its exit status and combined output.
+///
+/// The output goes through a file, not a pipe: a background child the program leaves behind must not keep the
+/// test waiting for an end of file.
 func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
+    let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-output-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: outputFile) }
+    let handle = try FileHandle(forWritingTo: outputFile)
+    process.standardOutput = handle
+    process.standardError = handle
     try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    try handle.close()
+    return (process.terminationStatus, (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
 }

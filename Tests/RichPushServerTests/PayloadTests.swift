@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import RichPushCore
 import HummingbirdTesting
+import RichPushCore
 import Testing
 
 @Suite("Fetching the payload")
@@ -9,7 +9,8 @@ struct PayloadTests {
     @Test func anImagePayloadHasAnEntityTagAndPrivateCaching() async throws {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")
-            let id = try await session.send(#"{"message":"m","richType":"img","imageId":\#(try await session.upload(as: .admin)),"audience":"username:alice"}"#, as: .admin)
+            let id = try await session.send(
+                #"{"message":"m","richType":"img","imageId":\#(try await session.upload(as: .admin)),"audience":"username:alice"}"#, as: .admin)
             let response = try await session.request(.get, "/api/notifications/\(id)", as: alice)
             #expect(response.status == .ok)
             #expect(response.headers[.cacheControl] == "private")

@@ -236,9 +236,11 @@ struct FeedStoreTests {
         try await withStore { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
-            let changed = try await store.updateFeedState(username: "alice", notificationId: notification.id, readState: .read, userActionState: .dismissed)
+            let changed = try await store.updateFeedState(
+                username: "alice", notificationId: notification.id, readState: .read, userActionState: .dismissed)
             #expect(changed?.eventCursor != nil)
-            let unchanged = try await store.updateFeedState(username: "alice", notificationId: notification.id, readState: .read, userActionState: nil)
+            let unchanged = try await store.updateFeedState(
+                username: "alice", notificationId: notification.id, readState: .read, userActionState: nil)
             #expect(unchanged?.eventCursor == nil)
             let events = try await store.events(username: "alice", installationId: "a1", after: 0, limit: 10)
             #expect(events.map(\.body) == [.state(richId: notification.id, readState: .read, userActionState: .dismissed)])
@@ -266,7 +268,8 @@ struct FeedStoreTests {
             #expect(removal?.outcome == .deleted)
             #expect(removal?.notifiedUsers == ["alice"])
             #expect(try await store.feed(username: "alice", since: nil, limit: 10).items.isEmpty)
-            #expect(try await store.events(username: "alice", installationId: nil, after: 0, limit: 10).last?.body == .deleted(richId: notification.id))
+            #expect(
+                try await store.events(username: "alice", installationId: nil, after: 0, limit: 10).last?.body == .deleted(richId: notification.id))
             #expect(try await store.removeNotification(id: notification.id)?.outcome == .alreadyRemoved)
         }
     }

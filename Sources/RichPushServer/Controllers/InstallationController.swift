@@ -42,7 +42,9 @@ struct InstallationController {
             throw APIError.unprocessable("installation.invalidPushChannel", "pushChannel must be 1 to \(Self.maximumChannelLength) bytes.")
         }
         let tags = try validTags(body.tags ?? [])
-        for (name, value) in [("appVersion", body.appVersion), ("applicationName", body.applicationName), ("sdkVersion", body.sdkVersion), ("timeZone", body.timeZone)] {
+        for (name, value) in [
+            ("appVersion", body.appVersion), ("applicationName", body.applicationName), ("sdkVersion", body.sdkVersion), ("timeZone", body.timeZone),
+        ] {
             if let value, value.count > 200 { throw APIError.unprocessable("installation.invalidField", "\(name) must be at most 200 characters.") }
         }
         let now = Date.now

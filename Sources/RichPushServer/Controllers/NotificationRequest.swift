@@ -47,12 +47,13 @@ struct NotificationRequest: Decodable {
         if let expiresAt, expiresAt <= max(now, deliverAt) {
             throw APIError.unprocessable("notification.invalidExpiry", "expiresAt must be later than both now and deliverAt.")
         }
-        let style = try pushStyle.map { text in
-            guard let style = PushStyle(rawValue: text) else {
-                throw APIError.unprocessable("notification.invalidPushStyle", "pushStyle must be silent or alert.")
-            }
-            return style
-        } ?? .silent
+        let style =
+            try pushStyle.map { text in
+                guard let style = PushStyle(rawValue: text) else {
+                    throw APIError.unprocessable("notification.invalidPushStyle", "pushStyle must be silent or alert.")
+                }
+                return style
+            } ?? .silent
         if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > Self.maximumIdempotencyKeyLength {
             throw APIError.unprocessable(
                 "notification.invalidIdempotencyKey", "idempotencyKey must be 1 to \(Self.maximumIdempotencyKeyLength) characters.")

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import RichPushCore
+
 @testable import RichPushServer
 
 /// The repository's root, for `Public/`, `img/` and the fixtures.
@@ -86,7 +87,8 @@ struct Session: Sendable {
     func register(_ id: String, of user: Credentials, platform: Platform = .direct, tags: [String] = []) async throws -> String {
         let tagList = tags.map { "\"\($0)\"" }.joined(separator: ",")
         let response = try await request(
-            .put, "/api/installations/\(id)", as: user, json: #"{"platform":"\#(platform.rawValue)","pushChannel":"\#(id)-channel","tags":[\#(tagList)]}"#)
+            .put, "/api/installations/\(id)", as: user,
+            json: #"{"platform":"\#(platform.rawValue)","pushChannel":"\#(id)-channel","tags":[\#(tagList)]}"#)
         guard response.status == .created || response.status == .ok else {
             throw TestFailure("registering \(id): \(response.status) \(String(buffer: response.body))")
         }

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import NIOHTTP1
+import RichPushCore
+import Testing
+
+/// Tests of the real `richpush` executable: crashes, signals and the README's curl walkthrough.
+@Suite("The gateway process", .serialized)
+struct ProcessTests {
+    @Test func aKillBetweenAcceptingAndDispatchingLosesNothing() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        let alice = Credentials(username: "alice", password: "alice-password")
+        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
+        #expect(
+            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#).status
+                == 201)
+        // Accepted but not yet due when the process dies: only the store knows about these.
+        let due = Timestamp.format(Date.now + 2)
+        var accepted: [Int64] = []
+        for index in 0..<20 {
+            let response = try await gateway.request(
+                .POST, "/api/notifications", as: .admin,
+                json: #"{"message":"n\#(index)","richType":"text","text":"x","audience":"username:alice","deliverAt":"\#(due)"}"#)
+            #expect(response.status == 201)
+            accepted.append(try #require(Self.id(in: response.body)))
+        }
+        gateway.kill()
+        try await gateway.start()
+        let stream = StreamClient(port: gateway.port, user: alice, query: "?installationId=laptop&since=0")
+        var received: [Int64] = []
+        while received.count < accepted.count, let event = await stream.next(within: .seconds(15)) {
+            if case .rich(let richId, _, _)? = StreamEvent(event)?.body { received.append(richId) }
+        }
+        #expect(received.sorted() == accepted.sorted())
+        #expect(await stream.next(within: .seconds(1)) == nil)
+        stream.close()
+    }
+
+    @Test func aKillDuringDispatchNeitherLosesNorDuplicatesEvents() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        let alice = Credentials(username: "alice", password: "alice-password")
+        _ = try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
+        _ = try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+        var accepted: [Int64] = []
+        for index in 0..<40 {
+            let response = try await gateway.request(
+                .POST, "/api/notifications", as: .admin, json: #"{"message":"n\#(index)","richType":"text","text":"x","audience":"username:alice"}"#)
+            accepted.append(try #require(Self.id(in: response.body)))
+        }
+        gateway.kill()
+        try await gateway.start()
+        let stream = StreamClient(port: gateway.port, user: alice, query: "?installationId=laptop&since=0")
+        var received: [Int64] = []
+        while received.count < accepted.count, let event = await stream.next(within: .seconds(15)) {
+            if case .rich(let richId, _, _)? = StreamEvent(event)?.body { received.append(richId) }
+        }
+        #expect(await stream.next(within: .seconds(1)) == nil)
+        #expect(received.sorted() == accepted.sorted())
+        stream.close()
+    }
+
+    @Test func sigtermClosesOpenStreamsAndExitsCleanlyWithinTenSeconds() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        let stream = StreamClient(port: gateway.port, user: .admin)
+        try await stream.waitUntilOpen()
+        let (status, elapsed) = try await gateway.terminate(within: .seconds(10))
+        #expect(status == 0)
+        #expect(elapsed < .seconds(10))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(stream.hasEnded)
+    }
+
+    @Test func theReadmeCurlWalkthroughPasses() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        var environment = ProcessInfo.processInfo.environment
+        environment["BASE"] = gateway.baseURL
+        environment["ADMIN_PASSWORD"] = Credentials.admin.password
+        environment["LOGO"] = repositoryRoot.appendingPathComponent("img/logo.png").path
+        environment["FIXTURES"] = repositoryRoot.appendingPathComponent("Tests/Fixtures").path
+        let result = try runProcess("/bin/bash", [repositoryRoot.appendingPathComponent("Tests/qa/walkthrough.sh").path], environment: environment)
+        #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
+    }
+
+    @Test func theLogNeverContainsPasswordsOrAuthorizationHeaders() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        _ = try await gateway.request(.GET, "/api/users/me", as: Credentials(username: "admin", password: "a-wrong-secret"))
+        _ = try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"zed","password":"zed-secret-pw"}"#)
+        _ = try await gateway.terminate(within: .seconds(10))
+        let log = gateway.log
+        #expect(!log.isEmpty)
+        for secret in ["a-wrong-secret", "zed-secret-pw", Credentials.admin.password, "Basic "] {
+            #expect(!log.contains(secret), "the log contains \(secret)")
+        }
+    }
+
+    static func id(in body: String) -> Int64? {
+        (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["id"] as? Int64
+    }
+}

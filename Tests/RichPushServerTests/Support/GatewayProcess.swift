@@ -1,0 +1,107 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The real `richpush` executable, run as a separate process on a store in a temporary directory.
+final class GatewayProcess: @unchecked Sendable {
+    let dataDirectory: URL
+    let port: Int
+    private(set) var process: Process?
+    private let logFile: URL
+
+    /// The `richpush` binary next to the test bundle; `swift build --build-tests` builds both.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("richpush")
+    }
+
+    init() throws {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        logFile = dataDirectory.appendingPathComponent("gateway.log")
+        port = try Self.freePort()
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts `richpush serve` and waits until `/health` answers.
+    func start() async throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path,
+            "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir", repositoryRoot.appendingPathComponent("img").path,
+            "--heartbeat-seconds", "1", "--log-level", "info",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["RICHPUSH_ADMIN_PASSWORD"] = Credentials.admin.password
+        process.environment = environment
+        if !FileManager.default.fileExists(atPath: logFile.path) { FileManager.default.createFile(atPath: logFile.path, contents: nil) }
+        let log = try FileHandle(forWritingTo: logFile)
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let response = try? await HTTPClient.shared.get(url: baseURL + "/health").get(), response.status == .ok { return }
+            guard process.isRunning else { throw TestFailure("richpush exited: \(log)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("richpush did not become healthy: \(self.log)")
+    }
+
+    /// Ends the process the hard way, as a crash or an OOM kill would.
+    func kill() {
+        guard let process else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// Sends SIGTERM and returns the exit status and how long the process took to end.
+    func terminate(within timeout: Duration) async throws -> (status: Int32, elapsed: Duration) {
+        guard let process else { throw TestFailure("not running") }
+        let start = ContinuousClock.now
+        Foundation.kill(process.processIdentifier, SIGTERM)
+        while process.isRunning {
+            if ContinuousClock.now - start > timeout {
+                kill()
+                throw TestFailure("richpush did not exit within \(timeout) of SIGTERM")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        self.process = nil
+        return (process.terminationStatus, ContinuousClock.now - start)
+    }
+
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// Sends one request and returns status and body.
+    func request(_ method: HTTPMethod, _ path: String, as user: Credentials?, json: String? = nil) async throws -> (status: Int, body: String) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let user { request.headers.add(name: "Authorization", value: user.authorization) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        return (Int(response.status.code), String(buffer: body))
+    }
+
+    func cleanUp() {
+        kill()
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    private static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let port = channel.localAddress?.port ?? 0
+        try channel.close().wait()
+        return port
+    }
+}
