@@ -20,6 +20,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/sql-kit.git", exact: "3.36.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
@@ -43,7 +48,16 @@ let package = Package(
         ),
         .target(
             name: "RichPushHubs",
-            dependencies: ["RichPushCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "RichPushCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -74,9 +88,37 @@ let package = Package(
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer",
+                "RichPushServer", "HubTestServers",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Loopback stand-ins for APNs, FCM and Notification Hubs that speak their wire protocols and check what
+        // arrives the way the real services would.
+        .target(
+            name: "HubTestServers",
+            dependencies: [
+                "RichPushCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/HubTestServers",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RichPushHubsTests",
+            dependencies: [
+                "RichPushHubs", "HubTestServers",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -46,3 +46,17 @@ public enum UserActionState: String, Codable, Sendable, CaseIterable {
 public enum ReceiptEvent: String, Codable, Sendable, CaseIterable {
     case displayed
 }
+
+extension Platform {
+    /// Whether `pushChannel` can be an address on this platform: APNs device tokens are hexadecimal (and become part
+    /// of the request path); the other platforms' channels are opaque text.
+    public func accepts(pushChannel: String) -> Bool {
+        switch self {
+        case .apns:
+            (1...400).contains(pushChannel.utf8.count)
+                && pushChannel.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) }
+        case .fcm, .wns, .direct:
+            true
+        }
+    }
+}

@@ -25,10 +25,19 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 }
 
 private func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) async throws -> some ApplicationProtocol {
+    var store = store
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
     try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
 
     let broadcaster = EventBroadcaster()
+    let direct = DirectHub(channel: StoreDirectChannel(store: store, broadcaster: broadcaster))
+    let hubs: HubRegistry
+    do {
+        hubs = try await HubRegistry.configured(by: configuration.hubs, direct: direct, logger: logger)
+    } catch {
+        throw ConfigurationError(error.description)
+    }
+    if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
     let metrics = GatewayMetrics()
     let gateway = Gateway(
         configuration: configuration,
@@ -46,7 +55,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
     let dispatcher = Dispatcher(
         store: store,
-        hubs: [.direct: DirectHub(channel: StoreDirectChannel(store: store, broadcaster: broadcaster))],
+        hubs: hubs,
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(idleInterval: configuration.dispatchIdleInterval),
         logger: dispatcherLogger
@@ -55,8 +64,9 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     var app = Application(
         router: buildRouter(gateway),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
-        // Services stop in reverse order: the store closes after the dispatcher has finished its batch.
-        services: [StoreCloser(store: store), dispatcher],
+        // Services stop in reverse order: the store and the hub connections close after the dispatcher has finished
+        // its batch.
+        services: [ResourceCloser(store: store, hubs: hubs), dispatcher],
         onServerRunning: { channel in
             startupLogger.notice("richpush listening", metadata: ["richpush.address": "\(channel.localAddress?.description ?? "?")"])
         },

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import RichPushCore
+public import RichPushHubs
 public import RichPushImaging
 
 /// Everything `richpush serve` can be told, resolved from flags, environment, config file and defaults.
@@ -30,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     var bcryptCost = PasswordHasher.productionCost
     /// How long an idle dispatcher waits before looking for scheduled work.
     public var dispatchIdleInterval: Duration = .seconds(1)
+    /// APNs, FCM and Notification Hubs; each is off unless configured.
+    public var hubs = HubSettings()
 
     public init() {}
 
@@ -64,6 +67,18 @@ public struct ServerConfiguration: Sendable {
             logLevel = parsed
         }
         if let seconds = try integer("heartbeat-seconds", in: 1...3600) { heartbeatInterval = .seconds(seconds) }
+        hubs.apnsKeyFile = value("apns-key-file")
+        hubs.apnsKeyId = value("apns-key-id")
+        hubs.apnsTeamId = value("apns-team-id")
+        hubs.apnsTopic = value("apns-topic")
+        if let endpoint = value("apns-endpoint") { hubs.apnsEndpoint = endpoint }
+        hubs.fcmServiceAccountFile = value("fcm-service-account-file")
+        if let endpoint = value("fcm-endpoint") { hubs.fcmEndpoint = endpoint }
+        hubs.notificationHubsConnectionString = value("anh-connection-string")
+        hubs.notificationHubsHub = value("anh-hub")
+        hubs.notificationHubsEndpoint = value("anh-endpoint")
+        hubs.tlsCAFile = value("tls-ca-file")
+        if let concurrency = try integer("hub-concurrency", in: 1...10_000) { hubs.maximumConcurrentRequests = concurrency }
     }
 }
 

@@ -7,7 +7,7 @@ import SQLKit
 enum Migrations {
     typealias Step = @Sendable (any SQLDatabase) async throws -> Void
 
-    static let steps: [Step] = [createInitialSchema]
+    static let steps: [Step] = [createInitialSchema, createHubMirror]
 
     static func run(on engine: some DatabaseEngine) async throws {
         try await engine.transaction { db in
@@ -156,5 +156,18 @@ enum Migrations {
             .column("created_at", type: .bigint, .notNull)
             .run()
         try await db.create(index: "events_user").on("events").column("username").column("id").run()
+    }
+
+    /// Installations waiting to be copied to (or removed from) a remote hub's registrations: one row per installation,
+    /// whose `version` grows with each change so a sync that raced a newer change does not remove it.
+    private static func createHubMirror(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "hub_mirror")
+            .column("installation_id", type: .text, .primaryKey(autoIncrement: false))
+            .column("version", type: .bigint, .notNull)
+            .column("due_at", type: .bigint, .notNull)
+            .column("attempts", type: .bigint, .notNull)
+            .column("error", type: .text)
+            .run()
+        try await db.create(index: "hub_mirror_due").on("hub_mirror").column("due_at").run()
     }
 }

@@ -4,10 +4,25 @@ import SQLKit
 
 extension Store {
     /// Claims up to `limit` due deliveries for `lease`: until it runs out no other dispatcher takes them, after it
-    /// (the claimer crashed) they are due again. Deliveries of expired notifications are marked expired first.
-    public func claimDueDeliveries(now: Date = .now, limit: Int, lease: TimeInterval) async throws -> [DeliveryJob] {
+    /// (the claimer crashed) they are due again. Deliveries of expired notifications are marked expired first, and
+    /// those to installations a hub reported gone fail without being sent.
+    ///
+    /// For `audiencePlatforms` (a hub that sends a notification once to its whole audience), a claimed delivery
+    /// brings every other unclaimed delivery of the same notification and platform along, due or not, so the
+    /// audience is never sent to twice.
+    public func claimDueDeliveries(
+        now: Date = .now, limit: Int, lease: TimeInterval, audiencePlatforms: Set<Platform> = []
+    ) async throws -> [DeliveryJob] {
         try await engine.transaction { db in
             let nowMs = EpochMilliseconds(now)
+            try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
+                .set("error_code", to: "installation.gone")
+                .set("error_message", to: "a hub reported the device gone; it is not sent to until it registers again")
+                .where("state", .equal, DeliveryState.pending.rawValue)
+                .where(
+                    "installation_id", .in,
+                    SQLSubquery.select { $0.column("id").from("installations").where("dead_at", .isNot, SQLLiteral.null) }
+                ).run()
             try await db.update("deliveries").set("state", to: DeliveryState.expired.rawValue).set("finished_at", to: nowMs)
                 .set("error_code", to: "notification.expired")
                 .set("error_message", to: "the notification expired before the device was reached")
@@ -16,37 +31,61 @@ extension Store {
                     "notification_id", .in,
                     SQLSubquery.select { $0.column("id").from("notifications").where("expires_at", .lessThanOrEqual, nowMs) }
                 ).run()
-            let ids = try await db.select().column("id").from("deliveries")
+            let due = try await db.select().columns("id", "notification_id", "platform").from("deliveries")
                 .where("state", .equal, DeliveryState.pending.rawValue).where("due_at", .lessThanOrEqual, nowMs)
                 .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
-                .orderBy("due_at").orderBy("id").limit(limit).all().map { try $0.int64("id") }
-            guard !ids.isEmpty else { return [] }
-            try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
-                .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
-                .where("id", .in, ids).run()
-            let rows = try await db.select()
-                .columns(
-                    SQLColumn("id", table: "d"), SQLColumn("attempts", table: "d"), SQLColumn("notification_id", table: "d"),
-                    SQLColumn("installation_id", table: "d"), SQLColumn("owner", table: "d"), SQLColumn("platform", table: "d"),
-                    SQLColumn("push_channel", table: "d"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
-                    SQLColumn("push_style", table: "n"), SQLColumn("audience", table: "n"), SQLColumn("expires_at", table: "n")
-                )
-                .from(SQLAlias(SQLIdentifier("deliveries"), as: SQLIdentifier("d")))
-                .join(
-                    SQLAlias(SQLIdentifier("notifications"), as: SQLIdentifier("n")), method: SQLJoinMethod.inner,
-                    on: SQLColumn("id", table: "n"), .equal, SQLColumn("notification_id", table: "d")
-                )
-                .where(SQLColumn("id", table: "d"), .in, SQLBind.group(ids))
-                .orderBy(SQLColumn("id", table: "d")).all()
-            return try rows.map { row in
-                DeliveryJob(
-                    deliveryId: try row.int64("id"), attempt: try row.int("attempts"), notificationId: try row.int64("notification_id"),
-                    message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
-                    pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
-                    expiresAt: try row.optionalDate("expires_at"), installationId: try row.string("installation_id"),
-                    owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
-                    pushChannel: try row.string("push_channel"))
+                .orderBy("due_at").orderBy("id").limit(limit).all()
+            guard !due.isEmpty else { return [] }
+            var ids = Set(try due.map { try $0.int64("id") })
+            let audiences = Set(
+                try due.filter { audiencePlatforms.contains(try $0.enumeration("platform", as: Platform.self)) }
+                    .map { AudienceKey(notificationId: try $0.int64("notification_id"), platform: try $0.string("platform")) })
+            for audience in audiences {
+                let rest = try await db.select().column("id").from("deliveries")
+                    .where("notification_id", .equal, audience.notificationId).where("platform", .equal, audience.platform)
+                    .where("state", .equal, DeliveryState.pending.rawValue)
+                    .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
+                    .all()
+                ids.formUnion(try rest.map { try $0.int64("id") })
             }
+            let claimed = ids.sorted()
+            for chunk in claimed.chunked(Self.insertChunk) {
+                try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
+                    .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+                    .where("id", .in, Array(chunk)).run()
+            }
+            var jobs: [DeliveryJob] = []
+            for chunk in claimed.chunked(Self.insertChunk) {
+                jobs += try await Self.deliveryJobs(ids: Array(chunk), in: db)
+            }
+            return jobs
+        }
+    }
+
+    /// The claimed deliveries with what their hubs need of the notification.
+    private static func deliveryJobs(ids: [Int64], in db: any SQLDatabase) async throws -> [DeliveryJob] {
+        let rows = try await db.select()
+            .columns(
+                SQLColumn("id", table: "d"), SQLColumn("attempts", table: "d"), SQLColumn("notification_id", table: "d"),
+                SQLColumn("installation_id", table: "d"), SQLColumn("owner", table: "d"), SQLColumn("platform", table: "d"),
+                SQLColumn("push_channel", table: "d"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
+                SQLColumn("push_style", table: "n"), SQLColumn("audience", table: "n"), SQLColumn("expires_at", table: "n")
+            )
+            .from(SQLAlias(SQLIdentifier("deliveries"), as: SQLIdentifier("d")))
+            .join(
+                SQLAlias(SQLIdentifier("notifications"), as: SQLIdentifier("n")), method: SQLJoinMethod.inner,
+                on: SQLColumn("id", table: "n"), .equal, SQLColumn("notification_id", table: "d")
+            )
+            .where(SQLColumn("id", table: "d"), .in, SQLBind.group(ids))
+            .orderBy(SQLColumn("id", table: "d")).all()
+        return try rows.map { row in
+            DeliveryJob(
+                deliveryId: try row.int64("id"), attempt: try row.int("attempts"), notificationId: try row.int64("notification_id"),
+                message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
+                pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
+                expiresAt: try row.optionalDate("expires_at"), installationId: try row.string("installation_id"),
+                owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
+                pushChannel: try row.string("push_channel"))
         }
     }
 
@@ -145,4 +184,10 @@ extension Store {
                 .where("state", .equal, DeliveryState.pending.rawValue).where("lease_until", .isNot, SQLLiteral.null).run()
         }
     }
+}
+
+/// The deliveries of one notification on one platform.
+private struct AudienceKey: Hashable {
+    var notificationId: Int64
+    var platform: String
 }

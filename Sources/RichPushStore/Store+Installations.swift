@@ -13,7 +13,8 @@ extension Store {
     ///
     /// Registering again revives an installation a hub had reported gone.
     public func upsertInstallation(_ installation: InstallationRecord) async throws -> (record: InstallationRecord, created: Bool) {
-        try await engine.transaction { db in
+        let mirrored = mirroredPlatforms
+        return try await engine.transaction { db in
             let existing = try await db.select().columns(Self.installationColumns).from("installations")
                 .where("id", .equal, installation.id).first().map(Self.installationRecord)
             if let existing, existing.owner != installation.owner {
@@ -25,7 +26,7 @@ extension Store {
                 .where("id", .notEqual, installation.id)
                 .all().map { try $0.string("id") }
             for holder in previousHolders {
-                try await Self.deleteInstallation(holder, in: db)
+                try await Self.deleteInstallation(holder, mirrored: mirrored, now: installation.updatedAt, in: db)
             }
             var record = installation
             record.createdAt = existing?.createdAt ?? installation.createdAt
@@ -56,6 +57,8 @@ extension Store {
             }
             try await db.insert(into: "installation_tags").columns("installation_id", "tag")
                 .rows(record.allTags.sorted().map { Self.binds(record.id, $0) }).run()
+            let platforms = [existing?.platform, record.platform].compactMap { $0 }
+            try await Self.enqueueMirror(record.id, platforms: platforms, mirrored: mirrored, now: record.updatedAt, in: db)
             return (record, existing == nil)
         }
     }
@@ -79,18 +82,23 @@ extension Store {
 
     /// Removes an installation; returns whether it existed.
     @discardableResult
-    public func deleteInstallation(id: String) async throws -> Bool {
-        try await engine.transaction { db in try await Self.deleteInstallation(id, in: db) }
+    public func deleteInstallation(id: String, now: Date = .now) async throws -> Bool {
+        let mirrored = mirroredPlatforms
+        return try await engine.transaction { db in try await Self.deleteInstallation(id, mirrored: mirrored, now: now, in: db) }
     }
 
-    private static func deleteInstallation(_ id: String, in db: any SQLDatabase) async throws -> Bool {
+    private static func deleteInstallation(_ id: String, mirrored: Set<Platform>, now: Date, in db: any SQLDatabase) async throws -> Bool {
+        let platform = try await db.select().column("platform").from("installations").where("id", .equal, id).first()
+            .map { try $0.enumeration("platform", as: Platform.self) }
+        guard let platform else { return false }
+        try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
         try await db.delete(from: "installation_tags").where("installation_id", .equal, id).run()
         // Outstanding deliveries to a removed device can never succeed.
         try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue)
             .set("error_code", to: "installation.deleted").set("error_message", to: "the installation was deleted")
             .where("installation_id", .equal, id).where("state", .equal, DeliveryState.pending.rawValue).run()
-        let deleted = try await db.delete(from: "installations").where("id", .equal, id).returning("id").all()
-        return !deleted.isEmpty
+        try await db.delete(from: "installations").where("id", .equal, id).run()
+        return true
     }
 
     static func installationRecord(_ row: any SQLRow) throws -> InstallationRecord {

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+public import RichPushCore
 import SQLKit
 
 /// Everything the gateway keeps: users, images, notifications with their outbox, installations, feeds and events.
@@ -8,6 +9,9 @@ import SQLKit
 public struct Store: Sendable {
     let engine: any DatabaseEngine
     let logger: Logger
+    /// Platforms whose installations are copied into a remote hub's registrations (Notification Hubs): their
+    /// changes queue a sync in the same transaction.
+    public var mirroredPlatforms: Set<Platform> = []
 
     init(engine: any DatabaseEngine, logger: Logger) {
         self.engine = engine

@@ -15,6 +15,7 @@ struct Serve: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Remote hubs") var hubs: HubOptions
     @Option(help: "Interface to listen on (default 0.0.0.0; env RICHPUSH_HOSTNAME).") var hostname: String?
     @Option(help: "Port to listen on (default 8080; env RICHPUSH_PORT).") var port: String?
     @Option(name: .customLong("public-dir"), help: "The web console's files (default Public; env RICHPUSH_PUBLIC_DIR).")
@@ -31,7 +32,7 @@ struct Serve: AsyncParsableCommand {
     var logLevel: String?
 
     func run() async throws {
-        let flags = store.flags.merging(
+        let flags = store.flags.merging(hubs.flags) { first, _ in first }.merging(
             [
                 "hostname": hostname, "port": port, "public-dir": publicDirectory, "image-dir": imageDirectory,
                 "max-image-bytes": maximumImageBytes, "max-image-pixels": maximumImagePixels, "heartbeat-seconds": heartbeatSeconds,

@@ -59,6 +59,7 @@ struct InstallationTests {
     @Test(arguments: [
         (#"{"platform":"pager","pushChannel":"x"}"#, "installation.invalidPlatform"),
         (#"{"platform":"direct","pushChannel":"  "}"#, "installation.invalidPushChannel"),
+        (#"{"platform":"apns","pushChannel":"../../3/device/x"}"#, "installation.invalidPushChannel"),
         (#"{"platform":"direct","pushChannel":"x","tags":["has space"]}"#, "installation.invalidTag"),
         (#"{"platform":"direct","pushChannel":"x","tags":["username:bob"]}"#, "installation.reservedTag"),
         (#"{"platform":"direct","pushChannel":"x","tags":["installation:other"]}"#, "installation.reservedTag"),

@@ -48,7 +48,7 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     process.arguments = arguments
     if let environment { process.environment = environment }
     let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-output-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outputFile) }
     let handle = try FileHandle(forWritingTo: outputFile)
     process.standardOutput = handle

@@ -41,6 +41,9 @@ struct InstallationController {
         guard !channel.isEmpty, channel.utf8.count <= Self.maximumChannelLength else {
             throw APIError.unprocessable("installation.invalidPushChannel", "pushChannel must be 1 to \(Self.maximumChannelLength) bytes.")
         }
+        guard platform.accepts(pushChannel: channel) else {
+            throw APIError.unprocessable("installation.invalidPushChannel", "An APNs pushChannel is the hexadecimal device token.")
+        }
         let tags = try validTags(body.tags ?? [])
         for (name, value) in [
             ("appVersion", body.appVersion), ("applicationName", body.applicationName), ("sdkVersion", body.sdkVersion), ("timeZone", body.timeZone),
@@ -53,6 +56,8 @@ struct InstallationController {
             applicationName: body.applicationName, sdkVersion: body.sdkVersion, timeZone: body.timeZone, createdAt: now, updatedAt: now)
         do {
             let (stored, created) = try await gateway.store.upsertInstallation(record)
+            // A remote hub's copy of the registration is brought in step by the dispatcher.
+            gateway.dispatcherDoorbell.ring()
             return try InstallationJSON(stored).jsonResponse(
                 status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
         } catch StoreError.installationOwnedByAnother {
@@ -67,6 +72,7 @@ struct InstallationController {
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let installation = try await visibleInstallation(context)
         try await gateway.store.deleteInstallation(id: installation.id)
+        gateway.dispatcherDoorbell.ring()
         return Response(status: .noContent)
     }
 

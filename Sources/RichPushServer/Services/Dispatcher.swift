@@ -22,7 +22,7 @@ struct Dispatcher: Service {
     }
 
     let store: Store
-    let hubs: [Platform: any NotificationHub]
+    let hubs: HubRegistry
     let doorbell: Doorbell
     let policy: Policy
     let logger: Logger
@@ -44,16 +44,18 @@ struct Dispatcher: Service {
         }
     }
 
-    /// Releases due scheduled notifications, then sends one batch; returns how many deliveries it handled.
+    /// Releases due scheduled notifications and brings the remote hub's registrations in step (so a new device is
+    /// there before a push to it), then sends one batch; returns how much work it did.
     func dispatchBatch() async throws -> Int {
         _ = try await store.releaseDueNotifications()
-        let jobs = try await store.claimDueDeliveries(limit: policy.batchSize, lease: policy.lease)
-        guard !jobs.isEmpty else { return 0 }
+        let mirrored = try await syncMirror()
+        let jobs = try await store.claimDueDeliveries(limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
+        guard !jobs.isEmpty else { return mirrored }
         let byPlatform = Dictionary(grouping: jobs, by: \.platform)
         var results: [(job: DeliveryJob, outcome: DeliveryOutcome)] = []
         await withTaskGroup(of: [(job: DeliveryJob, outcome: DeliveryOutcome)].self) { group in
             for (platform, platformJobs) in byPlatform {
-                let hub = hubs[platform] ?? UnconfiguredHub(platform: platform)
+                let hub = hubs.hubs[platform] ?? UnconfiguredHub(platform: platform)
                 group.addTask {
                     let outcomes = await hub.deliver(platformJobs, logger: logger)
                     return zip(platformJobs, outcomes).map { job, outcome in (job, applyRetryPolicy(outcome, to: job)) }
@@ -71,19 +73,22 @@ struct Dispatcher: Service {
     }
 
     /// A retry becomes a failure after the last attempt; otherwise it waits at least the hub's delay and at least an
-    /// exponential backoff with jitter.
-    func applyRetryPolicy(_ outcome: DeliveryOutcome, to job: DeliveryJob) -> DeliveryOutcome {
+    /// exponential backoff with jitter, but never past the notification's expiry, where it expires instead.
+    func applyRetryPolicy(_ outcome: DeliveryOutcome, to job: DeliveryJob, now: Date = .now) -> DeliveryOutcome {
         guard case .retry(let after, let code, let message) = outcome else { return outcome }
         guard job.attempt < policy.maximumAttempts else {
             return .failed(code: code, message: "\(message) (gave up after \(job.attempt) attempts)")
         }
         let backoff = min(policy.longestRetryDelay, policy.firstRetryDelay * pow(2, Double(job.attempt - 1)))
-        let jittered = backoff * Double.random(in: 0.8...1.2)
-        return .retry(after: max(after, jittered), code: code, message: message)
+        var delay = max(after, backoff * Double.random(in: 0.8...1.2))
+        if let expiresAt = job.expiresAt { delay = min(delay, max(0, expiresAt.timeIntervalSince(now))) }
+        return .retry(after: delay, code: code, message: message)
     }
 
     private func idleWait() async throws -> Duration {
-        guard let due = try await store.nextDeliveryDue() else { return policy.idleInterval }
+        let deliveryDue = try await store.nextDeliveryDue()
+        let mirrorDue = hubs.mirror == nil ? nil : try await store.nextMirrorTaskDue()
+        guard let due = [deliveryDue, mirrorDue].compactMap({ $0 }).min() else { return policy.idleInterval }
         let seconds = max(0.01, due.timeIntervalSinceNow)
         return min(policy.idleInterval, .milliseconds(Int64(seconds * 1000)))
     }

@@ -37,7 +37,7 @@ final class GatewayProcess: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["RICHPUSH_ADMIN_PASSWORD"] = Credentials.admin.password
         process.environment = environment
-        if !FileManager.default.fileExists(atPath: logFile.path) { FileManager.default.createFile(atPath: logFile.path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logFile.path) { _ = FileManager.default.createFile(atPath: logFile.path, contents: nil) }
         let log = try FileHandle(forWritingTo: logFile)
         log.seekToEndOfFile()
         process.standardOutput = log

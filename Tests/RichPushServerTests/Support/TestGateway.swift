@@ -86,9 +86,10 @@ struct Session: Sendable {
     @discardableResult
     func register(_ id: String, of user: Credentials, platform: Platform = .direct, tags: [String] = []) async throws -> String {
         let tagList = tags.map { "\"\($0)\"" }.joined(separator: ",")
+        let channel = platform == .apns ? apnsToken(of: id) : "\(id)-channel"
         let response = try await request(
             .put, "/api/installations/\(id)", as: user,
-            json: #"{"platform":"\#(platform.rawValue)","pushChannel":"\#(id)-channel","tags":[\#(tagList)]}"#)
+            json: #"{"platform":"\#(platform.rawValue)","pushChannel":"\#(channel)","tags":[\#(tagList)]}"#)
         guard response.status == .created || response.status == .ok else {
             throw TestFailure("registering \(id): \(response.status) \(String(buffer: response.body))")
         }
@@ -120,6 +121,11 @@ struct Session: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
     }
+}
+
+/// The APNs device token `Session.register` gives installation `id`: its bytes in hex, distinct per device.
+func apnsToken(of id: String) -> String {
+    id.utf8.map { String(format: "%02x", $0) }.joined()
 }
 
 struct TestFailure: Error, CustomStringConvertible {

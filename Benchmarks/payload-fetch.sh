@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The device's request: an authorized `GET /api/notifications/{id}` of a ~110 KB PNG, measured with wrk
+# (64 keep-alive connections) against the release gateway and, in the same run, against nginx serving the same
+# file behind `auth_basic` with a {SHA} htpasswd. Prints both rates and p99 latencies and their ratios.
+#
+#   Benchmarks/payload-fetch.sh [seconds per round] [rounds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+rounds=${2:-3}
+scripts/ensure-packages wrk nginx-light curl python3 libpng-dev pkg-config
+source Benchmarks/support/common.sh
+bench_build_gateway
+chmod 755 "$bench_work"
+
+python3 Benchmarks/support/noise_png.py 112000 "$bench_work/payload.png"
+chmod 644 "$bench_work/payload.png"
+gateway_port=$(bench_free_port)
+bench_start_gateway "$gateway_port" "$bench_work/data"
+base="http://127.0.0.1:$gateway_port"
+admin=(-u admin:bench-admin-password)
+curl -sf "${admin[@]}" -d '{"username":"alice","password":"alice-password","role":"member"}' "$base/api/users" >/dev/null
+image=$(curl -sf "${admin[@]}" -H 'Content-Type: image/png' --data-binary "@$bench_work/payload.png" "$base/api/images" | bench_json id)
+id=$(curl -sf "${admin[@]}" -d "{\"message\":\"Benchmark\",\"richType\":\"img\",\"imageId\":$image,\"audience\":\"username:alice\"}" \
+    "$base/api/notifications" | bench_json id)
+curl -sf -u alice:alice-password -o "$bench_work/fetched.png" "$base/api/notifications/$id"
+cmp -s "$bench_work/fetched.png" "$bench_work/payload.png" || { echo "the gateway served other bytes" >&2; exit 1; }
+
+nginx_port=$(bench_free_port)
+mkdir -p "$bench_work/nginx/logs"
+printf 'alice:{SHA}%s\n' "$(printf 'alice-password' | openssl dgst -sha1 -binary | base64)" >"$bench_work/htpasswd"
+chmod 644 "$bench_work/htpasswd"
+cat >"$bench_work/nginx/nginx.conf" <<CONF
+worker_processes auto;
+pid $bench_work/nginx/nginx.pid;
+error_log $bench_work/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 10000000;
+    client_body_temp_path $bench_work/nginx/body;
+    proxy_temp_path $bench_work/nginx/proxy;
+    fastcgi_temp_path $bench_work/nginx/fastcgi;
+    uwsgi_temp_path $bench_work/nginx/uwsgi;
+    scgi_temp_path $bench_work/nginx/scgi;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location = /api/notifications/$id {
+            auth_basic "richpush";
+            auth_basic_user_file $bench_work/htpasswd;
+            default_type image/png;
+            alias $bench_work/payload.png;
+        }
+    }
+}
+CONF
+nginx -p "$bench_work/nginx" -c "$bench_work/nginx/nginx.conf" -g 'daemon off;' &
+bench_pids+=($!)
+bench_wait_for "http://alice:alice-password@127.0.0.1:$nginx_port/api/notifications/$id"
+
+authorization="Authorization: Basic $(printf 'alice:alice-password' | base64)"
+wrk_flags=(-t2 -c64 -H "$authorization")
+gateway_url="$base/api/notifications/$id"
+nginx_url="http://127.0.0.1:$nginx_port/api/notifications/$id"
+echo "warming up…" >&2
+wrk -t2 -c64 -d3s -H "$authorization" "$gateway_url" >/dev/null
+wrk -t2 -c64 -d3s -H "$authorization" "$nginx_url" >/dev/null
+
+results="$bench_work/results"
+for round in $(seq 1 "$rounds"); do
+    echo "round $round of $rounds…" >&2
+    bench_wrk nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+    bench_wrk richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+done
+
+python3 - "$results" "$seconds" "$rounds" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+def figures(name):
+    picked = [(float(rate), float(p99)) for who, rate, p99 in rows if who == name]
+    return statistics.median(r for r, _ in picked), statistics.median(p for _, p in picked)
+nginx_rate, nginx_p99 = figures("nginx")
+gateway_rate, gateway_p99 = figures("richpush")
+print(f"payload fetch, ~110 KB PNG, wrk -t2 -c64, {sys.argv[3]} rounds of {sys.argv[2]} s, medians")
+print(f"  nginx auth_basic   {nginx_rate:10.0f} req/s   p99 {nginx_p99:7.2f} ms")
+print(f"  richpush gateway   {gateway_rate:10.0f} req/s   p99 {gateway_p99:7.2f} ms")
+print(f"  ratio (richpush / nginx): throughput {gateway_rate / nginx_rate:.2f}x   p99 {gateway_p99 / nginx_p99:.2f}x")
+PY

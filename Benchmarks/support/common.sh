@@ -1,0 +1,76 @@
+# Shared by the benchmark scripts: a release build, free ports, a gateway on a temporary store, wrk figures.
+# Source it from a script that has `set -euo pipefail` and has changed to the repository root.
+
+bench_work=$(mktemp -d /tmp/richpush-bench.XXXXXX)
+bench_pids=()
+bench_cleanup() {
+    for pid in "${bench_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${bench_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$bench_work"
+}
+trap bench_cleanup EXIT
+
+# The release binary of the gateway, built in its own folder so the debug build of the tests stays intact.
+bench_build_gateway() {
+    echo "building richpush (release)…" >&2
+    swift build -c release --scratch-path .build-release --product richpush >&2
+    richpush_binary="$(swift build -c release --scratch-path .build-release --show-bin-path)/richpush"
+}
+
+bench_free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# bench_start_gateway PORT DATA_DIR [extra serve flags…]: starts `richpush serve` and waits until /health answers.
+bench_start_gateway() {
+    local port=$1 data=$2
+    shift 2
+    RICHPUSH_ADMIN_PASSWORD=bench-admin-password "$richpush_binary" serve --hostname 127.0.0.1 --port "$port" \
+        --data-dir "$data" --public-dir Public --image-dir img --log-level warning "$@" >>"$bench_work/gateway.log" 2>&1 &
+    bench_pids+=($!)
+    bench_wait_for "http://127.0.0.1:$port/health"
+}
+
+bench_wait_for() {
+    for _ in $(seq 1 300); do
+        curl -sf -o /dev/null "$1" && return 0
+        sleep 0.1
+    done
+    echo "$1 never answered; gateway log:" >&2
+    cat "$bench_work/gateway.log" >&2
+    exit 1
+}
+
+# bench_json FIELD: reads a JSON document on stdin and prints one top-level field.
+bench_json() {
+    python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"
+}
+
+# bench_wrk NAME URL [wrk flags…]: runs wrk and prints "NAME req_per_s p99_ms".
+bench_wrk() {
+    local name=$1 url=$2
+    shift 2
+    local out
+    out=$(wrk --latency "$@" "$url")
+    local rate p99
+    rate=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+    if grep -q 'Non-2xx' <<<"$out"; then
+        echo "$name answered errors:" >&2
+        echo "$out" >&2
+        exit 1
+    fi
+    echo "$name $rate $(bench_milliseconds "$p99")"
+}
+
+# wrk prints latencies as 812.00us, 1.20ms or 1.01s.
+bench_milliseconds() {
+    python3 -c "
+import sys
+text = sys.argv[1]
+for suffix, scale in (('us', 0.001), ('ms', 1.0), ('s', 1000.0)):
+    if text.endswith(suffix):
+        print(round(float(text[: -len(suffix)]) * scale, 3))
+        break
+" "$1"
+}

@@ -1,0 +1,99 @@
+public import AsyncHTTPClient
+import Crypto
+import Foundation
+public import Logging
+import NIOCore
+public import RichPushCore
+
+/// Apple Push Notification service: token auth, one `POST /3/device/<token>` per delivery over HTTP/2, with a
+/// bounded number of streams in flight.
+public struct APNsHub: NotificationHub {
+    let topic: String
+    let endpoint: String
+    let client: HTTPClient
+    let tokens: APNsTokenProvider
+    let failures = ConfigurationFailure(hub: "apns")
+    let maximumConcurrentRequests: Int
+
+    public var name: String { Platform.apns.rawValue }
+
+    /// The hub the settings describe, nil when APNs is not configured.
+    public static func configured(by settings: HubSettings, client: HTTPClient) async throws(HubConfigurationError) -> APNsHub? {
+        let names = ["apns-key-file", "apns-key-id", "apns-team-id", "apns-topic"]
+        let values = [settings.apnsKeyFile, settings.apnsKeyId, settings.apnsTeamId, settings.apnsTopic]
+        guard let given = try HubSettings.group(Array(zip(names, values))) else { return nil }
+        let pem = String(decoding: try HubSettings.contents(of: given[0], setting: "apns-key-file"), as: UTF8.self)
+        return APNsHub(
+            topic: given[3], endpoint: try HubSettings.baseURL(settings.apnsEndpoint, setting: "apns-endpoint"), client: client,
+            tokens: try await APNsTokenProvider(privateKeyPEM: pem, keyId: given[1], teamId: given[2]),
+            maximumConcurrentRequests: settings.maximumConcurrentRequests)
+    }
+
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
+        let abort = BatchAbort()
+        return await jobs.concurrentMap(maximum: maximumConcurrentRequests) { job in
+            await self.deliver(job, abort: abort, logger: logger)
+        }
+    }
+
+    private func deliver(_ job: DeliveryJob, abort: BatchAbort, logger: Logger) async -> DeliveryOutcome {
+        let payload = job.push.apnsPayload()
+        guard payload.count <= SilentPush.apnsPayloadLimit else {
+            return .failed(code: "apns.payloadTooLarge", message: "the push is \(payload.count) bytes, more than the 4096 APNs accepts")
+        }
+        guard Platform.apns.accepts(pushChannel: job.pushChannel) else {
+            return .deviceGone(code: "apns.badDeviceToken", message: "the push channel is not a hexadecimal APNs device token")
+        }
+        return await CredentialedDelivery(hub: name, failures: failures, abort: abort, logger: logger).run(
+            credential: { () async throws(CredentialFailure) -> String in
+                do {
+                    return try await tokens.token()
+                } catch {
+                    throw .refused("the provider token could not be signed: \(error)")
+                }
+            },
+            renew: { token in await tokens.expire(token) },
+            send: { token in
+                let response = try await client.hubExecute(request(for: job, payload: payload, token: token))
+                return .apns(status: response.status, reason: response.jsonObject?["reason"] as? String, retryAfter: response.retryAfter)
+            })
+    }
+
+    func request(for job: DeliveryJob, payload: Data, token: String) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: "\(endpoint)/3/device/\(job.pushChannel)")
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "bearer \(token)")
+        request.headers.add(name: "apns-topic", value: topic)
+        switch job.pushStyle {
+        case .silent:
+            request.headers.add(name: "apns-push-type", value: "background")
+            request.headers.add(name: "apns-priority", value: "5")
+        case .alert:
+            request.headers.add(name: "apns-push-type", value: "alert")
+            request.headers.add(name: "apns-priority", value: "10")
+        }
+        request.headers.add(name: "apns-id", value: Self.apnsId(notificationId: job.notificationId, installationId: job.installationId))
+        request.headers.add(name: "apns-collapse-id", value: "richpush-\(job.notificationId)")
+        if let expiresAt = job.expiresAt {
+            request.headers.add(name: "apns-expiration", value: String(Int64(expiresAt.timeIntervalSince1970.rounded(.up))))
+        }
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: payload))
+        return request
+    }
+
+    /// The same UUID for every attempt of one notification to one installation, so a resend after a crash carries
+    /// the `apns-id` of the first try.
+    public static func apnsId(notificationId: Int64, installationId: String) -> String {
+        var bytes = Array(SHA256.hash(data: Data("richpush-apns-id:\(notificationId):\(installationId)".utf8)).prefix(16))
+        // RFC 9562 version 8 (custom) with the RFC 4122 variant: a well-formed UUID whose bits are ours.
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+        return uuid.uuidString.lowercased()
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+public import Logging
+public import RichPushCore
+import Synchronization
+
+/// A hub's answer that no device can fix: a rejected key, a wrong topic or project. It fails the rest of the batch
+/// without sending, and is logged once while it persists rather than once per device.
+final class ConfigurationFailure: Sendable {
+    private struct Logged {
+        var code: String
+        var at: Date
+    }
+
+    let hub: String
+    /// A failure that persists is logged again after this long, so it stays visible in the log.
+    let reminderInterval: TimeInterval
+    private let logged = Mutex<Logged?>(nil)
+
+    init(hub: String, reminderInterval: TimeInterval = 600) {
+        self.hub = hub
+        self.reminderInterval = reminderInterval
+    }
+
+    /// The failed outcome for `code`, logged unless it was logged recently.
+    func fail(code: String, message: String, logger: Logger, now: Date = .now) -> DeliveryOutcome {
+        let shouldLog = logged.withLock { logged in
+            if let last = logged, last.code == code, now.timeIntervalSince(last.at) < reminderInterval { return false }
+            logged = Logged(code: code, at: now)
+            return true
+        }
+        if shouldLog {
+            logger.error(
+                "hub configuration rejected", metadata: ["richpush.hub": "\(hub)", "richpush.code": "\(code)", "richpush.reason": "\(message)"])
+        }
+        return .failed(code: code, message: message)
+    }
+
+    /// A success shows the configuration works again; the next failure is logged at once.
+    func clear() {
+        logged.withLock { $0 = nil }
+    }
+}
+
+/// The first configuration failure of one batch: every job after it fails the same way without being sent.
+final class BatchAbort: Sendable {
+    private let outcome = Mutex<DeliveryOutcome?>(nil)
+
+    var failure: DeliveryOutcome? { outcome.withLock { $0 } }
+
+    func abort(with failure: DeliveryOutcome) {
+        outcome.withLock { if $0 == nil { $0 = failure } }
+    }
+}

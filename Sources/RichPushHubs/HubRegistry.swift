@@ -1,0 +1,52 @@
+public import AsyncHTTPClient
+public import Logging
+public import RichPushCore
+
+/// The hub of every platform, as the settings configure them.
+///
+/// The direct hub is always on. APNs and FCM go through Notification Hubs when it is configured, else through their
+/// own adapters when those are, else they fail with `hub.notConfigured`. WNS has no adapter.
+public struct HubRegistry: Sendable {
+    public let hubs: [Platform: any NotificationHub]
+    /// Keeps Notification Hubs' registrations in step, when it carries APNs and FCM.
+    public let mirror: (any InstallationMirror)?
+    /// Platforms whose deliveries of one notification go out in one send, so they must be claimed together.
+    public let audiencePlatforms: Set<Platform>
+    private let client: HTTPClient?
+
+    public static func configured(by settings: HubSettings, direct: DirectHub, logger: Logger) async throws(HubConfigurationError) -> HubRegistry {
+        var hubs: [Platform: any NotificationHub] = [.direct: direct]
+        let usesRemoteHub =
+            settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil || settings.notificationHubsConnectionString != nil
+        guard usesRemoteHub else { return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: nil) }
+        let client = try HTTPClient.hubClient(caFile: settings.tlsCAFile)
+        do {
+            if let notificationHubs = try NotificationHubsHub.configured(by: settings, client: client) {
+                if settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil {
+                    logger.warning("Notification Hubs carries APNs and FCM; the direct APNs and FCM settings are ignored")
+                }
+                for platform in NotificationHubsHub.platforms { hubs[platform] = notificationHubs }
+                logger.notice("hub configured", metadata: ["richpush.hub": "anh"])
+                return HubRegistry(
+                    hubs: hubs, mirror: notificationHubs.mirror, audiencePlatforms: NotificationHubsHub.platforms, client: client)
+            }
+            if let apns = try await APNsHub.configured(by: settings, client: client) {
+                hubs[.apns] = apns
+                logger.notice("hub configured", metadata: ["richpush.hub": "apns", "richpush.endpoint": "\(apns.endpoint)"])
+            }
+            if let fcm = try await FCMHub.configured(by: settings, client: client) {
+                hubs[.fcm] = fcm
+                logger.notice("hub configured", metadata: ["richpush.hub": "fcm"])
+            }
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: client)
+    }
+
+    /// Closes the connections to the remote hubs.
+    public func shutdown() async throws {
+        try await client?.shutdown()
+    }
+}

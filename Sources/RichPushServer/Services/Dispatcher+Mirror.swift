@@ -1,0 +1,33 @@
+import Foundation
+import RichPushHubs
+import RichPushStore
+
+extension Dispatcher {
+    /// Copies changed installations into the remote hub's registrations, or removes them there; returns how many it
+    /// handled. A refusal that retrying cannot fix is logged and dropped; anything else is tried again with backoff.
+    func syncMirror() async throws -> Int {
+        guard let mirror = hubs.mirror else { return 0 }
+        let tasks = try await store.claimMirrorTasks(limit: policy.batchSize, lease: policy.lease)
+        for task in tasks {
+            do {
+                if let installation = task.installation, hubs.audiencePlatforms.contains(installation.platform) {
+                    try await mirror.put(
+                        MirroredInstallation(
+                            id: installation.id, platform: installation.platform, pushChannel: installation.pushChannel,
+                            tags: installation.allTags.sorted()))
+                } else {
+                    try await mirror.delete(installationId: task.installationId)
+                }
+                try await store.finishMirrorTask(task)
+            } catch let error as MirrorError where !error.isTransient {
+                logger.warning(
+                    "hub refused an installation", metadata: ["richpush.installation": "\(task.installationId)", "error": "\(error)"])
+                try await store.finishMirrorTask(task)
+            } catch {
+                let delay = min(policy.longestRetryDelay, policy.firstRetryDelay * pow(2, Double(task.attempts)))
+                try await store.postponeMirrorTask(task, delay: delay * Double.random(in: 0.8...1.2), error: "\(error)")
+            }
+        }
+        return tasks.count
+    }
+}

@@ -1,0 +1,19 @@
+import RichPushHubs
+import RichPushStore
+import ServiceLifecycle
+
+/// Keeps the store and the hub connections open while the application runs and closes them last, after the
+/// dispatcher and the server stopped.
+struct ResourceCloser: Service {
+    let store: Store
+    let hubs: HubRegistry
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        // An unstructured task is not cancelled with the group: the connections are closed even then.
+        try await Task {
+            try? await hubs.shutdown()
+            try await store.close()
+        }.value
+    }
+}

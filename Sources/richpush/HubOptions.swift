@@ -1,0 +1,44 @@
+import ArgumentParser
+
+/// The remote hubs of `serve`; each is off unless its settings are given (API.md, "Configuration of the hubs").
+struct HubOptions: ParsableArguments {
+    @Option(name: .customLong("apns-key-file"), help: "APNs token-auth key (.p8, ES256) (env RICHPUSH_APNS_KEY_FILE).")
+    var apnsKeyFile: String?
+    @Option(name: .customLong("apns-key-id"), help: "The key's id, the JWT's kid (env RICHPUSH_APNS_KEY_ID).")
+    var apnsKeyId: String?
+    @Option(name: .customLong("apns-team-id"), help: "The Apple team id, the JWT's iss (env RICHPUSH_APNS_TEAM_ID).")
+    var apnsTeamId: String?
+    @Option(name: .customLong("apns-topic"), help: "The app's bundle id (env RICHPUSH_APNS_TOPIC).")
+    var apnsTopic: String?
+    @Option(
+        name: .customLong("apns-endpoint"),
+        help: "Default https://api.push.apple.com; https://api.sandbox.push.apple.com for development (env RICHPUSH_APNS_ENDPOINT).")
+    var apnsEndpoint: String?
+    @Option(
+        name: .customLong("fcm-service-account-file"),
+        help: "Firebase service-account JSON key (env RICHPUSH_FCM_SERVICE_ACCOUNT_FILE).")
+    var fcmServiceAccountFile: String?
+    @Option(name: .customLong("fcm-endpoint"), help: "Default https://fcm.googleapis.com (env RICHPUSH_FCM_ENDPOINT).")
+    var fcmEndpoint: String?
+    @Option(
+        name: .customLong("anh-connection-string"),
+        help: "Notification Hubs full-access connection string; it then carries APNs and FCM (env RICHPUSH_ANH_CONNECTION_STRING).")
+    var notificationHubsConnectionString: String?
+    @Option(name: .customLong("anh-hub"), help: "The notification hub's name (env RICHPUSH_ANH_HUB).")
+    var notificationHubsHub: String?
+    @Option(name: .customLong("anh-endpoint"), help: "Overrides https://<namespace>.servicebus.windows.net (env RICHPUSH_ANH_ENDPOINT).")
+    var notificationHubsEndpoint: String?
+    @Option(name: .customLong("tls-ca-file"), help: "Extra CA bundle trusted for outgoing TLS (env RICHPUSH_TLS_CA_FILE).")
+    var tlsCAFile: String?
+    @Option(name: .customLong("hub-concurrency"), help: "Requests each hub keeps in flight (default 256; env RICHPUSH_HUB_CONCURRENCY).")
+    var concurrency: String?
+
+    var flags: [String: String] {
+        [
+            "apns-key-file": apnsKeyFile, "apns-key-id": apnsKeyId, "apns-team-id": apnsTeamId, "apns-topic": apnsTopic,
+            "apns-endpoint": apnsEndpoint, "fcm-service-account-file": fcmServiceAccountFile, "fcm-endpoint": fcmEndpoint,
+            "anh-connection-string": notificationHubsConnectionString, "anh-hub": notificationHubsHub,
+            "anh-endpoint": notificationHubsEndpoint, "tls-ca-file": tlsCAFile, "hub-concurrency": concurrency,
+        ].compactMapValues { $0 }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+public import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import NIOSSL
+
+/// The request context of the loopback hubs: it tells whether the request came over HTTP/2, as APNs requires.
+public struct LoopbackContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// An HTTP/2 request arrives on a stream channel whose parent is the connection; an HTTP/1 request on the
+    /// connection itself, whose parent is the listening socket.
+    public let isHTTP2: Bool
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.isHTTP2 = source.channel.parent?.parent != nil
+    }
+
+    public var maxUploadSize: Int { 1024 * 1024 }
+}
+
+/// A Hummingbird server on a free loopback port, running until ``stop()``.
+public final class LoopbackServer: Sendable {
+    public let port: Int
+    private let task: Task<Void, any Error>
+
+    /// Starts `router` on 127.0.0.1: over TLS with HTTP/2 when `tls` is given, plain HTTP/1.1 otherwise.
+    public static func start(_ router: Router<LoopbackContext>, tls: TLSConfiguration? = nil) async throws -> LoopbackServer {
+        var logger = Logger(label: "richpush.loopback-hub")
+        logger.logLevel = .critical
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server: HTTPServerBuilder = try tls.map { try .http2Upgrade(tlsConfiguration: $0) } ?? .http1()
+        let app = Application(
+            router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger)
+        let task = Task { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw CancellationError()
+        }
+        return LoopbackServer(port: port, task: task)
+    }
+
+    private init(port: Int, task: Task<Void, any Error>) {
+        self.port = port
+        self.task = task
+    }
+
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}

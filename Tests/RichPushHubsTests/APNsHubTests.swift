@@ -1,0 +1,169 @@
+import AsyncHTTPClient
+import Foundation
+import HubTestServers
+import RichPushCore
+import Testing
+
+@testable import RichPushHubs
+
+@Suite("APNs over HTTP/2 with token auth")
+struct APNsHubTests {
+    /// Runs `body` with a loopback APNs and a hub configured for it.
+    func withAPNs(
+        concurrency: Int = 16, keyFile: ((APNsTestServer, URL) throws -> String)? = nil,
+        _ body: (APNsHub, APNsTestServer) async throws -> Void
+    ) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try await APNsTestServer.start(directory: scratch.url)
+        do {
+            try await withHubClient(caFile: server.authority.caFile) { client in
+                var settings = HubSettings()
+                settings.apnsKeyFile = try keyFile?(server, scratch.url) ?? server.keyFile
+                settings.apnsKeyId = APNsTestServer.keyId
+                settings.apnsTeamId = APNsTestServer.teamId
+                settings.apnsTopic = APNsTestServer.topic
+                settings.apnsEndpoint = server.endpoint
+                settings.maximumConcurrentRequests = concurrency
+                let hub = try #require(try await APNsHub.configured(by: settings, client: client))
+                try await body(hub, server)
+            }
+            await server.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    @Test func aSilentPushArrivesAsABackgroundPushWithAppleHeadersAndBody() async throws {
+        try await withAPNs { hub, server in
+            let expiresAt = Date(timeIntervalSince1970: 1_900_000_000)
+            let outcomes = await hub.deliver([job(1, expiresAt: expiresAt)], logger: quietLogger)
+            #expect(outcomes == [.sent])
+            #expect(server.violations.isEmpty)
+            let push = try #require(server.accepted.first)
+            #expect(push.pushType == "background")
+            #expect(push.priority == "5")
+            #expect(push.expiration == "1900000000")
+            #expect(push.collapseId == "richpush-42")
+            #expect(push.apnsId == APNsHub.apnsId(notificationId: 42, installationId: "device-1"))
+            let payload = object(push.payload)
+            #expect(payload["richId"] as? String == "42")
+            #expect(payload["richType"] as? String == "img")
+            #expect(payload["richMessage"] as? String == "Check this image out!")
+            #expect((payload["aps"] as? [String: Any])?["content-available"] as? Int == 1)
+        }
+    }
+
+    @Test func anAlertStylePushIsAMutableContentAlertAtPriorityTen() async throws {
+        try await withAPNs { hub, server in
+            #expect(await hub.deliver([job(1, style: .alert)], logger: quietLogger) == [.sent])
+            let push = try #require(server.accepted.first)
+            #expect(push.pushType == "alert")
+            #expect(push.priority == "10")
+            let aps = try #require(object(push.payload)["aps"] as? [String: Any])
+            #expect(aps["mutable-content"] as? Int == 1)
+            #expect((aps["alert"] as? [String: Any])?["body"] as? String == "Check this image out!")
+        }
+    }
+
+    @Test func theApnsIdIsTheSameUUIDForEveryAttemptOfOneNotificationToOneDevice() {
+        let first = APNsHub.apnsId(notificationId: 7, installationId: "phone")
+        #expect(first == APNsHub.apnsId(notificationId: 7, installationId: "phone"))
+        #expect(first != APNsHub.apnsId(notificationId: 7, installationId: "tablet"))
+        #expect(first != APNsHub.apnsId(notificationId: 8, installationId: "phone"))
+        #expect(UUID(uuidString: first) != nil)
+    }
+
+    @Test func oneProviderTokenServesEveryPushUntilItIsRefreshed() async throws {
+        try await withAPNs { hub, server in
+            _ = await hub.deliver((1...20).map { job($0) }, logger: quietLogger)
+            _ = await hub.deliver([job(21)], logger: quietLogger)
+            #expect(server.accepted.count == 21)
+            #expect(server.providerTokens.count == 1)
+        }
+    }
+
+    @Test func anExpiredProviderTokenIsReplacedOnceAndThePushSentAgain() async throws {
+        try await withAPNs { hub, server in
+            _ = await hub.deliver([job(1)], logger: quietLogger)
+            server.expireLatestProviderToken()
+            #expect(await hub.deliver((2...5).map { job($0) }, logger: quietLogger) == Array(repeating: .sent, count: 4))
+            #expect(server.providerTokens.count == 2)
+            #expect(server.accepted.count == 5)
+        }
+    }
+
+    @Test(arguments: [(410, "Unregistered"), (410, "ExpiredToken"), (400, "BadDeviceToken")])
+    func aDeviceTokenApnsNoLongerKnowsIsGone(status: Int, reason: String) async throws {
+        try await withAPNs { hub, server in
+            let gone = job(1)
+            server.answer(gone.pushChannel, with: .init(status: status, reason: reason))
+            let outcomes = await hub.deliver([gone, job(2)], logger: quietLogger)
+            guard case .deviceGone(let code, _) = outcomes[0] else { Issue.record("\(outcomes[0])"); return }
+            #expect(code == "apns." + reason.prefix(1).lowercased() + reason.dropFirst())
+            #expect(outcomes[1] == .sent)
+        }
+    }
+
+    @Test func tooManyRequestsIsRetriedAfterTheRetryAfterApnsGives() async throws {
+        try await withAPNs { hub, server in
+            let throttled = job(1)
+            server.answer(throttled.pushChannel, with: .init(status: 429, reason: "TooManyRequests", retryAfter: "30"))
+            let outcomes = await hub.deliver([throttled], logger: quietLogger)
+            guard case .retry(let after, let code, _) = outcomes[0] else { Issue.record("\(outcomes[0])"); return }
+            #expect(after == 30)
+            #expect(code == "apns.tooManyRequests")
+        }
+    }
+
+    @Test func anUnavailableApnsIsRetried() async throws {
+        try await withAPNs { hub, server in
+            let unlucky = job(1)
+            server.answer(unlucky.pushChannel, with: .init(status: 503, reason: "ServiceUnavailable"))
+            guard case .retry = await hub.deliver([unlucky], logger: quietLogger)[0] else { Issue.record("not a retry"); return }
+        }
+    }
+
+    @Test func aKeyApnsRejectsFailsTheWholeBatchAfterOneRequest() async throws {
+        let otherKey: (APNsTestServer, URL) throws -> String = { _, directory in
+            let path = directory.appendingPathComponent("other.p8").path
+            try P256Key.generatePEM().write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        try await withAPNs(concurrency: 1, keyFile: otherKey) { hub, server in
+            let outcomes = await hub.deliver((1...10).map { job($0) }, logger: quietLogger)
+            #expect(outcomes == Array(repeating: .failed(code: "apns.invalidProviderToken", message: outcomes[0].message), count: 10))
+            #expect(server.violations == ["403 InvalidProviderToken"])
+        }
+    }
+
+    @Test func aPushOverTheSizeLimitFailsWithoutBeingSent() async throws {
+        try await withAPNs { hub, server in
+            let outcomes = await hub.deliver([job(1, message: String(repeating: "é", count: 2100))], logger: quietLogger)
+            guard case .failed(let code, _) = outcomes[0] else { Issue.record("\(outcomes[0])"); return }
+            #expect(code == "apns.payloadTooLarge")
+            #expect(server.accepted.isEmpty && server.violations.isEmpty)
+        }
+    }
+
+    @Test func incompleteSettingsNameWhatIsMissing() async throws {
+        var settings = HubSettings()
+        settings.apnsKeyFile = "/nonexistent.p8"
+        settings.apnsKeyId = "KEY"
+        try await withHubClient { client in
+            await #expect(throws: HubConfigurationError("apns-key-file, apns-key-id also need apns-team-id, apns-topic")) {
+                try await APNsHub.configured(by: settings, client: client)
+            }
+        }
+    }
+}
+
+extension DeliveryOutcome {
+    var message: String {
+        switch self {
+        case .sent: ""
+        case .retry(_, _, let message), .failed(_, let message), .deviceGone(_, let message): message
+        }
+    }
+}

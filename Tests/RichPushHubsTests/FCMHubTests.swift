@@ -1,0 +1,117 @@
+import AsyncHTTPClient
+import Foundation
+import HubTestServers
+import RichPushCore
+import Testing
+
+@testable import RichPushHubs
+
+@Suite("FCM HTTP v1 with a service account")
+struct FCMHubTests {
+    func withFCM(concurrency: Int = 16, _ body: (FCMHub, FCMTestServer) async throws -> Void) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try await FCMTestServer.start(directory: scratch.url)
+        do {
+            try await withHubClient { client in
+                var settings = HubSettings()
+                settings.fcmServiceAccountFile = server.serviceAccountFile
+                settings.fcmEndpoint = server.endpoint
+                settings.maximumConcurrentRequests = concurrency
+                try await body(try #require(try await FCMHub.configured(by: settings, client: client)), server)
+            }
+            await server.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    @Test func aDataOnlyMessageArrivesWithHighPriorityAndTheTimeToLiveOfTheExpiry() async throws {
+        try await withFCM { hub, server in
+            let outcomes = await hub.deliver([job(1, platform: .fcm, channel: "fcm-token-1", expiresAt: .now + 3600)], logger: quietLogger)
+            #expect(outcomes == [.sent])
+            #expect(server.violations.isEmpty)
+            let message = try #require(server.accepted.first)
+            #expect(message.token == "fcm-token-1")
+            #expect(message.data == ["richId": "42", "richType": "img", "richMessage": "Check this image out!"])
+            #expect(message.androidPriority == "HIGH")
+            let seconds = try #require(message.ttl.flatMap { Int($0.dropLast()) })
+            #expect((3590...3600).contains(seconds))
+        }
+    }
+
+    @Test func oneAccessTokenServesEveryMessageUntilItExpires() async throws {
+        try await withFCM { hub, server in
+            _ = await hub.deliver((1...10).map { job($0, platform: .fcm) }, logger: quietLogger)
+            _ = await hub.deliver([job(11, platform: .fcm)], logger: quietLogger)
+            #expect(server.accepted.count == 11)
+            #expect(server.tokenExchanges == 1)
+        }
+    }
+
+    @Test func aRefusedAccessTokenIsRenewedOnceAndTheMessageSentAgain() async throws {
+        try await withFCM { hub, server in
+            _ = await hub.deliver([job(1, platform: .fcm)], logger: quietLogger)
+            server.revokeAccessTokens()
+            #expect(await hub.deliver([job(2, platform: .fcm)], logger: quietLogger) == [.sent])
+            #expect(server.tokenExchanges == 2)
+        }
+    }
+
+    @Test(arguments: [("UNREGISTERED", "fcm.unregistered"), ("SENDER_ID_MISMATCH", "fcm.senderIdMismatch")])
+    func aTokenFcmDisownsIsGone(errorCode: String, expected: String) async throws {
+        try await withFCM { hub, server in
+            let answer = errorCode == "UNREGISTERED" ? FCMTestServer.Answer.unregistered : .senderIdMismatch
+            server.answer("stale", with: answer)
+            let outcomes = await hub.deliver([job(1, platform: .fcm, channel: "stale")], logger: quietLogger)
+            guard case .deviceGone(let code, _) = outcomes[0] else { Issue.record("\(outcomes[0])"); return }
+            #expect(code == expected)
+        }
+    }
+
+    @Test func anExceededQuotaIsRetriedAfterTheRetryAfterFcmGives() async throws {
+        try await withFCM { hub, server in
+            server.answer("busy", with: .quotaExceeded)
+            let outcomes = await hub.deliver([job(1, platform: .fcm, channel: "busy")], logger: quietLogger)
+            guard case .retry(let after, let code, _) = outcomes[0] else { Issue.record("\(outcomes[0])"); return }
+            #expect(after == 1)
+            #expect(code == "fcm.quotaExceeded")
+        }
+    }
+
+    @Test func anUnavailableFcmIsRetried() async throws {
+        try await withFCM { hub, server in
+            server.answer("later", with: .unavailable)
+            guard case .retry = await hub.deliver([job(1, platform: .fcm, channel: "later")], logger: quietLogger)[0] else {
+                Issue.record("not a retry")
+                return
+            }
+        }
+    }
+
+    @Test func aRefusedServiceAccountFailsTheWholeBatch() async throws {
+        try await withFCM(concurrency: 1) { hub, server in
+            server.refuseAssertions("Invalid grant: account not found")
+            let outcomes = await hub.deliver((1...5).map { job($0, platform: .fcm) }, logger: quietLogger)
+            for outcome in outcomes {
+                guard case .failed(let code, let message) = outcome else { Issue.record("\(outcome)"); continue }
+                #expect(code == "fcm.credentialRefused")
+                #expect(message.contains("account not found"))
+            }
+            #expect(server.accepted.isEmpty)
+        }
+    }
+
+    @Test func aServiceAccountFileWithoutItsKeyIsRefusedAtStart() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.url.appendingPathComponent("account.json").path
+        try #"{"project_id":"p","client_email":"e@p"}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        var settings = HubSettings()
+        settings.fcmServiceAccountFile = path
+        try await withHubClient { client in
+            await #expect(throws: HubConfigurationError.self) { try await FCMHub.configured(by: settings, client: client) }
+        }
+    }
+}

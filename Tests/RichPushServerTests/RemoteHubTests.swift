@@ -1,0 +1,171 @@
+import Foundation
+import HubTestServers
+import RichPushCore
+import RichPushHubs
+import Testing
+
+@testable import RichPushServer
+
+/// The gateway delivering through APNs, FCM and Notification Hubs, each replaced by its loopback stand-in.
+@Suite("Remote hubs")
+struct RemoteHubTests {
+    /// A gateway configured for a loopback APNs and FCM.
+    func withDirectHubs(concurrency: Int = 64, _ body: @Sendable (Session, APNsTestServer, FCMTestServer) async throws -> Void) async throws {
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let apns = try await APNsTestServer.start(directory: keys)
+        let fcm = try await FCMTestServer.start(directory: keys)
+        let gateway = TestGateway { configuration in
+            configuration.hubs.apnsKeyFile = apns.keyFile
+            configuration.hubs.apnsKeyId = APNsTestServer.keyId
+            configuration.hubs.apnsTeamId = APNsTestServer.teamId
+            configuration.hubs.apnsTopic = APNsTestServer.topic
+            configuration.hubs.apnsEndpoint = apns.endpoint
+            configuration.hubs.tlsCAFile = apns.authority.caFile
+            configuration.hubs.fcmServiceAccountFile = fcm.serviceAccountFile
+            configuration.hubs.fcmEndpoint = fcm.endpoint
+            configuration.hubs.maximumConcurrentRequests = concurrency
+        }
+        do {
+            try await gateway.run { session in try await body(session, apns, fcm) }
+            await apns.stop()
+            await fcm.stop()
+        } catch {
+            await apns.stop()
+            await fcm.stop()
+            throw error
+        }
+    }
+
+    @Test func anApnsDeviceReceivesTheTutorialsSilentPush() async throws {
+        try await withDirectHubs { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            try await session.register("iphone", of: alice, platform: .apns)
+            let created = try await session.request(.post, "/api/notifications", as: alice).json()
+            let id = try #require(created["id"] as? Int64)
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 1)
+            let push = try #require(apns.accepted.first)
+            #expect(push.deviceToken == apnsToken(of: "iphone"))
+            #expect(push.pushType == "background")
+            #expect(push.apnsId == APNsHub.apnsId(notificationId: id, installationId: "iphone"))
+            #expect(apns.violations.isEmpty)
+        }
+    }
+
+    @Test func anFcmDeviceReceivesADataOnlyMessage() async throws {
+        try await withDirectHubs { session, _, fcm in
+            let alice = try await session.createUser("alice")
+            try await session.register("pixel", of: alice, platform: .fcm)
+            let id = try await session.send(
+                #"{"message":"Sale","richType":"url","url":"https://example.com/s","audience":"username:alice"}"#, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let message = try #require(fcm.accepted.first)
+            #expect(message.token == "pixel-channel")
+            #expect(message.data == ["richId": String(id), "richType": "url", "richMessage": "Sale"])
+            #expect(fcm.violations.isEmpty)
+        }
+    }
+
+    @Test func aDeviceApnsCallsGoneIsMarkedAndLeftOutOfLaterAudiences() async throws {
+        try await withDirectHubs { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            try await session.register("old-iphone", of: alice, platform: .apns)
+            try await session.register("new-iphone", of: alice, platform: .apns)
+            apns.answer(apnsToken(of: "old-iphone"), with: .init(status: 410, reason: "Unregistered"))
+            let first = try await session.send(#"{"message":"one","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            let status = try await session.waitForState("partial", of: first)
+            let error = try #require((status["errors"] as? [[String: Any]])?.first)
+            #expect(error["installationId"] as? String == "old-iphone")
+            #expect(error["code"] as? String == "apns.unregistered")
+            let installation = try await session.request(.get, "/api/installations/old-iphone", as: alice).json()
+            #expect(installation["deadReason"] as? String == "apns.unregistered")
+            let second = try await session.send(#"{"message":"two","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            #expect(try await session.waitForState("delivered", of: second)["targeted"] as? Int64 == 1)
+            #expect(apns.accepted.map(\.deviceToken) == [apnsToken(of: "new-iphone"), apnsToken(of: "new-iphone")])
+        }
+    }
+
+    @Test func registeringAgainRevivesADeviceApnsCalledGone() async throws {
+        try await withDirectHubs { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            try await session.register("iphone", of: alice, platform: .apns)
+            apns.answer(apnsToken(of: "iphone"), with: .init(status: 410, reason: "Unregistered"))
+            let first = try await session.send(#"{"message":"one","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            _ = try await session.waitForState("failed", of: first)
+            try await session.register("iphone", of: alice, platform: .apns)
+            let second = try await session.send(#"{"message":"two","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            #expect(try await session.waitForState("delivered", of: second)["sent"] as? Int64 == 1)
+            #expect(apns.accepted.count == 1)
+        }
+    }
+
+    @Test func aThrottledPushIsSentAgainAfterTheHubsRetryAfter() async throws {
+        try await withDirectHubs { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            try await session.register("iphone", of: alice, platform: .apns)
+            apns.answer(apnsToken(of: "iphone"), with: .init(status: 429, reason: "TooManyRequests", retryAfter: "1"))
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            #expect(try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()["state"] as? String == "sending")
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 1)
+            #expect(apns.accepted.count == 1)
+        }
+    }
+
+    @Test func aConfigurationTheHubRejectsFailsEveryDeviceWithItsReasonAfterOneRequest() async throws {
+        try await withDirectHubs(concurrency: 1) { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            for device in ["a", "b", "c"] { try await session.register("iphone-\(device)", of: alice, platform: .apns) }
+            for device in ["a", "b", "c"] {
+                apns.answer(apnsToken(of: "iphone-\(device)"), with: .init(status: 403, reason: "InvalidProviderToken"))
+            }
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            let status = try await session.waitForState("failed", of: id)
+            let codes = (status["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+            #expect(codes == ["apns.invalidProviderToken", "apns.invalidProviderToken", "apns.invalidProviderToken"])
+            #expect(apns.accepted.isEmpty)
+        }
+    }
+
+    @Test func notificationHubsCarriesApnsAndFcmAsOneSendPerPlatformToMirroredInstallations() async throws {
+        let hub = try await NotificationHubsTestServer.start()
+        let gateway = TestGateway { configuration in
+            configuration.hubs.notificationHubsConnectionString = NotificationHubsTestServer.connectionString
+            configuration.hubs.notificationHubsHub = NotificationHubsTestServer.hub
+            configuration.hubs.notificationHubsEndpoint = hub.endpoint
+        }
+        do {
+            try await gateway.run { session in
+                let alice = try await session.createUser("alice")
+                try await session.register("iphone", of: alice, platform: .apns, tags: ["topic:sale"])
+                try await session.register("pixel", of: alice, platform: .fcm)
+                try await session.register("laptop", of: alice)
+                try await eventually { hub.installations.count == 2 }
+                #expect(hub.installations["iphone"]?.tags == ["installation:iphone", "platform:apns", "topic:sale", "username:alice"])
+                #expect(hub.installations["pixel"]?.platform == "fcmv1")
+                let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+                #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 3)
+                let sends = hub.sends.sorted { $0.format < $1.format }
+                #expect(sends.map(\.format) == ["apple", "fcmv1"])
+                #expect(sends.map(\.tags) == ["username:alice", "username:alice"])
+                #expect(sends.map(\.reached) == [["iphone"], ["pixel"]])
+                #expect(try await session.request(.delete, "/api/installations/pixel", as: alice).status == .noContent)
+                try await eventually { hub.installations["pixel"] == nil }
+                #expect(hub.violations.isEmpty)
+            }
+            await hub.stop()
+        } catch {
+            await hub.stop()
+            throw error
+        }
+    }
+}
+
+/// Waits up to ten seconds for `condition` to hold.
+func eventually(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw TestFailure("the condition never held") }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
