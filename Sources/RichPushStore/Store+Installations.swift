@@ -14,53 +14,70 @@ extension Store {
     /// Registering again revives an installation a hub had reported gone.
     public func upsertInstallation(_ installation: InstallationRecord) async throws -> (record: InstallationRecord, created: Bool) {
         let mirrored = mirroredPlatforms
+        return try await engine.transaction { db in try await Self.upsert(installation, mirrored: mirrored, in: db) }
+    }
+
+    /// Registers many installations in one transaction, each as ``upsertInstallation(_:)`` would: all of them, or
+    /// none when one is refused. Returns how many were created.
+    public func importInstallations(_ installations: [InstallationRecord]) async throws -> Int {
+        let mirrored = mirroredPlatforms
         return try await engine.transaction { db in
-            let existing = try await db.select().columns(Self.installationColumns).from("installations")
-                .where("id", .equal, installation.id).first().map(Self.installationRecord)
-            if let existing, existing.owner != installation.owner {
-                throw StoreError.installationOwnedByAnother
+            var created = 0
+            for installation in installations {
+                if try await Self.upsert(installation, mirrored: mirrored, in: db).created { created += 1 }
             }
-            let previousHolders = try await db.select().column("id").from("installations")
-                .where("platform", .equal, installation.platform.rawValue)
-                .where("push_channel", .equal, installation.pushChannel)
-                .where("id", .notEqual, installation.id)
-                .all().map { try $0.string("id") }
-            for holder in previousHolders {
-                try await Self.deleteInstallation(holder, mirrored: mirrored, now: installation.updatedAt, in: db)
-            }
-            var record = installation
-            record.createdAt = existing?.createdAt ?? installation.createdAt
-            record.deadAt = nil
-            record.deadReason = nil
-            let tagsJSON = String(decoding: try JSONEncoder().encode(record.tags), as: UTF8.self)
-            if existing == nil {
-                try await db.insert(into: "installations").columns(Self.installationColumns)
-                    .values(
-                        record.id, record.owner, record.platform.rawValue, record.pushChannel, tagsJSON, record.appVersion,
-                        record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
-                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none
-                    ).run()
-            } else {
-                try await db.update("installations")
-                    .set("platform", to: record.platform.rawValue)
-                    .set("push_channel", to: record.pushChannel)
-                    .set("tags", to: tagsJSON)
-                    .set("app_version", to: record.appVersion)
-                    .set("application_name", to: record.applicationName)
-                    .set("sdk_version", to: record.sdkVersion)
-                    .set("time_zone", to: record.timeZone)
-                    .set("updated_at", to: EpochMilliseconds(record.updatedAt))
-                    .set("dead_at", to: Int64?.none)
-                    .set("dead_reason", to: String?.none)
-                    .where("id", .equal, record.id).run()
-                try await db.delete(from: "installation_tags").where("installation_id", .equal, record.id).run()
-            }
-            try await db.insert(into: "installation_tags").columns("installation_id", "tag")
-                .rows(record.allTags.sorted().map { Self.binds(record.id, $0) }).run()
-            let platforms = [existing?.platform, record.platform].compactMap { $0 }
-            try await Self.enqueueMirror(record.id, platforms: platforms, mirrored: mirrored, now: record.updatedAt, in: db)
-            return (record, existing == nil)
+            return created
         }
+    }
+
+    private static func upsert(_ installation: InstallationRecord, mirrored: Set<Platform>, in db: any SQLDatabase) async throws -> (
+        record: InstallationRecord, created: Bool
+    ) {
+        let existing = try await db.select().columns(Self.installationColumns).from("installations")
+            .where("id", .equal, installation.id).first().map(Self.installationRecord)
+        if let existing, existing.owner != installation.owner {
+            throw StoreError.installationOwnedByAnother
+        }
+        let previousHolders = try await db.select().column("id").from("installations")
+            .where("platform", .equal, installation.platform.rawValue)
+            .where("push_channel", .equal, installation.pushChannel)
+            .where("id", .notEqual, installation.id)
+            .all().map { try $0.string("id") }
+        for holder in previousHolders {
+            try await Self.deleteInstallation(holder, mirrored: mirrored, now: installation.updatedAt, in: db)
+        }
+        var record = installation
+        record.createdAt = existing?.createdAt ?? installation.createdAt
+        record.deadAt = nil
+        record.deadReason = nil
+        let tagsJSON = String(decoding: try JSONEncoder().encode(record.tags), as: UTF8.self)
+        if existing == nil {
+            try await db.insert(into: "installations").columns(Self.installationColumns)
+                .values(
+                    record.id, record.owner, record.platform.rawValue, record.pushChannel, tagsJSON, record.appVersion,
+                    record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
+                    EpochMilliseconds(record.updatedAt), Int64?.none, String?.none
+                ).run()
+        } else {
+            try await db.update("installations")
+                .set("platform", to: record.platform.rawValue)
+                .set("push_channel", to: record.pushChannel)
+                .set("tags", to: tagsJSON)
+                .set("app_version", to: record.appVersion)
+                .set("application_name", to: record.applicationName)
+                .set("sdk_version", to: record.sdkVersion)
+                .set("time_zone", to: record.timeZone)
+                .set("updated_at", to: EpochMilliseconds(record.updatedAt))
+                .set("dead_at", to: Int64?.none)
+                .set("dead_reason", to: String?.none)
+                .where("id", .equal, record.id).run()
+            try await db.delete(from: "installation_tags").where("installation_id", .equal, record.id).run()
+        }
+        try await db.insert(into: "installation_tags").columns("installation_id", "tag")
+            .rows(record.allTags.sorted().map { Self.binds(record.id, $0) }).run()
+        let platforms = [existing?.platform, record.platform].compactMap { $0 }
+        try await Self.enqueueMirror(record.id, platforms: platforms, mirrored: mirrored, now: record.updatedAt, in: db)
+        return (record, existing == nil)
     }
 
     /// The installation with this id.

@@ -140,7 +140,7 @@ struct RemoteHubTests {
                 try await session.register("iphone", of: alice, platform: .apns, tags: ["topic:sale"])
                 try await session.register("pixel", of: alice, platform: .fcm)
                 try await session.register("laptop", of: alice)
-                try await eventually { hub.installations.count == 2 }
+                try await eventually(within: .seconds(10)) { hub.installations.count == 2 }
                 #expect(hub.installations["iphone"]?.tags == ["installation:iphone", "platform:apns", "topic:sale", "username:alice"])
                 #expect(hub.installations["pixel"]?.platform == "fcmv1")
                 let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
@@ -150,7 +150,7 @@ struct RemoteHubTests {
                 #expect(sends.map(\.tags) == ["username:alice", "username:alice"])
                 #expect(sends.map(\.reached) == [["iphone"], ["pixel"]])
                 #expect(try await session.request(.delete, "/api/installations/pixel", as: alice).status == .noContent)
-                try await eventually { hub.installations["pixel"] == nil }
+                try await eventually(within: .seconds(10)) { hub.installations["pixel"] == nil }
                 #expect(hub.violations.isEmpty)
             }
             await hub.stop()
@@ -158,14 +158,5 @@ struct RemoteHubTests {
             await hub.stop()
             throw error
         }
-    }
-}
-
-/// Waits up to ten seconds for `condition` to hold.
-func eventually(_ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw TestFailure("the condition never held") }
-        try await Task.sleep(for: .milliseconds(50))
     }
 }

@@ -7,53 +7,22 @@ import RichPushStore
 struct InstallationController {
     let gateway: Gateway
 
-    /// Notification Hubs allows 60 tags per registration.
-    static let maximumTags = 60
-    static let maximumChannelLength = 4096
-    /// Tags the gateway derives; a device claiming them could receive another user's pushes.
-    static let reservedPrefixes = ["username:", "installation:", "platform:"]
+    /// The most installations one import registers, in one transaction.
+    static let maximumImport = 10_000
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.get("installations", use: list)
+        group.post("installations/import", use: importMany)
         group.put("installations/:installationId", use: upsert)
         group.get("installations/:installationId", use: get)
         group.delete("installations/:installationId", use: delete)
     }
 
-    struct UpsertRequest: Decodable {
-        var platform: String
-        var pushChannel: String
-        var tags: [String]?
-        var appVersion: String?
-        var applicationName: String?
-        var sdkVersion: String?
-        var timeZone: String?
-    }
-
     @Sendable func upsert(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try installationId(context)
-        let body = try await request.decodeJSON(UpsertRequest.self, limit: gateway.configuration.maximumJSONBytes)
-        guard let platform = Platform(rawValue: body.platform) else {
-            throw APIError.unprocessable("installation.invalidPlatform", "platform must be one of apns, fcm, wns, direct.")
-        }
-        let channel = body.pushChannel.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !channel.isEmpty, channel.utf8.count <= Self.maximumChannelLength else {
-            throw APIError.unprocessable("installation.invalidPushChannel", "pushChannel must be 1 to \(Self.maximumChannelLength) bytes.")
-        }
-        guard platform.accepts(pushChannel: channel) else {
-            throw APIError.unprocessable("installation.invalidPushChannel", "An APNs pushChannel is the hexadecimal device token.")
-        }
-        let tags = try validTags(body.tags ?? [])
-        for (name, value) in [
-            ("appVersion", body.appVersion), ("applicationName", body.applicationName), ("sdkVersion", body.sdkVersion), ("timeZone", body.timeZone),
-        ] {
-            if let value, value.count > 200 { throw APIError.unprocessable("installation.invalidField", "\(name) must be at most 200 characters.") }
-        }
-        let now = Date.now
-        let record = InstallationRecord(
-            id: id, owner: caller.username, platform: platform, pushChannel: channel, tags: tags, appVersion: body.appVersion,
-            applicationName: body.applicationName, sdkVersion: body.sdkVersion, timeZone: body.timeZone, createdAt: now, updatedAt: now)
+        let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
+        let body = try await request.decodeJSON(InstallationRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        let record = try body.record(id: id, owner: caller.username, now: .now)
         do {
             let (stored, created) = try await gateway.store.upsertInstallation(record)
             // A remote hub's copy of the registration is brought in step by the dispatcher.
@@ -62,6 +31,50 @@ struct InstallationController {
                 status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
         } catch StoreError.installationOwnedByAnother {
             throw APIError.conflict("installation.taken", "Installation \(id) is registered by another user.")
+        }
+    }
+
+    struct ImportRequest: Decodable {
+        var installations: [InstallationRequest]
+    }
+
+    struct ImportJSON: ResponseEncodable {
+        var imported: Int
+        var created: Int
+    }
+
+    /// `POST /api/installations/import` (admin): registrations moved from another push provider, each entry naming
+    /// its owner, all stored in one transaction or none.
+    @Sendable func importMany(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        try context.caller().require(.admin, to: "import installations")
+        let body = try await request.decodeJSON(ImportRequest.self, limit: 16 * 1024 * 1024)
+        guard (1...Self.maximumImport).contains(body.installations.count) else {
+            throw APIError.unprocessable("installation.importSize", "An import holds 1 to \(Self.maximumImport) installations.")
+        }
+        var owners: [String: Bool] = [:]
+        let now = Date.now
+        var records: [InstallationRecord] = []
+        for (index, entry) in body.installations.enumerated() {
+            do {
+                guard let id = entry.installationId, let owner = entry.owner else {
+                    throw APIError.unprocessable("request.missingField", "installationId and owner are required.")
+                }
+                if owners[owner] == nil { owners[owner] = try await gateway.store.user(named: owner) != nil }
+                guard owners[owner] == true else {
+                    throw APIError.unprocessable("installation.unknownOwner", "There is no user \(owner.prefix(64)).")
+                }
+                records.append(try entry.record(id: try InstallationRequest.validId(id), owner: owner, now: now))
+            } catch let error as APIError {
+                throw APIError(error.status, code: error.code, message: "installations[\(index)]: \(error.message)")
+            }
+        }
+        do {
+            let created = try await gateway.store.importInstallations(records)
+            gateway.dispatcherDoorbell.ring()
+            context.logger.info("installations imported", metadata: ["richpush.count": "\(records.count)"])
+            return try ImportJSON(imported: records.count, created: created).jsonResponse()
+        } catch StoreError.installationOwnedByAnother {
+            throw APIError.conflict("installation.taken", "An installation of the import is registered by another user; nothing was imported.")
         }
     }
 
@@ -90,33 +103,9 @@ struct InstallationController {
 
     private func visibleInstallation(_ context: RichPushRequestContext) async throws -> InstallationRecord {
         let caller = try context.caller()
-        let id = try installationId(context)
+        let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
         guard let installation = try await gateway.store.installation(id: id), installation.owner == caller.username || caller.role == .admin
         else { throw APIError.notFound("installation.notFound", "There is no installation \(id).") }
         return installation
-    }
-
-    private func installationId(_ context: RichPushRequestContext) throws -> String {
-        let id = context.parameters.get("installationId") ?? ""
-        guard Identifier.isValid(id) else {
-            throw APIError.badRequest("installation.invalidId", "An installation id has 1 to 64 letters, digits or _ . @ -.")
-        }
-        return id
-    }
-
-    private func validTags(_ tags: [String]) throws -> [String] {
-        guard tags.count <= Self.maximumTags else {
-            throw APIError.unprocessable("installation.tooManyTags", "An installation may carry at most \(Self.maximumTags) tags.")
-        }
-        for tag in tags {
-            guard Tag.isValid(tag) else {
-                throw APIError.unprocessable(
-                    "installation.invalidTag", "'\(tag.prefix(130))' is not a tag: up to 120 letters, digits or _ @ # . : -.")
-            }
-            if let prefix = Self.reservedPrefixes.first(where: { tag.hasPrefix($0) }) {
-                throw APIError.unprocessable("installation.reservedTag", "Tags starting with '\(prefix)' are set by the gateway.")
-            }
-        }
-        return Array(Set(tags)).sorted()
     }
 }

@@ -8,6 +8,8 @@ import NIOPosix
 final class GatewayProcess: @unchecked Sendable {
     let dataDirectory: URL
     let port: Int
+    /// Flags added to `richpush serve`, such as a hub's settings.
+    let extraArguments: [String]
     private(set) var process: Process?
     private let logFile: URL
 
@@ -16,7 +18,8 @@ final class GatewayProcess: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("richpush")
     }
 
-    init() throws {
+    init(extraArguments: [String] = []) throws {
+        self.extraArguments = extraArguments
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-process-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         logFile = dataDirectory.appendingPathComponent("gateway.log")
@@ -29,11 +32,13 @@ final class GatewayProcess: @unchecked Sendable {
     func start() async throws {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = [
-            "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path,
-            "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir", repositoryRoot.appendingPathComponent("img").path,
-            "--heartbeat-seconds", "1", "--log-level", "info",
-        ]
+        process.arguments =
+            [
+                "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path,
+                "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir",
+                repositoryRoot.appendingPathComponent("img").path,
+                "--heartbeat-seconds", "1", "--log-level", "info",
+            ] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["RICHPUSH_ADMIN_PASSWORD"] = Credentials.admin.password
         process.environment = environment

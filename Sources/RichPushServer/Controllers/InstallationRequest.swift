@@ -1,0 +1,72 @@
+import Foundation
+import RichPushCore
+import RichPushStore
+
+/// The JSON body of `PUT /api/installations/{id}`, and one entry of an import, checked field by field into an
+/// ``InstallationRecord``.
+struct InstallationRequest: Decodable {
+    /// Only in an import; the path names it otherwise.
+    var installationId: String?
+    /// Only in an import; the caller owns it otherwise.
+    var owner: String?
+    var platform: String
+    var pushChannel: String
+    var tags: [String]?
+    var appVersion: String?
+    var applicationName: String?
+    var sdkVersion: String?
+    var timeZone: String?
+
+    /// Notification Hubs allows 60 tags per registration.
+    static let maximumTags = 60
+    static let maximumChannelLength = 4096
+    /// Tags the gateway derives; a device claiming them could receive another user's pushes.
+    static let reservedPrefixes = ["username:", "installation:", "platform:"]
+
+    /// The installation this request registers, or the first problem found as an ``APIError``.
+    func record(id: String, owner: String, now: Date) throws -> InstallationRecord {
+        guard let platform = Platform(rawValue: platform) else {
+            throw APIError.unprocessable("installation.invalidPlatform", "platform must be one of apns, fcm, wns, direct.")
+        }
+        let channel = pushChannel.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !channel.isEmpty, channel.utf8.count <= Self.maximumChannelLength else {
+            throw APIError.unprocessable("installation.invalidPushChannel", "pushChannel must be 1 to \(Self.maximumChannelLength) bytes.")
+        }
+        guard platform.accepts(pushChannel: channel) else {
+            throw APIError.unprocessable("installation.invalidPushChannel", "An APNs pushChannel is the hexadecimal device token.")
+        }
+        let tags = try Self.validTags(tags ?? [])
+        for (name, value) in [
+            ("appVersion", appVersion), ("applicationName", applicationName), ("sdkVersion", sdkVersion), ("timeZone", timeZone),
+        ] {
+            if let value, value.count > 200 { throw APIError.unprocessable("installation.invalidField", "\(name) must be at most 200 characters.") }
+        }
+        return InstallationRecord(
+            id: id, owner: owner, platform: platform, pushChannel: channel, tags: tags, appVersion: appVersion,
+            applicationName: applicationName, sdkVersion: sdkVersion, timeZone: timeZone, createdAt: now, updatedAt: now)
+    }
+
+    /// `id` if it can name an installation.
+    static func validId(_ id: String) throws -> String {
+        guard Identifier.isValid(id) else {
+            throw APIError.badRequest("installation.invalidId", "An installation id has 1 to 64 letters, digits or _ . @ -.")
+        }
+        return id
+    }
+
+    private static func validTags(_ tags: [String]) throws -> [String] {
+        guard tags.count <= maximumTags else {
+            throw APIError.unprocessable("installation.tooManyTags", "An installation may carry at most \(maximumTags) tags.")
+        }
+        for tag in tags {
+            guard Tag.isValid(tag) else {
+                throw APIError.unprocessable(
+                    "installation.invalidTag", "'\(tag.prefix(130))' is not a tag: up to 120 letters, digits or _ @ # . : -.")
+            }
+            if let prefix = reservedPrefixes.first(where: { tag.hasPrefix($0) }) {
+                throw APIError.unprocessable("installation.reservedTag", "Tags starting with '\(prefix)' are set by the gateway.")
+            }
+        }
+        return Array(Set(tags)).sorted()
+    }
+}
