@@ -26,6 +26,7 @@ BASE = os.environ["BASE"].rstrip("/")
 ADMIN = ("admin", os.environ["ADMIN_PASSWORD"])
 MARK = ("mark", "mark-password")
 ALICE = ("alice", "alice-password")
+BOB = ("bob", "bob-password")
 FIXTURES = os.environ["FIXTURES"]
 LOGO = os.environ["LOGO"]
 OUTPUT = os.environ["OUTPUT"]
@@ -50,10 +51,13 @@ class Console(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         os.makedirs(OUTPUT, exist_ok=True)
-        for user, role in ((MARK, "marketer"), (ALICE, "member")):
+        for user, role in ((MARK, "marketer"), (ALICE, "member"), (BOB, "member")):
             status, body = api("POST", "/api/users", ADMIN, {"username": user[0], "password": user[1], "role": role})
             assert status == 201, (status, body)
         status, body = api("PUT", "/api/installations/alice-laptop", ALICE, {"platform": "direct", "pushChannel": "alice-laptop", "tags": ["topic:sale"]})
+        assert status == 201, (status, body)
+        # An iPhone: no APNs hub is configured in the test, so its deliveries fail with a reason.
+        status, body = api("PUT", "/api/installations/bob-phone", BOB, {"platform": "apns", "pushChannel": "bob-token"})
         assert status == 201, (status, body)
         # The device: curl holding alice's direct stream open, as the Linux daemon would.
         cls.stream_file = tempfile.NamedTemporaryFile(prefix="richpush-stream-", delete=False)
@@ -205,14 +209,50 @@ class Console(unittest.TestCase):
         self.find("#confirm-yes").click()
         self.wait_for_state(campaign_id, "canceled")
 
+    def test_a_failed_delivery_shows_the_device_and_the_reason(self):
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#text").send_keys("Your order shipped.")
+        self.find("#message").send_keys("Shipping update")
+        self.find("#audience").send_keys("username:bob")
+        self.wait_for_text("#audience-reach", "Reaches 1 device of 1 person (apns 1).")
+        self.find("#send").click()
+        self.wait.until(EC.url_contains("#/campaigns"))
+        campaign_id = self.find(".campaign.fresh").get_attribute("id").removeprefix("campaign-")
+        self.wait_for_state(campaign_id, "failed")
+        self.find(f"#campaign-{campaign_id} .delivery-errors summary").click()
+        errors = self.wait_for_text(f"#campaign-{campaign_id} .delivery-errors", "1 delivery error")
+        self.assertIn("bob-phone (apns) hub.notConfigured: no hub is configured for platform apns", errors.text)
+        self.screenshot("campaigns-delivery-error")
+
+    def test_dropping_an_image_on_the_drop_zone_stores_it(self):
+        self.sign_in(MARK)
+        self.find("#drop-zone")
+        # What a drag from the file manager delivers: a drop event whose DataTransfer holds the file.
+        self.browser.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch('logo.png').then((response) => response.blob()).then((blob) => {
+                const transfer = new DataTransfer();
+                transfer.items.add(new File([blob], 'dropped.png', { type: 'image/png' }));
+                const zone = document.getElementById('drop-zone');
+                zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+                zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+                done();
+            });
+        """)
+        self.wait_for_text("#image-state", "dropped.png · 512×512")
+        self.find(".alert-media img")
+
     def test_an_admin_sees_every_installation(self):
         self.sign_in(ADMIN)
         self.find("#devices-tab").click()
         row = self.wait_for_text("#device-table tbody", "alice-laptop")
         self.assertIn("alice", row.text)
         self.assertIn("topic:sale", row.text)
+        self.assertIn("bob-phone", self.find("#device-table tbody").text)
         self.find("#device-filter").send_keys("apns")
-        self.wait_for_text("#device-summary", "0 installations of 1 match.")
+        self.wait_for_text("#device-summary", "1 installation of 2 match.")
+        self.assertNotIn("alice-laptop", self.find("#device-table tbody").text)
         self.find("#device-filter").clear()
         self.find("#device-filter").send_keys(" ")
         self.screenshot("devices")
