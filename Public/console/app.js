@@ -62,15 +62,17 @@ function route() {
     app.signedOutReason = null;
     return;
   }
-  const [name, ...rest] = location.hash.replace(/^#\/?/, '').split('/');
-  const screen = screens[name] ?? screens.compose;
+  const [name] = location.hash.replace(/^#\/?/, '').split('/');
   const screenName = screens[name] ? name : 'compose';
+  const screen = screens[screenName];
+  // An unknown or stale address (#/sign-in after signing in) shows compose and says so in the address bar.
+  if (!screens[name]) history.replaceState(null, '', '#/compose');
   for (const link of document.querySelectorAll('.tabs a')) {
     if (link.dataset.route === screenName) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   document.title = `${screen.title} · richpush`;
-  app.leave = screen.render(main, app, rest) ?? null;
+  app.leave = screen.render(main, app) ?? null;
   // Moving focus to the new heading tells screen-reader users the screen changed.
   main.querySelector('h1')?.focus({ preventScroll: true });
   window.scrollTo(0, 0);

@@ -26,11 +26,6 @@ public struct GatewayClient: Sendable {
         self.timeout = .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
     }
 
-    /// The signed-in user: the cheapest way to check credentials.
-    public func me() async throws(ClientError) -> SignedInUser {
-        try decode(SignedInUser.self, from: try await call(.GET, "/api/users/me"))
-    }
-
     /// Uploads PNG bytes; the same bytes again return the image stored before.
     public func uploadImage(_ png: Data) async throws(ClientError) -> UploadedImage {
         try decode(UploadedImage.self, from: try await call(.POST, "/api/images", body: png, contentType: "image/png"))
@@ -46,25 +41,8 @@ public struct GatewayClient: Sendable {
         return try decode(RemoteNotification.self, from: try await call(.POST, "/api/notifications", body: body, contentType: "application/json"))
     }
 
-    public func notification(id: Int64) async throws(ClientError) -> RemoteNotification {
-        try decode(RemoteNotification.self, from: try await call(.GET, "/api/notifications/\(id)/info"))
-    }
-
     public func status(id: Int64) async throws(ClientError) -> DeliveryStatus {
         try decode(DeliveryStatus.self, from: try await call(.GET, "/api/notifications/\(id)/status"))
-    }
-
-    /// How many devices and people `expression` reaches now.
-    public func audienceCount(_ expression: String) async throws(ClientError) -> AudienceCount {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "&+=#")
-        let query = expression.addingPercentEncoding(withAllowedCharacters: allowed) ?? expression
-        return try decode(AudienceCount.self, from: try await call(.GET, "/api/audiences/count?expression=\(query)"))
-    }
-
-    /// Cancels a notification not yet sent, or recalls one already sent.
-    public func remove(id: Int64) async throws(ClientError) {
-        _ = try await call(.DELETE, "/api/notifications/\(id)")
     }
 
     /// Sends one request; a 2xx answer returns its body, anything else becomes a ``ClientError``.

@@ -1,12 +1,6 @@
 public import Foundation
 public import RichPushCore
 
-/// `GET /api/users/me`.
-public struct SignedInUser: Codable, Sendable, Equatable {
-    public var username: String
-    public var role: Role
-}
-
 /// An image the gateway stored (`POST /api/images`).
 public struct UploadedImage: Codable, Sendable, Equatable {
     public var id: Int64
@@ -92,14 +86,6 @@ public struct DeliveryStatus: Codable, Sendable, Equatable {
 
     /// Deliveries the hubs have finished with, one way or another.
     public var settled: Int { sent + failed + expired + canceled }
-}
-
-/// `GET /api/audiences/count`.
-public struct AudienceCount: Codable, Sendable, Equatable {
-    public var expression: String
-    public var installations: Int
-    public var recipients: Int
-    public var platforms: [String: Int]
 }
 
 extension NotificationState {
