@@ -135,7 +135,7 @@ struct CommandLineTests {
         let password = try richpush(["send", "--password", "secret", "--server", "http://127.0.0.1:9"])
         #expect(password.status == 64)
         #expect(password.output.contains("Unknown option '--password'"))
-        let badTime = try richpush(["status", "0", "--server", "http://127.0.0.1:9"])
-        #expect(badTime.status == 64)
+        let badId = try richpush(["status", "0", "--server", "http://127.0.0.1:9"])
+        #expect(badId.status == 64)
     }
 }

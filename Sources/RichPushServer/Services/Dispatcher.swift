@@ -46,8 +46,10 @@ struct Dispatcher: Service {
 
     /// Releases due scheduled notifications, then sends one batch; returns how many deliveries it handled.
     func dispatchBatch() async throws -> Int {
-        _ = try await store.releaseDueNotifications()
-        let jobs = try await store.claimDueDeliveries(limit: policy.batchSize, lease: policy.lease)
+        // One instant for both: a notification falling due between them would be pushed before its feed entry is released.
+        let now = Date.now
+        _ = try await store.releaseDueNotifications(now: now)
+        let jobs = try await store.claimDueDeliveries(now: now, limit: policy.batchSize, lease: policy.lease)
         guard !jobs.isEmpty else { return 0 }
         let byPlatform = Dictionary(grouping: jobs, by: \.platform)
         var results: [(job: DeliveryJob, outcome: DeliveryOutcome)] = []
