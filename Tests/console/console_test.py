@@ -136,6 +136,12 @@ class Console(unittest.TestCase):
         self.assertTrue(self.find("#username").is_displayed())
         self.screenshot("sign-in-wrong-password")
 
+    def test_a_member_is_told_the_console_is_for_marketers_and_admins(self):
+        self.find("#username").send_keys(ALICE[0])
+        self.find("#password").send_keys(ALICE[1], Keys.ENTER)
+        self.wait_for_text("#sign-in-error", "This console is for marketers and admins; alice is a member.")
+        self.assertFalse(self.browser.find_element(By.ID, "topbar").is_displayed())
+
     def test_a_corrupt_image_shows_its_error(self):
         self.sign_in(MARK)
         self.browser.find_element(By.ID, "image-file").send_keys(os.path.join(FIXTURES, "bad-crc-idat.png"))
