@@ -74,10 +74,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "RichPushClient",
+            dependencies: ["RichPushCore", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "richpush",
             dependencies: [
-                "RichPushServer", "RichPushCore",
+                "RichPushServer", "RichPushCore", "RichPushClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -85,6 +90,11 @@ let package = Package(
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushImagingTests", dependencies: ["RichPushImaging"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushStoreTests", dependencies: ["RichPushStore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RichPushClientTests",
+            dependencies: ["RichPushClient", "RichPushServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [

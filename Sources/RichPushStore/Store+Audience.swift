@@ -1,4 +1,4 @@
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 /// An installation addressed by an audience, as the outbox records it.
@@ -9,7 +9,36 @@ struct AudienceMember: Sendable {
     var pushChannel: String
 }
 
+/// How many devices and people an audience reaches at one instant, as a notification created then would address.
+public struct AudienceSize: Sendable, Equatable {
+    /// Live installations whose tags satisfy the expression.
+    public var installations: Int
+    /// Distinct users who would find the notification in their feed: owners of those installations, and users the
+    /// expression names with `username:` even without a device.
+    public var recipients: Int
+    /// The installations by platform, every platform present.
+    public var installationsByPlatform: [Platform: Int]
+}
+
 extension Store {
+    /// The size of `audience` now, resolved by the same queries that fill a new notification's outbox.
+    public func audienceSize(_ audience: TagExpression) async throws -> AudienceSize {
+        try await engine.read { db in
+            let members = try await Self.resolveAudience(audience, in: db)
+            var byPlatform = Dictionary(uniqueKeysWithValues: Platform.allCases.map { ($0, 0) })
+            for member in members {
+                if let platform = Platform(rawValue: member.platform) { byPlatform[platform, default: 0] += 1 }
+            }
+            let recipients = try await Self.recipients(of: members, audience: audience, in: db)
+            return AudienceSize(installations: members.count, recipients: recipients.count, installationsByPlatform: byPlatform)
+        }
+    }
+
+    /// Everyone who gets a feed entry: the owners of the addressed installations and the named users.
+    static func recipients(of members: [AudienceMember], audience: TagExpression, in db: any SQLDatabase) async throws -> Set<String> {
+        Set(members.map(\.owner)).union(try await namedRecipients(audience, in: db))
+    }
+
     /// The live installations whose tags satisfy `audience`, evaluated inside the creating transaction so the
     /// outbox matches the registrations of that instant.
     static func resolveAudience(_ audience: TagExpression, in db: any SQLDatabase) async throws -> [AudienceMember] {

@@ -44,7 +44,7 @@ extension Store {
             .where("id", .notEqual, installation.id)
             .all().map { try $0.string("id") }
         for holder in previousHolders {
-            try await Self.deleteInstallation(holder, mirrored: mirrored, now: installation.updatedAt, in: db)
+            _ = try await Self.deleteInstallation(holder, mirrored: mirrored, now: installation.updatedAt, in: db)
         }
         var record = installation
         record.createdAt = existing?.createdAt ?? installation.createdAt

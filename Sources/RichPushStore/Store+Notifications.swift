@@ -69,7 +69,7 @@ extension Store {
                         }
                     ).run()
             }
-            let recipients = Set(members.map(\.owner)).union(try await Self.namedRecipients(draft.audience, in: db)).sorted()
+            let recipients = try await Self.recipients(of: members, audience: draft.audience, in: db).sorted()
             for chunk in recipients.chunked(Self.insertChunk) {
                 try await db.insert(into: "feed_entries")
                     .columns("notification_id", "username", "read_state", "user_action_state", "updated_at")

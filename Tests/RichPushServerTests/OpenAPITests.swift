@@ -20,6 +20,7 @@ struct OpenAPITests {
         ("delete", "/api/installations/{installationId}"), ("get", "/api/me/notifications"), ("patch", "/api/me/notifications/{id}"),
         ("post", "/api/me/notifications/{id}/receipts"), ("get", "/api/me/stream"), ("get", "/health"), ("get", "/health/ready"),
         ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/"),
+        ("get", "/api/audiences/count"), ("post", "/api/installations/import"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

@@ -47,9 +47,12 @@ struct Dispatcher: Service {
     /// Releases due scheduled notifications and brings the remote hub's registrations in step (so a new device is
     /// there before a push to it), then sends one batch; returns how much work it did.
     func dispatchBatch() async throws -> Int {
-        _ = try await store.releaseDueNotifications()
+        // One instant for both: a notification falling due between them would be pushed before its feed entry is released.
+        let now = Date.now
+        _ = try await store.releaseDueNotifications(now: now)
         let mirrored = try await syncMirror()
-        let jobs = try await store.claimDueDeliveries(limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
+        let jobs = try await store.claimDueDeliveries(
+            now: now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
         guard !jobs.isEmpty else { return mirrored }
         let byPlatform = Dictionary(grouping: jobs, by: \.platform)
         var results: [(job: DeliveryJob, outcome: DeliveryOutcome)] = []

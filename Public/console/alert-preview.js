@@ -1,0 +1,40 @@
+// How the alert will look on a Linux desktop: richpushd raises a freedesktop notification with the message and
+// the image inside it.
+import { h, replace } from './dom.js';
+
+export function alertPreview() {
+  const body = h('div', { class: 'alert-body' });
+  const media = h('div', { class: 'alert-media' });
+  const card = h('div', { class: 'alert-card', 'aria-hidden': 'true' },
+    h('div', { class: 'alert-header' },
+      h('img', { src: 'logo.png', alt: '', width: 18, height: 18 }),
+      h('span', { class: 'alert-app' }, 'richpush'),
+      h('span', { class: 'alert-time' }, 'now'),
+    ),
+    body,
+    media,
+  );
+  const description = h('p', { class: 'visually-hidden', id: 'preview-description' });
+  const element = h('figure', { class: 'alert-preview' },
+    h('div', { class: 'desktop' }, card),
+    h('figcaption', {}, 'Desktop alert preview'),
+    description,
+  );
+
+  function update(draft) {
+    const message = draft.message.trim() || 'Your message appears here';
+    replace(body, h('p', { class: draft.message.trim() ? '' : 'placeholder' }, message));
+    if (draft.richType === 'img') {
+      replace(media, draft.image ? h('img', { src: draft.image.previewUrl, alt: '' }) : h('div', { class: 'media-placeholder' }, 'Image'));
+    } else if (draft.richType === 'url') {
+      let host = draft.url.trim();
+      try { host = new URL(host).host; } catch { /* shown as typed until it is a URL */ }
+      replace(media, h('div', { class: 'media-link' }, '🔗 ', host || 'the link'));
+    } else {
+      replace(media, h('div', { class: 'media-text' }, draft.text.trim().slice(0, 140) || 'The text'));
+    }
+    description.textContent = `Preview: an alert from richpush saying “${message}”` +
+      (draft.richType === 'img' ? (draft.image ? ', with the image.' : ', waiting for an image.') : '.');
+  }
+  return { element, update };
+}

@@ -1,0 +1,79 @@
+// The gateway's HTTP API, as the console speaks it: Basic credentials on every call, and every failure turned
+// into the sentence the API returns.
+
+/** An error answered by the gateway (or the network), carrying the API's human sentence as its message. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** `Basic …` for a username and password, UTF-8 safe. */
+export function basicAuthorization(username, password) {
+  const bytes = new TextEncoder().encode(`${username}:${password}`);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
+}
+
+/** Paths are relative, so the console also works behind a proxy that serves the gateway under a prefix. */
+export function apiPath(path) {
+  return path.replace(/^\//, '');
+}
+
+export class Api {
+  /**
+   * @param {string} authorization the `Authorization` header value
+   * @param {() => void} onSignedOut called when the gateway no longer accepts the credentials
+   */
+  constructor(authorization, onSignedOut = () => {}) {
+    this.authorization = authorization;
+    this.onSignedOut = onSignedOut;
+  }
+
+  me() { return this.request('GET', '/api/users/me'); }
+  uploadImage(file) { return this.request('POST', '/api/images', { body: file, contentType: file.type || 'application/octet-stream' }); }
+  createNotification(notification) { return this.request('POST', '/api/notifications', { json: notification }); }
+  notifications(before) { return this.request('GET', `/api/notifications?limit=20${before ? `&before=${before}` : ''}`); }
+  status(id) { return this.request('GET', `/api/notifications/${id}/status`); }
+  removeNotification(id) { return this.request('DELETE', `/api/notifications/${id}`); }
+  countAudience(expression, signal) { return this.request('GET', `/api/audiences/count?expression=${encodeURIComponent(expression)}`, { signal }); }
+  installations() { return this.request('GET', '/api/installations?limit=1000'); }
+  removeInstallation(id) { return this.request('DELETE', `/api/installations/${encodeURIComponent(id)}`); }
+
+  async request(method, path, { json, body, contentType, signal } = {}) {
+    const headers = { Authorization: this.authorization, Accept: 'application/json' };
+    if (json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(json);
+    } else if (contentType) {
+      headers['Content-Type'] = contentType;
+    }
+    let response;
+    try {
+      // credentials 'omit': a 401 must come back to the console, not open the browser's own sign-in dialog.
+      response = await fetch(apiPath(path), { method, headers, body, signal, credentials: 'omit', cache: 'no-store' });
+    } catch (error) {
+      if (error.name === 'AbortError') throw error;
+      throw new ApiError(0, 'network', 'The gateway cannot be reached. Check your connection and try again.');
+    }
+    const text = await response.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = null;
+    }
+    if (!response.ok) {
+      const detail = data && data.error;
+      const error = detail
+        ? new ApiError(detail.status, detail.code, detail.message)
+        : new ApiError(response.status, `http.${response.status}`, `The gateway answered ${response.status} ${response.statusText}.`);
+      if (response.status === 401) this.onSignedOut(error);
+      throw error;
+    }
+    return data;
+  }
+}

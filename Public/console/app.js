@@ -1,0 +1,88 @@
+// The console's shell: who is signed in, which screen is shown, and the move between screens.
+import { Api } from './api.js';
+import { clearSession, loadSession, saveSession } from './session.js';
+import { renderSignIn } from './signin.js';
+import { renderCompose } from './compose.js';
+import { renderCampaigns } from './campaigns.js';
+import { renderDevices } from './devices.js';
+
+const screens = {
+  compose: { title: 'Compose', render: renderCompose },
+  campaigns: { title: 'Campaigns', render: renderCampaigns },
+  devices: { title: 'Devices', render: renderDevices },
+};
+
+const app = {
+  session: loadSession(),
+  api: null,
+  /** Called when the shown screen goes away: screens stop their timers here. */
+  leave: null,
+  signedOutReason: null,
+
+  signIn(session) {
+    saveSession(session);
+    this.session = session;
+    this.api = new Api(session.authorization, () => this.signOut('The gateway no longer accepts your credentials. Sign in again.'));
+    showAccount(session);
+    if (!location.hash || location.hash === '#/sign-in') location.hash = '#/compose';
+    else route();
+  },
+
+  signOut(reason = null) {
+    clearSession();
+    this.session = null;
+    this.api = null;
+    this.signedOutReason = reason;
+    document.getElementById('topbar').hidden = true;
+    if (location.hash !== '#/sign-in') location.hash = '#/sign-in';
+    else route();
+  },
+
+  go(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  },
+};
+
+function showAccount(session) {
+  document.getElementById('topbar').hidden = false;
+  document.getElementById('account-name').textContent = `${session.username} · ${session.role}`;
+  document.getElementById('devices-tab').hidden = session.role !== 'admin';
+}
+
+function route() {
+  if (app.leave) {
+    app.leave();
+    app.leave = null;
+  }
+  const main = document.getElementById('main');
+  if (!app.session) {
+    document.title = 'Sign in · richpush';
+    renderSignIn(main, app, app.signedOutReason);
+    app.signedOutReason = null;
+    return;
+  }
+  const [name] = location.hash.replace(/^#\/?/, '').split('/');
+  const screenName = screens[name] ? name : 'compose';
+  const screen = screens[screenName];
+  // An unknown or stale address (#/sign-in after signing in) shows compose and says so in the address bar.
+  if (!screens[name]) history.replaceState(null, '', '#/compose');
+  for (const link of document.querySelectorAll('.tabs a')) {
+    if (link.dataset.route === screenName) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  document.title = `${screen.title} · richpush`;
+  app.leave = screen.render(main, app) ?? null;
+  // Moving focus to the new heading tells screen-reader users the screen changed.
+  main.querySelector('h1')?.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
+}
+
+document.getElementById('sign-out').addEventListener('click', () => app.signOut());
+window.addEventListener('hashchange', route);
+
+if (app.session) {
+  app.api = new Api(app.session.authorization, () => app.signOut('The gateway no longer accepts your credentials. Sign in again.'));
+  showAccount(app.session);
+}
+route();

@@ -1,0 +1,69 @@
+// The audience: a Notification Hubs tag expression, checked by the gateway as it is typed, with the number of
+// devices and people it reaches right now.
+import { count, h } from './dom.js';
+
+const examples = [
+  ['Linux desktops', 'platform:direct'],
+  ['Sale followers, not French', 'topic:sale && !lang:fr'],
+];
+
+/**
+ * @param {import('./api.js').Api} api
+ * @param {(audience: {expression: string, valid: boolean, installations?: number, recipients?: number}) => void} onChange
+ */
+export function audienceField(api, onChange, initial = '') {
+  const input = h('input', {
+    id: 'audience', name: 'audience', class: 'mono', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'none',
+    placeholder: 'username:alice || (topic:sale && !lang:fr)', value: initial, 'aria-describedby': 'audience-hint audience-reach',
+  });
+  const reach = h('p', { class: 'reach', id: 'audience-reach', 'aria-live': 'polite' });
+  let timer = null;
+  let controller = null;
+
+  function show(kind, text) {
+    reach.className = `reach ${kind}`;
+    reach.textContent = text;
+    input.setAttribute('aria-invalid', kind === 'invalid' ? 'true' : 'false');
+  }
+
+  async function check() {
+    const expression = input.value.trim();
+    controller?.abort();
+    if (!expression) {
+      show('', 'Name who receives it: a user, a topic, a platform, or any mix with && || ! and parentheses.');
+      onChange({ expression, valid: false });
+      return;
+    }
+    controller = new AbortController();
+    show('checking', 'Counting…');
+    try {
+      const size = await api.countAudience(expression, controller.signal);
+      const platforms = Object.entries(size.platforms).filter(([, n]) => n > 0).map(([name, n]) => `${name} ${n}`).join(', ');
+      show(size.installations > 0 ? 'valid' : 'empty',
+        `Reaches ${count(size.installations, 'device', 'devices')} of ${count(size.recipients, 'person', 'people')}` +
+        (platforms ? ` (${platforms})` : '') + (size.installations === 0 ? ' right now.' : '.'));
+      onChange({ expression, valid: true, installations: size.installations, recipients: size.recipients });
+    } catch (failure) {
+      if (failure.name === 'AbortError') return;
+      show('invalid', failure.message);
+      onChange({ expression, valid: false, error: failure.message });
+    }
+  }
+
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(check, 250);
+  });
+  const chips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Example audiences' },
+    examples.map(([label, expression]) => h('button', {
+      type: 'button', class: 'chip', title: expression,
+      onclick: () => { input.value = expression; input.focus(); check(); },
+    }, label)));
+  check();
+  return h('div', { class: 'field' },
+    h('label', { for: 'audience' }, 'Tag expression'),
+    h('p', { class: 'hint', id: 'audience-hint' },
+      'A tag expression: ', h('code', {}, 'username:alice'), ', ', h('code', {}, 'topic:sale && !lang:fr'),
+      '. Every device also carries ', h('code', {}, 'username:'), ', ', h('code', {}, 'installation:'), ' and ', h('code', {}, 'platform:'), ' tags.'),
+    input, chips, reach);
+}

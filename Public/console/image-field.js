@@ -1,0 +1,69 @@
+// The image of a campaign: dropped on the zone or picked with the file dialog, uploaded at once so a file the
+// gateway refuses (not a PNG, corrupt, too large) is reported before anything else is written.
+import { errorBox, formatBytes, h, replace, showError } from './dom.js';
+
+/**
+ * @param {import('./api.js').Api} api
+ * @param {(image: {id: number, previewUrl: string, width: number, height: number} | null) => void} onChange
+ */
+export function imageField(api, onChange) {
+  const input = h('input', { type: 'file', id: 'image-file', accept: 'image/png', class: 'visually-hidden', 'aria-describedby': 'image-hint image-state' });
+  const state = h('p', { class: 'image-state', id: 'image-state', 'aria-live': 'polite' });
+  const error = errorBox('image-error');
+  const thumbnail = h('div', { class: 'drop-thumbnail', 'aria-hidden': 'true' });
+  const zone = h('label', { class: 'drop-zone', for: 'image-file', id: 'drop-zone' },
+    input,
+    thumbnail,
+    h('span', { class: 'drop-text' },
+      h('strong', {}, 'Drop a PNG image here'),
+      h('span', {}, ' or '),
+      h('span', { class: 'link-like' }, 'choose a file'),
+    ),
+    h('span', { class: 'hint', id: 'image-hint' }, 'PNG, up to 10 MB. It is checked and stored as soon as you pick it.'),
+  );
+  let previewUrl = null;
+  let generation = 0;
+
+  async function take(file) {
+    if (!file) return;
+    const mine = ++generation;
+    if (previewUrl) URL.revokeObjectURL(previewUrl);
+    previewUrl = URL.createObjectURL(file);
+    replace(thumbnail, h('img', { src: previewUrl, alt: '' }));
+    zone.classList.add('has-image', 'busy');
+    showError(error, null);
+    state.textContent = `Uploading ${file.name}…`;
+    onChange(null);
+    try {
+      const image = await api.uploadImage(file);
+      if (mine !== generation) return;
+      state.textContent = `${file.name} · ${image.width}×${image.height} · ${formatBytes(image.bytes)} · stored as image ${image.id}`;
+      onChange({ id: image.id, previewUrl, width: image.width, height: image.height });
+    } catch (failure) {
+      if (mine !== generation) return;
+      URL.revokeObjectURL(previewUrl);
+      previewUrl = null;
+      replace(thumbnail);
+      zone.classList.remove('has-image');
+      state.textContent = '';
+      showError(error, failure);
+      onChange(null);
+    } finally {
+      if (mine === generation) zone.classList.remove('busy');
+      input.value = '';
+    }
+  }
+
+  input.addEventListener('change', () => take(input.files[0]));
+  zone.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    zone.classList.add('dragging');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+  zone.addEventListener('drop', (event) => {
+    event.preventDefault();
+    zone.classList.remove('dragging');
+    take(event.dataTransfer.files[0]);
+  });
+  return h('div', { class: 'image-field' }, zone, state, error);
+}

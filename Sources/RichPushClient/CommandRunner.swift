@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Foundation
+import RichPushCore
+
+/// The work of `richpush send` and `richpush status` once their settings are read: speaks to the gateway, writes
+/// what happens, and answers the exit status.
+public struct CommandRunner: Sendable {
+    let client: GatewayClient
+    let terminal: Terminal
+    let follower: DeliveryFollower
+
+    public init(client: GatewayClient, terminal: Terminal, follower: DeliveryFollower? = nil) {
+        self.client = client
+        self.terminal = terminal
+        self.follower = follower ?? DeliveryFollower(client: client)
+    }
+
+    /// Runs `body` with a runner whose HTTP client lives as long as the command, then shuts the client down.
+    public static func run(
+        _ connection: Connection, terminal: Terminal = .standard, _ body: (CommandRunner) async -> CommandExit
+    ) async -> CommandExit {
+        var configuration = HTTPClient.Configuration()
+        // A gateway that refuses the connection is reported at once, not retried until the request times out.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let client = GatewayClient(server: connection.server, username: connection.username, password: connection.password, httpClient: http)
+        let exit = await body(CommandRunner(client: client, terminal: terminal))
+        try? await http.shutdown()
+        return exit
+    }
+
+    /// Uploads the image if there is one, creates the notification and, with `wait`, follows it to a final state.
+    public func send(_ plan: SendPlan) async -> CommandExit {
+        do {
+            var imageId: Int64?
+            if case .image(let path, let bytes) = plan.payload {
+                let image = try await client.uploadImage(bytes)
+                imageId = image.id
+                if !plan.json { terminal.write("image \(image.id): \(path), \(image.width)×\(image.height), \(image.bytes) bytes\n") }
+            }
+            let notification = try await client.createNotification(plan.notification(imageId: imageId))
+            guard plan.wait else {
+                terminal.write(plan.json ? Self.json(notification) : Self.describe(notification) + "\n")
+                return .success
+            }
+            if !plan.json { terminal.write(Self.describe(notification) + "\n") }
+            return try await follow(id: notification.id, timeout: plan.timeout, json: plan.json)
+        } catch {
+            return report(error, json: plan.json)
+        }
+    }
+
+    /// Writes the status of one notification; with `wait`, follows it first. The exit status tells its state.
+    public func status(id: Int64, wait: Bool, json: Bool, timeout: Duration? = nil) async -> CommandExit {
+        do {
+            if wait { return try await follow(id: id, timeout: timeout, json: json) }
+            let status = try await client.status(id: id)
+            terminal.write(json ? Self.json(status) : ProgressReport(isInteractive: false).finish(status))
+            return CommandExit(status.state)
+        } catch {
+            return report(error, json: json)
+        }
+    }
+
+    private func follow(id: Int64, timeout: Duration?, json: Bool) async throws -> CommandExit {
+        let report = ProgressReport(isInteractive: terminal.isInteractive, width: terminal.width)
+        let terminal = self.terminal
+        let status = try await follower.follow(id: id, timeout: timeout) { status in
+            if !json && !status.state.isFinal { terminal.write(report.update(status)) }
+        }
+        terminal.write(json ? Self.json(status) : report.finish(status))
+        if !status.state.isFinal, let timeout {
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            terminal.writeError("richpush: notification \(id) is still \(status.state.rawValue) after \(String(format: "%g", seconds)) seconds\n")
+        }
+        return CommandExit(status.state)
+    }
+
+    /// The sentence on standard error; with `--json` also the error object on standard output, for scripts.
+    private func report(_ error: any Error, json: Bool) -> CommandExit {
+        let clientError = (error as? ClientError) ?? .unexpectedAnswer("\(error)")
+        terminal.writeError("richpush: \(clientError)\n")
+        if json {
+            let (status, code): (Int?, String) =
+                switch clientError {
+                case .refused(let status, let code, _): (status, code)
+                case .unreachable: (nil, "client.unreachable")
+                case .unexpectedAnswer: (nil, "client.unexpectedAnswer")
+                }
+            terminal.write(Self.json(ErrorJSON(error: .init(status: status, code: code, message: clientError.description))))
+        }
+        return CommandExit(clientError)
+    }
+
+    private struct ErrorJSON: Encodable {
+        struct Detail: Encodable {
+            var status: Int?
+            var code: String
+            var message: String
+        }
+        var error: Detail
+    }
+
+    static func describe(_ notification: RemoteNotification) -> String {
+        switch notification.state {
+        case .scheduled: "notification \(notification.id) scheduled for \(notification.deliverAt) to \(notification.audience)"
+        default: "notification \(notification.id) \(notification.state.rawValue) to \(notification.audience)"
+        }
+    }
+
+    /// One compact JSON document per line, keys sorted, for `jq` and friends.
+    static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,89 @@
+public import Foundation
+public import RichPushCore
+
+/// The settings of one `richpush send` or `richpush status`: the flags given, then `RICHPUSH_*` variables, then the
+/// config file, as ``SettingsResolver`` orders them.
+public struct CommandSettings: Sendable {
+    /// Flags by long name; a flag without a value (`--wait`) is `"true"`.
+    public let flags: [String: String]
+    public let resolver: SettingsResolver
+
+    public init(flags: [String: String], resolver: SettingsResolver) {
+        self.flags = flags
+        self.resolver = resolver
+    }
+
+    public func value(_ name: String) -> String? {
+        resolver.value(name, flagValue: flags[name])
+    }
+
+    public func required(_ name: String, _ hint: String) throws(UsageError) -> String {
+        guard let value = value(name), !value.isEmpty else {
+            throw UsageError("--\(name) is required (or \(resolver.environmentName(of: name))): \(hint)")
+        }
+        return value
+    }
+
+    /// A switch: set by its flag, or by `1`, `true`, `yes` (`0`, `false`, `no`) in the environment or the file.
+    public func isOn(_ name: String) throws(UsageError) -> Bool {
+        guard let text = value(name) else { return false }
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off", "": return false
+        default: throw UsageError("\(name) must be true or false, not '\(text)'")
+        }
+    }
+
+    /// How long to follow delivery before giving up, if at all.
+    public func timeout() throws(UsageError) -> Duration? {
+        guard let text = value("timeout") else { return nil }
+        guard let seconds = DurationText.seconds(in: text), seconds > 0 else {
+            throw UsageError("--timeout must be a duration such as 90s, 10m or 1h, not '\(text)'")
+        }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}
+
+/// Where the gateway is and who speaks to it. A password is never a flag value (other users see flags in `ps`): it
+/// comes from a file or from standard input.
+public struct Connection: Sendable, Equatable {
+    public var server: String
+    public var username: String
+    public var password: String
+
+    public init(server: String, username: String, password: String) {
+        self.server = server
+        self.username = username
+        self.password = password
+    }
+
+    /// Resolves `server`, `user` and `password-file` (or `password-stdin`, read through `standardInput`).
+    public init(settings: CommandSettings, standardInput: () -> Data) throws(UsageError) {
+        let server = try settings.required("server", "the gateway's URL, such as http://localhost:8080")
+        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host?.isEmpty == false
+        else { throw UsageError("--server must be an http:// or https:// URL, not '\(server)'") }
+        self.server = server
+        username = try settings.required("user", "the username to sign in with")
+        if try settings.isOn("password-stdin") {
+            password = Self.withoutLineEnding(String(decoding: standardInput(), as: UTF8.self))
+        } else if let path = settings.value("password-file"), !path.isEmpty {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read the password file \(path)")
+            }
+            password = Self.withoutLineEnding(String(decoding: data, as: UTF8.self))
+        } else {
+            throw UsageError(
+                "give the password in a file with --password-file F (or RICHPUSH_PASSWORD_FILE), or on standard input with --password-stdin")
+        }
+        guard !password.isEmpty else { throw UsageError("the password is empty") }
+    }
+
+    /// One trailing line ending is not part of the password, as `echo secret > file` writes one.
+    static func withoutLineEnding(_ text: String) -> String {
+        var text = text
+        // "\r\n" is one Character, so this drops exactly one line ending of either kind.
+        if text.last == "\n" || text.last == "\r\n" { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,114 @@
+public import AsyncHTTPClient
+public import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Talks HTTP to a richpush gateway as one user, with Basic auth.
+///
+/// ```swift
+/// let client = GatewayClient(server: "http://localhost:8080", username: "mark", password: secret)
+/// let image = try await client.uploadImage(try Data(contentsOf: logo))
+/// let notification = try await client.createNotification(.init(message: "Sale!", richType: .img, imageId: image.id, audience: "topic:sale"))
+/// ```
+public struct GatewayClient: Sendable {
+    /// The gateway's base URL without a trailing slash, e.g. `http://localhost:8080` or `https://push.example.com/richpush`.
+    public let server: String
+    let authorization: String
+    let httpClient: HTTPClient
+    let timeout: TimeAmount
+
+    public init(server: String, username: String, password: String, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(60)) {
+        var server = server
+        while server.hasSuffix("/") { server.removeLast() }
+        self.server = server
+        self.authorization = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        self.httpClient = httpClient
+        self.timeout = .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+    }
+
+    /// Uploads PNG bytes; the same bytes again return the image stored before.
+    public func uploadImage(_ png: Data) async throws(ClientError) -> UploadedImage {
+        try decode(UploadedImage.self, from: try await call(.POST, "/api/images", body: png, contentType: "image/png"))
+    }
+
+    public func createNotification(_ notification: NewNotification) async throws(ClientError) -> RemoteNotification {
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(notification)
+        } catch {
+            throw .unexpectedAnswer("The notification could not be encoded: \(error).")
+        }
+        return try decode(RemoteNotification.self, from: try await call(.POST, "/api/notifications", body: body, contentType: "application/json"))
+    }
+
+    public func status(id: Int64) async throws(ClientError) -> DeliveryStatus {
+        try decode(DeliveryStatus.self, from: try await call(.GET, "/api/notifications/\(id)/status"))
+    }
+
+    /// Sends one request; a 2xx answer returns its body, anything else becomes a ``ClientError``.
+    func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String? = nil) async throws(ClientError) -> Data {
+        var request = HTTPClientRequest(url: server + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: authorization)
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: body))
+            if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        }
+        let status: HTTPResponseStatus
+        let answer: Data
+        do {
+            let response = try await httpClient.execute(request, timeout: timeout)
+            status = response.status
+            answer = Data(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
+        } catch {
+            throw .unreachable(server: server, reason: Self.describe(error))
+        }
+        guard (200..<300).contains(status.code) else { throw Self.refusal(status: status, body: answer) }
+        return answer
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ClientError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw .unexpectedAnswer("The gateway at \(server) answered with something other than the richpush API.")
+        }
+    }
+
+    /// The API's error body, or a sentence about what answered instead (a proxy's HTML page, say).
+    static func refusal(status: HTTPResponseStatus, body: Data) -> ClientError {
+        struct Body: Decodable {
+            struct Detail: Decodable {
+                var status: Int
+                var code: String
+                var message: String
+            }
+            var error: Detail
+        }
+        if let error = try? JSONDecoder().decode(Body.self, from: body).error {
+            return .refused(status: error.status, code: error.code, message: error.message)
+        }
+        return .refused(
+            status: Int(status.code), code: "http.\(status.code)", message: "The server answered \(status.code) \(status.reasonPhrase).")
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "the connection timed out"
+            case .deadlineExceeded, .readTimeout: return "no answer in time"
+            default: return error.shortDescription
+            }
+        }
+        let text = String(describing: error)
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        return text
+    }
+}
+
+extension Data {
+    init(buffer: ByteBuffer) {
+        self = Data(buffer.readableBytesView)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// How a followed notification is shown: a progress bar redrawn in place on a terminal, one plain line per change
+/// otherwise (a log file, a CI job, a pipe).
+public struct ProgressReport: Sendable {
+    public let isInteractive: Bool
+    public let width: Int
+
+    public init(isInteractive: Bool, width: Int = 80) {
+        self.isInteractive = isInteractive
+        self.width = width
+    }
+
+    /// What to write when the status changed: on a terminal it redraws the current line.
+    public func update(_ status: DeliveryStatus) -> String {
+        guard isInteractive else { return Self.line(status) + "\n" }
+        let counts = "\(status.settled)/\(status.targeted) · \(Self.funnel(status))"
+        let label = status.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+        let room = width - label.count - counts.count - 5
+        let bar = room >= 10 ? "[" + Self.bar(status, width: min(room, 30)) + "] " : ""
+        let line = "\(label) \(bar)\(counts)"
+        // Carriage return and erase-line keep the bar on one row, whatever was there before.
+        return "\r\u{1B}[2K" + String(line.prefix(max(width - 1, 1)))
+    }
+
+    /// The closing lines once the state is final (or the wait ended): the summary, then each delivery error.
+    public func finish(_ status: DeliveryStatus) -> String {
+        var text = isInteractive ? "\r\u{1B}[2K" : ""
+        text += Self.line(status) + "\n"
+        for failure in status.errors {
+            text += "  \(failure.installationId) (\(failure.platform)): \(failure.code): \(failure.message)\n"
+        }
+        return text
+    }
+
+    /// `notification 42 delivered: 3 of 3 sent, 0 failed; 2 fetched, 1 displayed, 0 opened, 0 dismissed`
+    public static func line(_ status: DeliveryStatus) -> String {
+        var outcome = "\(status.sent) of \(status.targeted) sent, \(status.failed) failed"
+        if status.pending > 0 { outcome += ", \(status.pending) pending" }
+        if status.expired > 0 { outcome += ", \(status.expired) expired" }
+        if status.canceled > 0 { outcome += ", \(status.canceled) canceled" }
+        return "notification \(status.id) \(status.state.rawValue): \(outcome); \(funnel(status))"
+    }
+
+    static func funnel(_ status: DeliveryStatus) -> String {
+        "\(status.fetched) fetched, \(status.displayed) displayed, \(status.opened) opened, \(status.dismissed) dismissed"
+    }
+
+    /// Settled deliveries as full cells, failures marked apart so a partial send shows at a glance.
+    static func bar(_ status: DeliveryStatus, width: Int) -> String {
+        guard status.targeted > 0 else { return String(repeating: status.state.isFinal ? "█" : "░", count: width) }
+        let good = status.sent * width / status.targeted
+        let bad = min((status.settled - status.sent) * width / status.targeted, width - good)
+        return String(repeating: "█", count: good) + String(repeating: "╳", count: bad) + String(repeating: "░", count: width - good - bad)
+    }
+}

@@ -1,0 +1,39 @@
+import Hummingbird
+import RichPushCore
+import RichPushStore
+
+/// `GET /api/audiences/count?expression=…`: how many devices and people a tag expression reaches now, so a marketer
+/// sees the size of a campaign (and a malformed expression's reason) before sending it.
+struct AudienceController {
+    let gateway: Gateway
+
+    func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
+        group.get("audiences/count", use: count)
+    }
+
+    struct CountJSON: ResponseEncodable {
+        /// The expression as the gateway understood it, fully parenthesised where precedence matters.
+        var expression: String
+        var installations: Int
+        var recipients: Int
+        var platforms: [String: Int]
+    }
+
+    @Sendable func count(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        try context.caller().require(.marketer, to: "count audiences")
+        guard let text = request.uri.queryParameters.get("expression") else {
+            throw APIError.badRequest("audience.missing", "Name the audience with ?expression=, e.g. ?expression=topic:sale.")
+        }
+        let expression: TagExpression
+        do {
+            expression = try TagExpression(parsing: text)
+        } catch {
+            throw APIError.badRequest("audience.invalid", "The audience is not a valid tag expression: \(error).")
+        }
+        let size = try await gateway.store.audienceSize(expression)
+        return try CountJSON(
+            expression: expression.description, installations: size.installations, recipients: size.recipients,
+            platforms: Dictionary(uniqueKeysWithValues: size.installationsByPlatform.map { ($0.key.rawValue, $0.value) })
+        ).jsonResponse()
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import RichPushCore
+import Testing
+
+@testable import RichPushClient
+
+@Suite("Reading a send from flags, environment and config file")
+struct SendPlanTests {
+    let logo = repositoryRoot.appendingPathComponent("img/logo.png").path
+
+    func settings(_ flags: [String: String], environment: [String: String] = [:], file: [String: String] = [:]) -> CommandSettings {
+        CommandSettings(flags: flags, resolver: SettingsResolver(environment: environment, file: ConfigFile(values: file)))
+    }
+
+    @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheConfigFile() throws {
+        let plan = try SendPlan(
+            settings: settings(
+                ["image": logo, "message": "from the flag"],
+                environment: ["RICHPUSH_MESSAGE": "from the environment", "RICHPUSH_TO": "username:alice"],
+                file: ["message": "from the file", "to": "username:bob", "push-style": "alert"]))
+        #expect(plan.message == "from the flag")
+        #expect(plan.audience == "username:alice")
+        #expect(plan.pushStyle == .alert)
+    }
+
+    @Test func theImageIsReadBeforeTheGatewayIsContacted() throws {
+        let plan = try SendPlan(settings: settings(["image": logo, "message": "m", "to": "topic:a"]))
+        #expect(plan.payload == .image(path: logo, bytes: try Data(contentsOf: URL(fileURLWithPath: logo))))
+        #expect(plan.notification(imageId: 7).imageId == 7)
+        #expect(plan.notification(imageId: 7).richType == .img)
+    }
+
+    @Test func anUnreadableImageIsAUsageError() {
+        #expect(throws: UsageError("cannot read the image /nonexistent/logo.png")) {
+            try SendPlan(settings: settings(["image": "/nonexistent/logo.png", "message": "m", "to": "topic:a"]))
+        }
+    }
+
+    @Test func exactlyOnePayloadIsRequired() {
+        let expected = UsageError("give exactly one rich payload: --image FILE.png, --url URL or --text TEXT")
+        #expect(throws: expected) { try SendPlan(settings: settings(["message": "m", "to": "topic:a"])) }
+        #expect(throws: expected) { try SendPlan(settings: settings(["url": "https://a.example", "text": "t", "message": "m", "to": "topic:a"])) }
+    }
+
+    @Test func aMissingMessageNamesTheFlagAndItsVariable() {
+        #expect(throws: UsageError("--message is required (or RICHPUSH_MESSAGE): the text of the alert")) {
+            try SendPlan(settings: settings(["text": "t", "to": "topic:a"]))
+        }
+    }
+
+    @Test func expiresInCountsFromTheDeliveryTime() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let plan = try SendPlan(
+            settings: settings(["text": "t", "message": "m", "to": "topic:a", "at": "2027-01-15T08:00:00Z", "expires-in": "1d"]), now: now)
+        #expect(plan.deliverAt == Timestamp.parse("2027-01-15T08:00:00Z"))
+        #expect(plan.expiresAt == Timestamp.parse("2027-01-16T08:00:00Z"))
+        let immediate = try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "expires-in": "2h"]), now: now)
+        #expect(immediate.expiresAt == now.addingTimeInterval(7200))
+    }
+
+    @Test func aTimeWithoutAZoneIsAUsageError() {
+        #expect(throws: UsageError("--at must be an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z, not '2026-12-01 09:00'")) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "at": "2026-12-01 09:00"]))
+        }
+    }
+
+    @Test func waitAndJsonCanComeFromTheEnvironment() throws {
+        let plan = try SendPlan(
+            settings: settings(["text": "t", "message": "m", "to": "topic:a"], environment: ["RICHPUSH_WAIT": "1", "RICHPUSH_JSON": "true"]))
+        #expect(plan.wait)
+        #expect(plan.json)
+        #expect(throws: UsageError("wait must be true or false, not 'maybe'")) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a"], environment: ["RICHPUSH_WAIT": "maybe"]))
+        }
+    }
+}
+
+@Suite("Reading where the gateway is and who speaks to it")
+struct ConnectionTests {
+    func settings(_ flags: [String: String], environment: [String: String] = [:]) -> CommandSettings {
+        CommandSettings(flags: flags, resolver: SettingsResolver(environment: environment))
+    }
+
+    func passwordFile(_ contents: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-password-\(UUID().uuidString)").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func thePasswordFileLosesOneTrailingNewline() throws {
+        let path = try passwordFile("mark-password\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let connection = try Connection(
+            settings: settings(["server": "http://localhost:8080", "user": "mark"], environment: ["RICHPUSH_PASSWORD_FILE": path])
+        ) { Data() }
+        #expect(connection == Connection(server: "http://localhost:8080", username: "mark", password: "mark-password"))
+    }
+
+    @Test func thePasswordCanComeFromStandardInput() throws {
+        let connection = try Connection(settings: settings(["server": "https://push.example.com", "user": "mark", "password-stdin": "true"])) {
+            Data("secret with spaces \n".utf8)
+        }
+        #expect(connection.password == "secret with spaces ")
+    }
+
+    @Test func withoutAPasswordSourceTheErrorSaysWhereToPutIt() {
+        #expect(
+            throws: UsageError(
+                "give the password in a file with --password-file F (or RICHPUSH_PASSWORD_FILE), or on standard input with --password-stdin")
+        ) {
+            try Connection(settings: settings(["server": "http://localhost:8080", "user": "mark"])) { Data() }
+        }
+    }
+
+    @Test func theServerMustBeAnHTTPURL() {
+        #expect(throws: UsageError("--server must be an http:// or https:// URL, not 'localhost:8080'")) {
+            try Connection(settings: settings(["server": "localhost:8080", "user": "mark", "password-stdin": "true"])) { Data("p".utf8) }
+        }
+    }
+}

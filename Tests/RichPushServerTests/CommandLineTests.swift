@@ -1,0 +1,141 @@
+import Foundation
+import RichPushCore
+import Testing
+
+/// `richpush send` and `richpush status` as scripts run them: the real executable against a running gateway.
+@Suite("The send and status commands", .serialized)
+struct CommandLineTests {
+    let mark = Credentials(username: "mark", password: "mark-password")
+    let alice = Credentials(username: "alice", password: "alice-password")
+
+    /// A gateway with marketer mark and member alice, whose direct laptop has its stream open.
+    func withGateway(_ body: (GatewayProcess, _ passwordFile: String) async throws -> Void) async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        for (user, role) in [(mark, "marketer"), (alice, "member")] {
+            let created = try await gateway.request(
+                .POST, "/api/users", as: .admin, json: #"{"username":"\#(user.username)","password":"\#(user.password)","role":"\#(role)"}"#)
+            #expect(created.status == 201)
+        }
+        let registered = try await gateway.request(
+            .PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+        #expect(registered.status == 201)
+        let stream = StreamClient(port: gateway.port, user: alice, query: "?installationId=laptop")
+        defer { stream.close() }
+        try await stream.waitUntilOpen()
+        let passwordFile = gateway.dataDirectory.appendingPathComponent("mark-password").path
+        try "\(mark.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        try await body(gateway, passwordFile)
+    }
+
+    func richpush(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RICHPUSH_") }
+        environment.merge(extra) { _, new in new }
+        return try runProcess(GatewayProcess.executable.path, arguments, environment: environment)
+    }
+
+    func sendArguments(_ gateway: GatewayProcess, _ passwordFile: String, to audience: String = "username:alice") -> [String] {
+        let logo = repositoryRoot.appendingPathComponent("img/logo.png").path
+        return [
+            "send", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile, "--image", logo, "--message", "Winter sale",
+            "--to", audience,
+        ]
+    }
+
+    @Test func sendWithWaitFollowsDeliveryInPlainLinesAndExitsZeroWhenDelivered() async throws {
+        try await withGateway { gateway, passwordFile in
+            let result = try richpush(sendArguments(gateway, passwordFile) + ["--expires-in", "1d", "--wait"])
+            #expect(result.status == 0, "\(result.output)")
+            let lines = result.output.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("image 1: ") == true)
+            #expect(lines.contains("notification 1 sending to username:alice"))
+            #expect(lines.last == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed")
+            #expect(!result.output.contains("\r"), "a pipe gets no progress bar")
+            let info = try await gateway.request(.GET, "/api/notifications/1/info", as: mark)
+            #expect(info.body.contains(#""message":"Winter sale""#))
+            #expect(info.body.contains(#""expiresAt":"2"#))
+        }
+    }
+
+    @Test func onATerminalWaitDrawsAProgressBar() async throws {
+        try await withGateway { gateway, passwordFile in
+            let command = (sendArguments(gateway, passwordFile) + ["--wait"]).map { "'\($0)'" }.joined(separator: " ")
+            let result = try runProcess("/usr/bin/script", ["-qec", "stty cols 120; '\(GatewayProcess.executable.path)' \(command)", "/dev/null"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("\r\u{1B}[2K"))
+            #expect(result.output.contains("notification 1 delivered: 1 of 1 sent"))
+        }
+    }
+
+    @Test func statusPrintsTheFunnelAndItsJsonFormIsOneDocument() async throws {
+        try await withGateway { gateway, passwordFile in
+            #expect(try richpush(sendArguments(gateway, passwordFile) + ["--wait"]).status == 0)
+            let status = try richpush(["status", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            #expect(status.status == 0)
+            #expect(status.output == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed\n")
+            let json = try richpush(["status", "1", "--json", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+            #expect(object["state"] as? String == "delivered")
+            #expect(object["targeted"] as? Int == 1)
+        }
+    }
+
+    @Test func everyFlagHasAnEnvironmentForm() async throws {
+        try await withGateway { gateway, passwordFile in
+            let result = try richpush(
+                ["send", "--wait"],
+                environment: [
+                    "RICHPUSH_SERVER": gateway.baseURL, "RICHPUSH_USER": "mark", "RICHPUSH_PASSWORD_FILE": passwordFile,
+                    "RICHPUSH_TEXT": "Doors open at nine", "RICHPUSH_MESSAGE": "Tonight", "RICHPUSH_TO": "username:alice", "RICHPUSH_JSON": "1",
+                ])
+            #expect(result.status == 0, "\(result.output)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            #expect(object["state"] as? String == "delivered")
+        }
+    }
+
+    @Test func aPartialDeliveryExitsTwo() async throws {
+        try await withGateway { gateway, passwordFile in
+            _ = try await gateway.request(.PUT, "/api/installations/phone", as: alice, json: #"{"platform":"apns","pushChannel":"a1b2c3d4"}"#)
+            let result = try richpush(sendArguments(gateway, passwordFile) + ["--wait"])
+            #expect(result.status == 2, "\(result.output)")
+            #expect(result.output.contains("  phone (apns): hub.notConfigured: no hub is configured for platform apns"))
+        }
+    }
+
+    @Test func aRefusalExitsThreeWithTheGatewaysSentence() async throws {
+        try await withGateway { gateway, passwordFile in
+            let result = try richpush(sendArguments(gateway, passwordFile, to: "topic:sale &&"))
+            #expect(result.status == 3)
+            #expect(
+                result.output.hasSuffix(
+                    "\nrichpush: The audience is not a valid tag expression: expected a tag, '!' or '(' but the expression ended at character 14.\n"))
+            let wrongPassword = gateway.dataDirectory.appendingPathComponent("wrong").path
+            try "nope-nope-nope".write(toFile: wrongPassword, atomically: true, encoding: .utf8)
+            let unauthorized = try richpush(["status", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", wrongPassword])
+            #expect(unauthorized.status == 3)
+            #expect(unauthorized.output == "richpush: The username or password is wrong.\n")
+        }
+    }
+
+    @Test func anUnreachableGatewayExitsFour() throws {
+        let passwordFile = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-pw-\(UUID().uuidString)").path
+        try "secret".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: passwordFile) }
+        let result = try richpush(["status", "1", "--server", "http://127.0.0.1:9", "--user", "mark", "--password-file", passwordFile])
+        #expect(result.status == 4)
+        #expect(result.output == "richpush: Cannot reach the gateway at http://127.0.0.1:9: connection refused.\n")
+    }
+
+    @Test func usageErrorsExitSixtyFourAndAPasswordIsNeverAFlag() throws {
+        let missing = try richpush(["send", "--server", "http://127.0.0.1:9", "--user", "mark", "--password-stdin", "--text", "t", "--message", "m"])
+        #expect(missing.status == 64)
+        #expect(missing.output.contains("--to is required (or RICHPUSH_TO)"))
+        let password = try richpush(["send", "--password", "secret", "--server", "http://127.0.0.1:9"])
+        #expect(password.status == 64)
+        #expect(password.output.contains("Unknown option '--password'"))
+        let badId = try richpush(["status", "0", "--server", "http://127.0.0.1:9"])
+        #expect(badId.status == 64)
+    }
+}

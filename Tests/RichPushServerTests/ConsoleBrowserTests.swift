@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// The web console driven by headless Chromium (Tests/console/console_test.py) against the real `richpush` process.
+/// Screenshots of each screen land in `.test-output/console/`. Run it with `RICHPUSH_BROWSER_TESTS=1 swift test
+/// --filter ConsoleBrowserTests`.
+@Suite(
+    "The web console in a real browser",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["RICHPUSH_BROWSER_TESTS"] == "1",
+        "scripts/test runs the browser on its own, after the other tests, so neither slows the other's timing")
+)
+struct ConsoleBrowserTests {
+    static let output = repositoryRoot.appendingPathComponent(".test-output/console")
+
+    @Test func signInComposeSendWatchRecallAndEveryErrorWorkInChromium() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        var environment = ProcessInfo.processInfo.environment
+        environment["BASE"] = gateway.baseURL
+        environment["ADMIN_PASSWORD"] = Credentials.admin.password
+        environment["FIXTURES"] = repositoryRoot.appendingPathComponent("Tests/Fixtures").path
+        environment["LOGO"] = repositoryRoot.appendingPathComponent("img/logo.png").path
+        environment["OUTPUT"] = Self.output.path
+        let script = repositoryRoot.appendingPathComponent("Tests/console/console_test.py").path
+        // A browser that hangs must fail the run, not stall it.
+        let result = try runProcess("/usr/bin/env", ["timeout", "300", "python3", script], environment: environment)
+        #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
+        #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent("campaigns.png").path))
+    }
+}
