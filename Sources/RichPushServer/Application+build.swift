@@ -63,6 +63,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     let startupLogger = logger
     var app = Application(
         router: buildRouter(gateway),
+        server: .http1(configuration: .init(additionalChannelHandlers: [PayloadFastPath(gateway: gateway)])),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
         // Services stop in reverse order: the store and the hub connections close after the dispatcher has finished
         // its batch.

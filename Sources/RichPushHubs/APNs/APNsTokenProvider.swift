@@ -21,6 +21,9 @@ actor APNsTokenProvider {
     private let keyId: String
     private let teamId: String
     private var current: (token: String, issuedAt: Date)?
+    /// The token being signed: concurrent callers wait for it rather than each minting one, which APNs would refuse
+    /// as `TooManyProviderTokenUpdates`.
+    private var minting: Task<(token: String, issuedAt: Date), any Error>?
 
     init(privateKeyPEM: String, keyId: String, teamId: String) async throws(HubConfigurationError) {
         let key: ES256PrivateKey
@@ -38,10 +41,15 @@ actor APNsTokenProvider {
     /// The token to send now: the current one while it is younger than ``refreshAge``, a new one otherwise.
     func token(now: Date = .now) async throws -> String {
         if let current, now.timeIntervalSince(current.issuedAt) < Self.refreshAge { return current.token }
+        if let minting { return try await minting.value.token }
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        let token = try await keys.sign(Claims(iss: teamId, iat: Int(issuedAt.timeIntervalSince1970)), kid: JWKIdentifier(string: keyId))
-        current = (token, issuedAt)
-        return token
+        let claims = Claims(iss: teamId, iat: Int(issuedAt.timeIntervalSince1970))
+        let task = Task { [keys, keyId] in (token: try await keys.sign(claims, kid: JWKIdentifier(string: keyId)), issuedAt: issuedAt) }
+        minting = task
+        defer { minting = nil }
+        let minted = try await task.value
+        current = minted
+        return minted.token
     }
 
     /// APNs called `token` expired: the next request mints a new one. Concurrent rejections of the same token

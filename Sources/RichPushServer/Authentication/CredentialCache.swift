@@ -2,13 +2,13 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// Remembers credentials that bcrypt verified, so a request with the same username and password costs a hash
-/// lookup instead of a bcrypt run.
+/// Remembers `Authorization` headers whose credentials bcrypt verified, so a request that repeats one costs a hash
+/// lookup instead of a bcrypt run, and not even a Base64 decode.
 ///
-/// Entries are keyed by SHA-256 over a per-process random salt, the username and the password: a wrong or changed
-/// password has a different key and can never hit the cache, and no password is kept in memory. Each entry remembers
-/// the stored bcrypt hash it was verified against; after `revalidateAfter` the caller rechecks that hash (a cheap
-/// read) so a password change or a removed user takes effect within seconds on every process.
+/// Entries are keyed by SHA-256 over a per-process random salt and the header: a wrong or changed password is a
+/// different header and can never hit the cache, and no password is kept in memory. Each entry remembers the stored
+/// bcrypt hash it was verified against; after `revalidateAfter` the caller rechecks that hash (a cheap read) so a
+/// password change or a removed user takes effect within seconds on every process.
 final class CredentialCache: Sendable {
     struct Entry: Sendable {
         var user: AuthenticatedUser
@@ -33,16 +33,16 @@ final class CredentialCache: Sendable {
         self.salt = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
     }
 
-    func lookup(_ credentials: BasicCredentials, now: Date = .now) -> Lookup {
-        let key = self.key(credentials)
+    func lookup(_ authorization: String, now: Date = .now) -> Lookup {
+        let key = self.key(authorization)
         return entries.withLock { entries in
             guard let entry = entries[key] else { return .miss }
             return now.timeIntervalSince(entry.checkedAt) < revalidateAfter ? .hit(entry.user) : .stale(entry)
         }
     }
 
-    func store(_ credentials: BasicCredentials, user: AuthenticatedUser, passwordHash: String, now: Date = .now) {
-        let key = self.key(credentials)
+    func store(_ authorization: String, user: AuthenticatedUser, passwordHash: String, now: Date = .now) {
+        let key = self.key(authorization)
         entries.withLock { entries in
             if entries.count >= maximumEntries, entries[key] == nil {
                 // Dropping everything is rare and harmless: the next requests verify with bcrypt again.
@@ -52,17 +52,17 @@ final class CredentialCache: Sendable {
         }
     }
 
-    func remove(_ credentials: BasicCredentials) {
-        let key = self.key(credentials)
+    func remove(_ authorization: String) {
+        let key = self.key(authorization)
         _ = entries.withLock { $0.removeValue(forKey: key) }
     }
 
-    private func key(_ credentials: BasicCredentials) -> SHA256Digest {
+    /// The salted digest that stands for `authorization` everywhere in memory.
+    func key(_ authorization: String) -> SHA256Digest {
         var hasher = SHA256()
         hasher.update(data: salt)
-        hasher.update(data: Array(credentials.username.utf8))
-        hasher.update(data: [0])
-        hasher.update(data: Array(credentials.password.utf8))
+        var header = authorization
+        header.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         return hasher.finalize()
     }
 }

@@ -33,6 +33,18 @@ final class LoginThrottle: Sendable {
         }
     }
 
+    /// Whether `username` or `address` would be refused now, without counting anything: for answers that are
+    /// refused anyway when this says yes.
+    func isBlocking(username: String, address: String, now: Date = .now) -> Bool {
+        failures.withLock { failures in
+            guard !failures.isEmpty else { return false }
+            return [Self.userKey(username), Self.addressKey(address)].contains { key in
+                guard let times = failures[key] else { return false }
+                return times.count(where: { now.timeIntervalSince($0) < window }) >= limit
+            }
+        }
+    }
+
     func recordFailure(username: String, address: String, now: Date = .now) {
         failures.withLock { failures in
             if failures.count >= maximumKeys { prune(&failures, now: now) }

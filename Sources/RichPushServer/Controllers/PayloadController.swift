@@ -20,39 +20,33 @@ struct PayloadController {
         let id = try context.id()
         let caller = try await authorize(request, context: context, id: id)
         guard let record = try await gateway.payloads.notification(id: id) else {
-            gateway.metrics.payloadFetch("not_found")
+            gateway.metrics.payloadFetch(.notFound)
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
         }
+        var isRecipient = false
         if let caller {
-            guard try await gateway.mayRead(record, caller: caller) else {
-                gateway.metrics.payloadFetch("not_found")
+            isRecipient = try await gateway.payloads.isRecipient(notificationId: id, username: caller.username)
+            guard Gateway.mayRead(record, caller: caller, isRecipient: isRecipient) else {
+                gateway.metrics.payloadFetch(.notFound)
                 throw APIError.notFound("notification.notFound", "There is no notification \(id).")
             }
         }
         guard !record.isGone(at: .now) else {
-            gateway.metrics.payloadFetch("gone")
+            gateway.metrics.payloadFetch(.gone)
             let reason = record.deletedAt != nil ? "was recalled" : record.canceledAt != nil ? "was canceled" : "has expired"
             throw APIError.gone("notification.gone", "Notification \(id) \(reason).")
         }
-        if let caller, try await gateway.payloads.isRecipient(notificationId: id, username: caller.username) {
+        if let caller, isRecipient {
             try await gateway.payloads.recordFetch(notificationId: id, username: caller.username)
         }
-        gateway.metrics.payloadFetch("ok")
-        switch record.payload {
-        case .image(let imageId):
-            guard let image = try await gateway.payloads.image(id: imageId) else {
-                throw APIError.gone("image.gone", "The image of notification \(id) is no longer stored.")
-            }
-            return imageResponse(image, request: request)
-        case .url(let url):
-            return Response(status: .found, headers: [.location: url, .cacheControl: "private"])
-        case .text(let text):
-            let buffer = ByteBuffer(string: text)
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "private", .contentLength: String(buffer.readableBytes)],
-                body: request.method == .head ? .init() : .init(byteBuffer: buffer))
+        var image: PayloadCache.Image?
+        if case .image(let imageId) = record.payload {
+            image = try await gateway.payloads.image(id: imageId)
+            guard image != nil else { throw APIError.gone("image.gone", "The image of notification \(id) is no longer stored.") }
         }
+        gateway.metrics.payloadFetch(.served)
+        let reply = PayloadReply(record, image: image, method: request.method, ifNoneMatch: request.headers[.ifNoneMatch])
+        return Response(status: reply.status, headers: reply.headers, body: reply.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 
     /// nil for a valid signed link; otherwise the Basic-authenticated caller.
@@ -66,24 +60,5 @@ struct PayloadController {
         }
         return try await gateway.authenticator.authenticate(
             authorization: request.headers[.authorization], address: context.clientAddress, logger: context.logger)
-    }
-
-    private func imageResponse(_ image: PayloadCache.Image, request: Request) -> Response {
-        var headers: HTTPFields = [.eTag: image.entityTag, .cacheControl: "private"]
-        if let candidates = request.headers[.ifNoneMatch], Self.matches(candidates, image.entityTag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = image.contentType
-        headers[.contentLength] = String(image.bytes.readableBytes)
-        return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: image.bytes))
-    }
-
-    /// `If-None-Match` uses weak comparison: `*`, or any listed tag equal to ours with or without `W/`.
-    static func matches(_ header: String, _ entityTag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            return tag == "*" || tag == entityTag
-        }
     }
 }

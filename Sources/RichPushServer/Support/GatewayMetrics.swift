@@ -16,6 +16,8 @@ struct GatewayMetrics: Sendable {
     let imagesStored: CoreMetrics.Counter
     let authenticationFailures: CoreMetrics.Counter
     let openStreams: CoreMetrics.Gauge
+    /// Payload fetches by outcome, made once: the payload path is the hottest in the gateway.
+    private let payloadFetches: [PayloadFetchOutcome: CoreMetrics.Counter]
 
     init() {
         _ = Self.registry
@@ -23,14 +25,36 @@ struct GatewayMetrics: Sendable {
         imagesStored = CoreMetrics.Counter(label: "richpush_images_stored_total")
         authenticationFailures = CoreMetrics.Counter(label: "richpush_auth_failures_total")
         openStreams = CoreMetrics.Gauge(label: "richpush_streams_open")
+        payloadFetches = Dictionary(
+            uniqueKeysWithValues: PayloadFetchOutcome.allCases.map {
+                ($0, CoreMetrics.Counter(label: "richpush_payload_fetches_total", dimensions: $0.dimensions))
+            })
     }
 
-    func payloadFetch(_ outcome: String) {
-        CoreMetrics.Counter(label: "richpush_payload_fetches_total", dimensions: [("outcome", outcome)]).increment()
+    func payloadFetch(_ outcome: PayloadFetchOutcome) {
+        payloadFetches[outcome]?.increment()
     }
 
     /// The Prometheus text exposition of every metric.
     func exposition() -> [UInt8] {
         Self.registry.emitToBuffer()
+    }
+}
+
+/// How a payload fetch ended, as `richpush_payload_fetches_total` counts it: its outcome, and whether the fast path
+/// answered it from memory or the router did.
+enum PayloadFetchOutcome: CaseIterable {
+    case servedFromMemory
+    case served
+    case notFound
+    case gone
+
+    var dimensions: [(String, String)] {
+        switch self {
+        case .servedFromMemory: [("outcome", "ok"), ("path", "memory")]
+        case .served: [("outcome", "ok"), ("path", "router")]
+        case .notFound: [("outcome", "not_found"), ("path", "router")]
+        case .gone: [("outcome", "gone"), ("path", "router")]
+        }
     }
 }

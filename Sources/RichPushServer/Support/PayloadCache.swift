@@ -59,6 +59,26 @@ final class PayloadCache: Sendable {
         fetchesRecorded.set(key, true)
     }
 
+    /// The notification, when memory holds it.
+    func cachedNotification(id: Int64) -> NotificationRecord? {
+        notifications[id]
+    }
+
+    /// The image, when memory holds it.
+    func cachedImage(id: Int64) -> Image? {
+        images[id]
+    }
+
+    /// Whether `username` receives the notification, when memory knows.
+    func cachedRecipient(notificationId: Int64, username: String) -> Bool? {
+        recipients[Recipient(notificationId: notificationId, username: username)]
+    }
+
+    /// Whether the recipient's first fetch is recorded already.
+    func isFetchRecorded(notificationId: Int64, username: String) -> Bool {
+        fetchesRecorded[Recipient(notificationId: notificationId, username: username)] != nil
+    }
+
     /// Drops a notification this process just changed.
     func forget(notificationId: Int64) {
         notifications.remove(notificationId)

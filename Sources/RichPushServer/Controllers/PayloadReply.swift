@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import RichPushStore
+
+/// The answer to a payload fetch, built the same way whether the fast path or the router serves it.
+struct PayloadReply {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: ByteBuffer?
+
+    /// The payload of `record` for a `GET` or `HEAD` with the request's `If-None-Match`; `image` is the record's
+    /// image when it has one.
+    init(_ record: NotificationRecord, image: PayloadCache.Image?, method: HTTPRequest.Method, ifNoneMatch: String?) {
+        switch record.payload {
+        case .image:
+            let image = image!
+            headers = [.eTag: image.entityTag, .cacheControl: "private"]
+            if let ifNoneMatch, Self.matches(ifNoneMatch, image.entityTag) {
+                status = .notModified
+                body = nil
+                return
+            }
+            status = .ok
+            headers[.contentType] = image.contentType
+            headers[.contentLength] = String(image.bytes.readableBytes)
+            body = method == .head ? nil : image.bytes
+        case .url(let url):
+            status = .found
+            headers = [.location: url, .cacheControl: "private"]
+            body = nil
+        case .text(let text):
+            let buffer = ByteBuffer(string: text)
+            status = .ok
+            headers = [.contentType: "text/plain; charset=utf-8", .cacheControl: "private", .contentLength: String(buffer.readableBytes)]
+            body = method == .head ? nil : buffer
+        }
+    }
+
+    /// `If-None-Match` uses weak comparison: `*`, or any listed tag equal to ours with or without `W/`.
+    static func matches(_ header: String, _ entityTag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == "*" || tag == entityTag
+        }
+    }
+}
+
+extension Gateway {
+    /// The reply to a payload fetch when memory holds everything it depends on — a recently verified caller, the
+    /// notification, the recipient check, the first fetch already recorded, the image — and nil otherwise, so the
+    /// router's path loads what is missing. It answers only successes; every refusal is the router's to give.
+    func cachedPayloadReply(
+        id: Int64, authorization: String, address: String, method: HTTPRequest.Method, ifNoneMatch: String?, now: Date = .now
+    ) -> PayloadReply? {
+        guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization, address: address),
+            let record = payloads.cachedNotification(id: id), !record.isGone(at: now)
+        else { return nil }
+        let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username)
+        guard let isRecipient, Self.mayRead(record, caller: caller, isRecipient: isRecipient) else { return nil }
+        if isRecipient, !payloads.isFetchRecorded(notificationId: id, username: caller.username) { return nil }
+        var image: PayloadCache.Image?
+        if case .image(let imageId) = record.payload {
+            guard let cached = payloads.cachedImage(id: imageId) else { return nil }
+            image = cached
+        }
+        metrics.payloadFetch(.servedFromMemory)
+        return PayloadReply(record, image: image, method: method, ifNoneMatch: ifNoneMatch)
+    }
+
+    /// Admins and marketers read every notification, others those they created or receive.
+    static func mayRead(_ record: NotificationRecord, caller: AuthenticatedUser, isRecipient: Bool) -> Bool {
+        caller.role.mayRunCampaigns || record.createdBy == caller.username || isRecipient
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers payload fetches (`GET`/`HEAD /api/notifications/{id}`) on the event loop, straight from memory, when
+/// everything the answer depends on is cached; every other request goes on to the router untouched.
+///
+/// The payload fetch is the request every device makes after every push. Through the router it costs a hop into
+/// Swift concurrency and back, a request context, the middleware chain and a response writer; here it costs a few
+/// dictionary lookups. The router still answers the first fetch (which fills the caches), every refusal, and any
+/// fetch on a connection with a routed request in flight, so HTTP/1.1 pipelined answers keep their order.
+final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let gateway: Gateway
+    private var address = "local"
+    /// Requests handed to the router whose response has not ended yet.
+    private var routedInFlight = 0
+    /// The rest of a request this handler answered: its body and end are dropped.
+    private var answeredRequestOpen = false
+    private var needsFlush = false
+
+    init(gateway: Gateway) {
+        self.gateway = gateway
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        address = context.channel.remoteAddress?.ipAddress ?? "local"
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        switch part {
+        case .head(let head):
+            if routedInFlight == 0, let reply = reply(to: head) {
+                answeredRequestOpen = true
+                write(reply, context: context)
+                return
+            }
+            routedInFlight += 1
+        case .body, .end:
+            if answeredRequestOpen {
+                if case .end = part { answeredRequestOpen = false }
+                return
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { routedInFlight = max(0, routedInFlight - 1) }
+        context.write(data, promise: promise)
+    }
+
+    private func reply(to head: HTTPRequest) -> PayloadReply? {
+        // A request that closes the connection or carries a body is the router's: it knows how to end both.
+        guard head.method == .get || head.method == .head, let path = head.path, let id = Self.payloadId(in: path),
+            let authorization = head.headerFields[.authorization],
+            head.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
+            head.headerFields[.contentLength].map({ $0 == "0" }) ?? true, head.headerFields[.transferEncoding] == nil
+        else { return nil }
+        return gateway.cachedPayloadReply(
+            id: id, authorization: authorization, address: address, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
+    }
+
+    private func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
+        var headers = reply.headers
+        headers[.date] = HTTPDate.now
+        headers[.server] = "richpush"
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
+        if let body = reply.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+        context.write(wrapOutboundOut(.end(nil)), promise: nil)
+        needsFlush = true
+    }
+
+    /// The id in exactly `/api/notifications/<id>`; anything else (a query, a longer path) is the router's.
+    static func payloadId(in path: String) -> Int64? {
+        let prefix = "/api/notifications/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let digits = path.utf8.dropFirst(prefix.utf8.count)
+        guard (1...18).contains(digits.count), digits.first != UInt8(ascii: "0"),
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int64(Substring(digits))
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import RichPushServer
+
+/// The payload fetch answered from memory on the event loop, over real sockets. Serialized, because the fetch
+/// counters are the process's: only this suite's live fetches can reach the fast path.
+@Suite("Payload fetches from memory", .serialized)
+struct PayloadFastPathTests {
+    /// A gateway with alice, her device and an image notification to her; `body` gets the notification id.
+    func withImageNotification(_ body: @Sendable (Session, Credentials, Int64) async throws -> Void) async throws {
+        try await TestGateway().run(.live) { session in
+            let alice = try await session.createUser("alice")
+            try await session.register("laptop", of: alice)
+            let image = try await session.upload(as: .admin)
+            let id = try await session.send(#"{"message":"m","richType":"img","imageId":\#(image),"audience":"username:alice"}"#, as: .admin)
+            try await body(session, alice, id)
+        }
+    }
+
+    /// The `richpush_payload_fetches_total` series of `path` and `outcome`.
+    func fetches(_ session: Session, outcome: String = "ok", path: String) async throws -> Int {
+        let text = String(buffer: try await session.request(.get, "/metrics").body)
+        let line = text.split(separator: "\n").first {
+            $0.hasPrefix("richpush_payload_fetches_total{") && $0.contains("outcome=\"\(outcome)\"") && $0.contains("path=\"\(path)\"")
+        }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
+    @Test func aRepeatedFetchIsAnsweredFromMemoryWithTheSameBytesAndHeaders() async throws {
+        try await withImageNotification { session, alice, id in
+            let first = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            // The notification stays in memory for a second; a slow machine may need another try.
+            var fromMemory: TestResponse?
+            for _ in 0..<10 where fromMemory == nil {
+                let before = try await fetches(session, path: "memory")
+                let response = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+                if try await fetches(session, path: "memory") == before + 1 { fromMemory = response }
+            }
+            let second = try #require(fromMemory, "no fetch was answered from memory")
+            #expect(second.status == .ok)
+            #expect(second.body == first.body)
+            #expect(second.body == ByteBuffer(data: try fixture("valid-rgba.png")))
+            for field in [HTTPField.Name.eTag, .contentType, .contentLength, .cacheControl, .server] {
+                #expect(second.headers[field] == first.headers[field], "\(field)")
+            }
+            #expect(second.headers[.date] != nil)
+        }
+    }
+
+    @Test func aMatchingEntityTagIsNotModifiedAndHeadHasNoBody() async throws {
+        try await withImageNotification { session, alice, id in
+            let first = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let etag = try #require(first.headers[.eTag])
+            let notModified = try await session.request(.get, "/api/notifications/\(id)", as: alice, headers: [.ifNoneMatch: etag])
+            #expect(notModified.status == .notModified)
+            #expect(notModified.body.readableBytes == 0)
+            let head = try await session.request(.head, "/api/notifications/\(id)", as: alice)
+            #expect(head.status == .ok)
+            #expect(head.headers[.contentLength] == first.headers[.contentLength])
+            #expect(head.body.readableBytes == 0)
+        }
+    }
+
+    @Test func aWrongPasswordIsNeverAnsweredFromMemory() async throws {
+        try await withImageNotification { session, alice, id in
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let wrong = Credentials(username: "alice", password: "not-her-password")
+            let response = try await session.request(.get, "/api/notifications/\(id)", as: wrong)
+            #expect(response.status == .unauthorized)
+            #expect(try response.error().code == "auth.required")
+        }
+    }
+
+    @Test func aRecalledNotificationIsGoneAtOnceThoughItWasInMemory() async throws {
+        try await withImageNotification { session, alice, id in
+            let first = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            #expect(first.status == .ok)
+            let recall = try await session.request(.delete, "/api/notifications/\(id)", as: .admin)
+            #expect(recall.status == .noContent)
+            let afterRecall = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            #expect(afterRecall.status == .gone)
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInTheirOrder() async throws {
+        try await withImageNotification { session, alice, id in
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let fetch = "HEAD /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let routed = "GET /api/users/me HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let missing = "GET /api/notifications/999 HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let answer = try await rawHTTP(port: session.client.port!, fetch + routed + fetch + missing)
+            let responses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(responses.map { $0.prefix(3) } == ["200", "200", "200", "404"])
+            #expect(responses.map { $0.contains("Content-Type: image/png") } == [true, false, true, false])
+            #expect(Array(responses)[1].hasSuffix(#"{"role":"member","username":"alice"}"#))
+        }
+    }
+}
