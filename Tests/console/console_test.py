@@ -57,7 +57,7 @@ class Console(unittest.TestCase):
         status, body = api("PUT", "/api/installations/alice-laptop", ALICE, {"platform": "direct", "pushChannel": "alice-laptop", "tags": ["topic:sale"]})
         assert status == 201, (status, body)
         # An iPhone: no APNs hub is configured in the test, so its deliveries fail with a reason.
-        status, body = api("PUT", "/api/installations/bob-phone", BOB, {"platform": "apns", "pushChannel": "bob-token"})
+        status, body = api("PUT", "/api/installations/bob-phone", BOB, {"platform": "apns", "pushChannel": "b0b70ce5" * 8})
         assert status == 201, (status, body)
         # The device: curl holding alice's direct stream open, as the Linux daemon would.
         cls.stream_file = tempfile.NamedTemporaryFile(prefix="richpush-stream-", delete=False)
