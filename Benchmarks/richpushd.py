@@ -111,7 +111,13 @@ def main():
     try:
         xvfb = start(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         display = ":" + xvfb.stdout.readline().decode().strip()
-        bus = start(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"], stdout=subprocess.PIPE)
+        # A session bus without service activation: only the dunst started here may own the notification name.
+        with open(os.path.join(work, "bus.conf"), "w") as config:
+            config.write('<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen><auth>EXTERNAL</auth>'
+                         '<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>'
+                         '<allow own="*"/></policy></busconfig>')
+        bus = start(["dbus-daemon", "--config-file", os.path.join(work, "bus.conf"), "--nofork", "--nopidfile", "--print-address=1"],
+                    stdout=subprocess.PIPE)
         bus_address = bus.stdout.readline().decode().strip()
         desktop = dict(os.environ, DISPLAY=display, DBUS_SESSION_BUS_ADDRESS=bus_address, HOME=work)
         with open(os.path.join(work, "dunstrc"), "w") as config:
@@ -147,7 +153,7 @@ def main():
             [richpushd, "--server", base, "--user", "alice", "--password-file", os.path.join(work, "password"), "--verbose",
              "--heartbeat-timeout", "5", "--open-command", "true"],
             env=desktop, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        shown, connected, lock = {}, threading.Event(), threading.Condition()
+        shown, received, phases, connected, lock = {}, {}, [], threading.Event(), threading.Condition()
 
         def read_log():
             for line in daemon.stderr:
@@ -155,8 +161,12 @@ def main():
                 text = line.decode(errors="replace")
                 if "stream connected" in text:
                     connected.set()
+                event = re.search(r"event received .*\"richId\":\"(\d+)\".*event=rich", text)
+                if event:
+                    received[int(event.group(1))] = now
                 match = re.search(r"alert shown .*\bid=(\d+)", text)
                 if match:
+                    phases.append(tuple(float(v) for v in re.search(r"prepareMs=([\d.]+) showMs=([\d.]+)", text).groups()))
                     with lock:
                         shown[int(match.group(1))] = now
                         lock.notify_all()
@@ -172,11 +182,14 @@ def main():
             with lock:
                 if not lock.wait_for(lambda: notification["id"] in shown, timeout=10):
                     sys.exit(f"notification {notification['id']} was not shown")
-                return (shown[notification["id"]] - returned) / 1e6
+                identifier = notification["id"]
+                return (shown[identifier] - returned) / 1e6, (received[identifier] - returned) / 1e6
 
         for _ in range(10):
             send_and_wait()
-        latencies = [send_and_wait() for _ in range(args.count)]
+        measured = [send_and_wait() for _ in range(args.count)]
+        latencies = [total for total, _ in measured]
+        arrivals = [arrival for _, arrival in measured]
         after_load = memory(daemon.pid)
         time.sleep(args.idle_heartbeats)
         idle = memory(daemon.pid)
@@ -185,6 +198,14 @@ def main():
         print(f"richpushd, {args.count} notifications with a {len(image) / 1024:.0f} KB PNG ({image_id=}), release build")
         print(f"  POST returned -> Notify returned   p50 {p50:6.2f} ms   p90 {percentile(latencies, 0.9):6.2f} ms   "
               f"p99 {p99:6.2f} ms   max {max(latencies):6.2f} ms   mean {sum(latencies) / len(latencies):6.2f} ms")
+        print(f"    of which: POST -> event read     p50 {percentile(arrivals, 0.5):6.2f} ms   p99 {percentile(arrivals, 0.99):6.2f} ms (gateway dispatch, stream)")
+        daemon_part = [total - arrival for total, arrival in measured]
+        print(f"    of which: event -> Notify done   p50 {percentile(daemon_part, 0.5):6.2f} ms   p99 {percentile(daemon_part, 0.99):6.2f} ms (fetch, decode, scale, D-Bus)")
+        measured_phases = phases[-args.count:]
+        prepare = [p for p, _ in measured_phases]
+        notify = [n for _, n in measured_phases]
+        print(f"      fetch, decode, scale           p50 {percentile(prepare, 0.5):6.2f} ms   p99 {percentile(prepare, 0.99):6.2f} ms")
+        print(f"      Notify call                    p50 {percentile(notify, 0.5):6.2f} ms   p99 {percentile(notify, 0.99):6.2f} ms")
         print(f"  target                             p50 {TARGETS['p50_ms']:6.2f} ms   p99 {TARGETS['p99_ms']:6.2f} ms")
         print(f"  ratio to target                    p50 {p50 / TARGETS['p50_ms']:6.2f}      p99 {p99 / TARGETS['p99_ms']:6.2f}")
         for label, figures in [("after the 200", after_load), (f"idle after {args.idle_heartbeats} heartbeats", idle)]:

@@ -1,7 +1,11 @@
 #ifndef RICHPUSH_CLINUX_SHIM_H
 #define RICHPUSH_CLINUX_SHIM_H
 
-/* Linux interfaces the daemon's loop uses that the Glibc module does not bring: eventfd, signalfd, thread names. */
+/*
+ * Linux interfaces the daemon's loop uses that the Glibc module does not bring: eventfd, signalfd, thread names and
+ * glibc's malloc_trim.
+ */
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>

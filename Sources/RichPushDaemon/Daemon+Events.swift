@@ -25,7 +25,9 @@ extension Daemon {
             logger.debug("already shown", metadata: ["richpush.id": "\(richId)"])
             return
         }
+        let started = ContinuousClock.now
         let (alert, problem) = resolver.alert(richId: richId, richType: richType, message: message)
+        let prepared = ContinuousClock.now
         if let problem { logger.warning("\(problem)") }
         if presenter is ConsolePresenter, let retryAt = desktopRetryAt, ContinuousClock.now >= retryAt {
             connectDesktop(reportingFailure: false)
@@ -39,13 +41,26 @@ extension Daemon {
             desktopRetryAt = .now + Self.desktopRetryInterval
             _ = try? presenter.show(alert)
         }
-        logger.debug("alert shown", metadata: ["richpush.id": "\(richId)", "richpush.alert": "\(alertId.map(String.init) ?? "console")"])
+        let shown = ContinuousClock.now
+        logger.debug(
+            "alert shown",
+            metadata: [
+                "richpush.id": "\(richId)", "richpush.alert": "\(alertId.map(String.init) ?? "console")",
+                "richpush.prepareMs": "\(Self.milliseconds(prepared - started))", "richpush.showMs": "\(Self.milliseconds(shown - prepared))",
+            ])
         state.markShown(richId)
         if let alertId {
             state.alerts[richId] = alertId
             reporter.submit(.displayed(richId: richId))
         }
         openTargets[richId] = alert.openTarget
+    }
+
+    /// Milliseconds with two decimals, for the verbose log.
+    static func milliseconds(_ duration: Duration) -> String {
+        let hundredths = Int64((duration / .microseconds(10)).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     /// Closes the alert of a notification, if one is up. It leaves the map first, so the `NotificationClosed` that

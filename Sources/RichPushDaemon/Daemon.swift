@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 public import Logging
 import RichPushCore
@@ -95,8 +96,8 @@ public final class Daemon {
 
     /// Handles interactions, stream notices and signals until it is time to stop.
     private func loop(inbox: Inbox<StreamNotice>, signals: SignalWatch) -> Int32 {
+        var needsTrim = false
         while true {
-            opener.reap()
             var busy = false
             for interaction in presenter.interactions() {
                 busy = true
@@ -117,14 +118,27 @@ public final class Daemon {
                 }
             }
             // Messages libdbus read during a call wait in its queue, not on the socket: look again before sleeping.
-            if busy { continue }
+            if busy {
+                needsTrim = true
+                continue
+            }
+            // Decoding an image takes megabytes that malloc would keep; an idle daemon hands them back.
+            if needsTrim {
+                malloc_trim(0)
+                needsTrim = false
+            }
             var descriptors = [
                 pollfd(fd: inbox.wakeup.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             if let descriptor = presenter.descriptor { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
-            _ = poll(&descriptors, nfds_t(descriptors.count), 1000)
-            if let signal = signals.take().first {
+            // Nothing runs on a timer: an idle daemon sleeps until the gateway, the desktop or a signal wakes it.
+            _ = poll(&descriptors, nfds_t(descriptors.count), -1)
+            for signal in signals.take() {
+                guard SignalWatch.stopping.contains(signal) else {
+                    opener.reap()
+                    continue
+                }
                 logger.info("stopping", metadata: ["richpush.signal": "\(String(cString: strsignal(signal)))"])
                 return 0
             }

@@ -12,6 +12,8 @@ final class Reporter: @unchecked Sendable {
     /// Reports that fail for a reason worth retrying wait this long, doubling per attempt.
     static let retryBackoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
     static let maximumAttempts = 8
+    /// At shutdown, what is still queued gets this long in all: systemd's stop timeout must not run out.
+    static let finishingTime = Duration.seconds(3)
 
     private let gateway: @Sendable () -> GatewayClient
     private let installationId: String
@@ -45,12 +47,20 @@ final class Reporter: @unchecked Sendable {
         var backoff = Self.retryBackoff
         var attempts = 0
         var delay: Duration?
+        var finishDeadline: ContinuousClock.Instant?
         while true {
             pending += queue.take(waitingUpTo: pending.isEmpty ? nil : delay)
             let finishing = queue.isClosed
-            if finishing && pending.isEmpty { return }
+            if finishing && finishDeadline == nil {
+                finishDeadline = .now + Self.finishingTime
+                client.timeout = Self.finishingTime
+            }
+            if finishing && (pending.isEmpty || ContinuousClock.now >= finishDeadline!) {
+                if !pending.isEmpty { logger.warning("reports not delivered at shutdown", metadata: ["richpush.count": "\(pending.count)"]) }
+                return
+            }
             // Strictly in order: "activated" must not overtake an earlier "displayed" of the same alert.
-            while let report = pending.first {
+            while let report = pending.first, finishDeadline.map({ ContinuousClock.now < $0 }) ?? true {
                 do {
                     try send(report, with: client)
                     pending.removeFirst()

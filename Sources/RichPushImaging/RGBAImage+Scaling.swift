@@ -15,88 +15,98 @@ extension RGBAImage {
         let scale = Double(maximumEdge) / Double(max(width, height))
         let targetWidth = max(1, Int((Double(width) * scale).rounded()))
         let targetHeight = max(1, Int((Double(height) * scale).rounded()))
-        let columns = Self.coverage(source: width, target: targetWidth)
-        let rows = Self.coverage(source: height, target: targetHeight)
+        let columns = Coverage(source: width, target: targetWidth)
+        let rows = Coverage(source: height, target: targetHeight)
+        let sourceWidth = width
+        let rowLength = targetWidth * 4
 
-        // Horizontal pass: every source row shrinks to targetWidth premultiplied pixels.
-        var horizontal = [Float](repeating: 0, count: height * targetWidth * 4)
-        pixels.withUnsafeBufferPointer { source in
-            horizontal.withUnsafeMutableBufferPointer { output in
-                for y in 0..<height {
-                    let rowStart = y * width * 4
-                    for (x, spans) in columns.enumerated() {
-                        var red: Float = 0
-                        var green: Float = 0
-                        var blue: Float = 0
-                        var alpha: Float = 0
-                        for span in spans {
-                            let index = rowStart + span.index * 4
-                            let weight = span.weight * Float(source[index + 3]) / 255
-                            red += Float(source[index]) * weight
-                            green += Float(source[index + 1]) * weight
-                            blue += Float(source[index + 2]) * weight
-                            alpha += weight
+        // One target row at a time: each source row it covers shrinks horizontally (premultiplied) and adds into
+        // the row's sums with its vertical weight. Two small row buffers instead of a whole intermediate image.
+        let result = [UInt8](unsafeUninitializedCapacity: targetWidth * targetHeight * 4) { output, initialized in
+            var sums = [Float](repeating: 0, count: rowLength)
+            pixels.withUnsafeBufferPointer { source in
+                sums.withUnsafeMutableBufferPointer { sums in
+                    columns.withSpans { columnStarts, columnIndices, columnWeights in
+                        rows.withSpans { rowStarts, rowIndices, rowWeights in
+                            for y in 0..<targetHeight {
+                                for offset in 0..<rowLength { sums[offset] = 0 }
+                                for rowSpan in rowStarts[y]..<rowStarts[y + 1] {
+                                    let row = rowIndices[rowSpan] * sourceWidth * 4
+                                    let rowWeight = rowWeights[rowSpan] * (1 / 255)
+                                    var target = 0
+                                    for x in 0..<targetWidth {
+                                        var red: Float = 0
+                                        var green: Float = 0
+                                        var blue: Float = 0
+                                        var alpha: Float = 0
+                                        for span in columnStarts[x]..<columnStarts[x + 1] {
+                                            let index = row + columnIndices[span] * 4
+                                            let weight = columnWeights[span] * Float(source[index + 3])
+                                            red += Float(source[index]) * weight
+                                            green += Float(source[index + 1]) * weight
+                                            blue += Float(source[index + 2]) * weight
+                                            alpha += weight
+                                        }
+                                        sums[target] += red * rowWeight
+                                        sums[target + 1] += green * rowWeight
+                                        sums[target + 2] += blue * rowWeight
+                                        sums[target + 3] += alpha * rowWeight
+                                        target += 4
+                                    }
+                                }
+                                // Back to straight alpha.
+                                let start = y * rowLength
+                                for pixel in stride(from: 0, to: rowLength, by: 4) {
+                                    let alpha = sums[pixel + 3]
+                                    let unpremultiply = alpha > 0 ? 1 / alpha : 0
+                                    output[start + pixel] = Self.channel(sums[pixel] * unpremultiply)
+                                    output[start + pixel + 1] = Self.channel(sums[pixel + 1] * unpremultiply)
+                                    output[start + pixel + 2] = Self.channel(sums[pixel + 2] * unpremultiply)
+                                    output[start + pixel + 3] = Self.channel(alpha * 255)
+                                }
+                            }
                         }
-                        let target = (y * targetWidth + x) * 4
-                        output[target] = red
-                        output[target + 1] = green
-                        output[target + 2] = blue
-                        output[target + 3] = alpha
                     }
                 }
             }
-        }
-
-        // Vertical pass, then back to straight alpha.
-        var result = [UInt8](repeating: 0, count: targetWidth * targetHeight * 4)
-        horizontal.withUnsafeBufferPointer { source in
-            result.withUnsafeMutableBufferPointer { output in
-                for (y, spans) in rows.enumerated() {
-                    for x in 0..<targetWidth {
-                        var red: Float = 0
-                        var green: Float = 0
-                        var blue: Float = 0
-                        var alpha: Float = 0
-                        for span in spans {
-                            let index = (span.index * targetWidth + x) * 4
-                            red += source[index] * span.weight
-                            green += source[index + 1] * span.weight
-                            blue += source[index + 2] * span.weight
-                            alpha += source[index + 3] * span.weight
-                        }
-                        let target = (y * targetWidth + x) * 4
-                        if alpha > 0 {
-                            output[target] = Self.channel(red / alpha)
-                            output[target + 1] = Self.channel(green / alpha)
-                            output[target + 2] = Self.channel(blue / alpha)
-                        }
-                        output[target + 3] = Self.channel(alpha * 255)
-                    }
-                }
-            }
+            initialized = targetWidth * targetHeight * 4
         }
         return RGBAImage(width: targetWidth, height: targetHeight, pixels: result)
     }
 
-    private struct Span {
-        var index: Int
-        var weight: Float
-    }
+    /// For each target position, the source positions it covers and how much of each, the weights summing to 1,
+    /// in flat arrays: the spans of target position `t` are `starts[t]..<starts[t + 1]`.
+    private struct Coverage {
+        var starts: [Int] = [0]
+        var indices: [Int] = []
+        var weights: [Float] = []
 
-    /// For each target position, the source positions it covers and how much of each, the weights summing to 1.
-    private static func coverage(source: Int, target: Int) -> [[Span]] {
-        let step = Double(source) / Double(target)
-        return (0..<target).map { position in
-            let start = Double(position) * step
-            let end = min(Double(source), start + step)
-            var spans: [Span] = []
-            var index = Int(start)
-            while Double(index) < end && index < source {
-                let overlap = min(end, Double(index + 1)) - max(start, Double(index))
-                if overlap > 0 { spans.append(Span(index: index, weight: Float(overlap / step))) }
-                index += 1
+        init(source: Int, target: Int) {
+            let step = Double(source) / Double(target)
+            for position in 0..<target {
+                let start = Double(position) * step
+                let end = min(Double(source), start + step)
+                var index = Int(start)
+                while Double(index) < end && index < source {
+                    let overlap = min(end, Double(index + 1)) - max(start, Double(index))
+                    if overlap > 0 {
+                        indices.append(index)
+                        weights.append(Float(overlap / step))
+                    }
+                    index += 1
+                }
+                starts.append(indices.count)
             }
-            return spans
+        }
+
+        func withSpans(
+            _ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Float>) -> Void
+        ) {
+            starts.withUnsafeBufferPointer { starts in
+                indices.withUnsafeBufferPointer { indices in
+                    weights.withUnsafeBufferPointer { weights in body(starts, indices, weights) }
+                }
+            }
         }
     }
 

@@ -10,6 +10,8 @@ import RichPushCore
 final class GatewayClient {
     let server: String
     let easy: CurlEasy
+    /// The longest any one call may take.
+    var timeout = Duration.seconds(15)
 
     init(server: String, username: String, password: String, caFile: String?) {
         self.server = server
@@ -60,6 +62,8 @@ final class GatewayClient {
     }
 
     private func send(_ request: HTTPRequest) throws(GatewayError) -> HTTPResponse {
+        var request = request
+        request.timeout = timeout
         do {
             return try easy.send(request)
         } catch {

@@ -21,10 +21,17 @@ public struct DesktopImage: Sendable, Equatable {
         channels = opaque ? 3 : 4
         rowStride = Int32(image.width) * channels
         if opaque {
-            var rgb = [UInt8]()
-            rgb.reserveCapacity(image.width * image.height * 3)
-            for index in stride(from: 0, to: image.pixels.count, by: 4) { rgb += image.pixels[index..<index + 3] }
-            bytes = rgb
+            let count = image.width * image.height
+            bytes = [UInt8](unsafeUninitializedCapacity: count * 3) { rgb, initialized in
+                image.pixels.withUnsafeBufferPointer { rgba in
+                    for pixel in 0..<count {
+                        rgb[pixel * 3] = rgba[pixel * 4]
+                        rgb[pixel * 3 + 1] = rgba[pixel * 4 + 1]
+                        rgb[pixel * 3 + 2] = rgba[pixel * 4 + 2]
+                    }
+                }
+                initialized = count * 3
+            }
         } else {
             bytes = image.pixels
         }

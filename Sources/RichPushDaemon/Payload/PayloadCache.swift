@@ -5,6 +5,9 @@ import Glibc
 final class PayloadCache {
     let directory: String
     let limit: Int
+    /// The files and sizes in the directory, oldest first; read once, then kept up to date here, so storing a
+    /// payload never lists the directory.
+    private var index: [(path: String, size: Int)]?
 
     init(directory: String, limit: Int) {
         self.directory = directory
@@ -19,17 +22,31 @@ final class PayloadCache {
     func store(_ bytes: [UInt8], richId: Int64, extension fileExtension: String) throws(FileError) -> String {
         try FileIO.createDirectories(directory)
         let path = path(richId: richId, extension: fileExtension)
-        try FileIO.writeAtomically(path, bytes: bytes)
-        evict(keeping: path)
+        // Not synced: the sync would cost milliseconds on the way to every alert, and a lost cache file is refetched.
+        try FileIO.writeAtomically(path, bytes: bytes, durable: false)
+        var index = self.index ?? entries().map { ($0.path, $0.size) }
+        index.removeAll { $0.path == path }
+        index.append((path, bytes.count))
+        var total = index.reduce(0) { $0 + $1.size }
+        while total > limit, index.count > 1 {
+            let oldest = index.removeFirst()
+            FileIO.remove(oldest.path)
+            total -= oldest.size
+        }
+        self.index = index
         return path
     }
 
     /// Removes the payloads of a recalled notification.
     func remove(richId: Int64) {
-        for fileExtension in ["png", "txt"] { FileIO.remove(path(richId: richId, extension: fileExtension)) }
+        for fileExtension in ["png", "txt"] {
+            let path = path(richId: richId, extension: fileExtension)
+            FileIO.remove(path)
+            index?.removeAll { $0.path == path }
+        }
     }
 
-    /// The cached payload files, oldest first, with their sizes.
+    /// The cached payload files in the directory, oldest first, with their sizes.
     func entries() -> [(path: String, size: Int, modified: Int)] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
@@ -45,16 +62,5 @@ final class PayloadCache {
             entries.append((path, Int(info.st_size), Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)))
         }
         return entries.sorted { $0.modified < $1.modified }
-    }
-
-    private func evict(keeping kept: String) {
-        var entries = entries()
-        var total = entries.reduce(0) { $0 + $1.size }
-        while total > limit, let oldest = entries.first {
-            entries.removeFirst()
-            guard oldest.path != kept else { continue }
-            FileIO.remove(oldest.path)
-            total -= oldest.size
-        }
     }
 }

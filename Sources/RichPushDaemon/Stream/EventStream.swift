@@ -157,7 +157,10 @@ final class EventStream: @unchecked Sendable {
                 dead = true
                 break
             }
-            curl_multi_poll(multi, nil, 0, 250, nil)
+            // Wake when data comes, when libcurl has work, or when the watchdog or the --once quiet period could fire.
+            let untilDead = settings.heartbeatTimeout - sink.liveness.silence()
+            let wait = settings.once ? min(untilDead, .milliseconds(100)) : untilDead
+            curl_multi_poll(multi, nil, 0, Int32(max(10, min(wait / .milliseconds(1), 60_000)).rounded(.up)), nil)
         }
         let lived = ContinuousClock.now - started
         let healthy = sink.status == 200 && (lived >= Self.healthyLifetime || sink.eventCount > 0 || sink.heartbeatCount > 0)

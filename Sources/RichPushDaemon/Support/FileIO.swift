@@ -38,8 +38,9 @@ enum FileIO {
         try readBytes(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Writes to a temporary file, syncs it and renames it over `path`: readers see the old or the new file whole.
-    static func writeAtomically(_ path: String, bytes: some Collection<UInt8>) throws(FileError) {
+    /// Writes to a temporary file, syncs it (unless `durable` is false) and renames it over `path`: readers see the
+    /// old or the new file whole. Without the sync a crash may lose the file, which is fine for a cache.
+    static func writeAtomically(_ path: String, bytes: some Collection<UInt8>, durable: Bool = true) throws(FileError) {
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw FileError(temporary) }
@@ -55,7 +56,7 @@ enum FileIO {
             }
             written += count
         }
-        guard fsync(descriptor) == 0 else {
+        guard !durable || fsync(descriptor) == 0 else {
             let error = FileError(temporary)
             close(descriptor)
             throw error

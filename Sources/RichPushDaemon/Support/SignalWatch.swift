@@ -1,10 +1,11 @@
 import CLinux
 import Glibc
 
-/// SIGTERM, SIGINT and SIGHUP as a readable descriptor (`signalfd`), so the daemon's loop handles them in order with
-/// everything else instead of in an async-signal handler.
+/// SIGTERM, SIGINT and SIGHUP (stop) and SIGCHLD (an opener ended) as a readable descriptor (`signalfd`), so the
+/// daemon's loop handles them in order with everything else instead of in an async-signal handler.
 final class SignalWatch: @unchecked Sendable {
-    static let watched: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+    static let stopping: Set<Int32> = [SIGTERM, SIGINT, SIGHUP]
+    static let watched = stopping.union([SIGCHLD])
     let descriptor: Int32
 
     /// Blocks the watched signals in the calling thread; threads started later inherit the mask, so only the
