@@ -52,6 +52,18 @@ extension EndToEndTests {
             #expect(scene.daemon.process?.isRunning == true)
         }
 
+        @Test func aSessionBusWithoutANotificationServerMeansAlertsArePrinted() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            let desktop = try await TestDesktop(notificationServer: false)
+            defer { desktop.stop() }
+            try await scene.daemon.start(desktop: desktop)
+            #expect(scene.daemon.log.contains("no desktop notifications; alerts go to standard output"))
+            let id = try scene.gateway.sendText("Doors open at nine.", message: "Opening hours", to: scene.alice.0)
+            try await scene.daemon.waitUntilShown([id])
+            #expect(scene.printed == [id])
+        }
+
         @Test func aGatewayRestartMidRunLosesNothingAndShowsNothingTwice() async throws {
             let scene = try await Scene()
             defer { scene.stop() }

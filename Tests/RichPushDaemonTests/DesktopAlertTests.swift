@@ -49,6 +49,7 @@ extension EndToEndTests {
             let scene = try await Scene()
             defer { scene.stop() }
             #expect(try scene.desktop.pixels(matching: Self.magenta) == 0)
+            let monitor = try await scene.desktop.monitorNotifyCalls()
             let id = try await scene.showImage()
             #expect(try scene.desktop.displayedCount() == 1)
             let painted = await eventually {
@@ -56,6 +57,16 @@ extension EndToEndTests {
             }
             #expect(painted, "the image's two colours are not on the screen")
             #expect(await eventually { (try? scene.gateway.status(id)["displayed"] as? Int) == 1 }, "no displayed receipt")
+            // On the wire: the scaled copy as image-data (256 × 171, opaque RGB, 8 bits), the full file as image-path.
+            let call = try await monitor.waitForOutput("int32 -1")
+            let words = call.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(words.contains(#"string "richpush" uint32 0 string "" string "New image" string "Check this image out!""#))
+            #expect(words.contains(#"string "default" string "Open" string "more" string "More""#))
+            #expect(words.contains(#"string "desktop-entry" variant string "richpushd""#))
+            #expect(words.contains(#"string "image-path" variant string "file://\#(scene.daemon.home.path)/.cache/richpush/\#(id).png""#))
+            #expect(
+                words.contains(
+                    "string \"image-data\" variant struct { int32 256 int32 171 int32 768 boolean false int32 8 int32 3 array of bytes [ fa 14 c8"))
             try scene.desktop.control(["close"])
             let entry = try #require(try scene.desktop.history().first)
             #expect(entry["appname"] as? String == "richpush")
@@ -118,6 +129,23 @@ extension EndToEndTests {
             #expect(try scene.desktop.history().first?["body"] as? String == "Check this image out!")
             try await Task.sleep(for: .milliseconds(500))
             #expect(!scene.daemon.log.contains("report delivered report=state"), "the daemon reported its own close:\n\(scene.daemon.log)")
+        }
+
+        @Test func dismissingOnOneDesktopClosesTheAlertOnTheUsersOtherDesktop() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            let otherDesktop = try await TestDesktop()
+            defer { otherDesktop.stop() }
+            let otherDaemon = try DaemonProcess(gateway: scene.gateway, user: scene.alice)
+            defer { otherDaemon.stop() }
+            try await otherDaemon.start(desktop: otherDesktop)
+            let id = try await scene.showImage()
+            try await otherDaemon.waitUntilShown([id])
+            #expect(try otherDesktop.displayedCount() == 1)
+            try scene.desktop.control(["close"])
+            #expect(await eventually { (try? otherDesktop.displayedCount()) == 0 }, "the other desktop still shows it:\n\(otherDaemon.log)")
+            #expect(try otherDesktop.history().first?["body"] as? String == "Check this image out!")
+            #expect(try scene.gateway.feedItem(id, of: scene.alice)?["userActionState"] as? String == "dismissed")
         }
 
         @Test func aReadOnAnotherDeviceLeavesTheAlertUp() async throws {

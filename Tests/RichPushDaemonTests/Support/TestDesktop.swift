@@ -3,17 +3,18 @@ import Foundation
 /// A real desktop for one test: Xvfb, a private session bus (`dbus-daemon`) and the dunst notification server.
 ///
 /// Xvfb keeps its screen in a file (`-fbdir`), so a test can look at the pixels of an alert. dunst picks "More"
-/// from its context menu through a stand-in for dmenu that chooses the line labelled More.
+/// from its context menu through a stand-in for dmenu that chooses the line labelled More. The bus activates no
+/// services, so the only notification server is the dunst started here (or none, for a desktop without one).
 final class TestDesktop: @unchecked Sendable {
     let directory: TemporaryDirectory
     private(set) var busAddress = ""
     private(set) var display = ""
     private var processes: [ChildProcess] = []
 
-    init() async throws {
+    init(notificationServer: Bool = true) async throws {
         directory = try TemporaryDirectory()
         do {
-            try await start()
+            try await start(notificationServer: notificationServer)
         } catch {
             stop()
             throw error
@@ -22,18 +23,34 @@ final class TestDesktop: @unchecked Sendable {
 
     deinit { stop() }
 
-    private func start() async throws {
+    private func start(notificationServer: Bool) async throws {
         let xvfb = try ChildProcess(
             "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x768x24", "-fbdir", directory.path, "-nolisten", "tcp"],
             environment: [:], outputFile: directory.path + "/xvfb.out", errorFile: directory.path + "/xvfb.err")
         processes.append(xvfb)
         let number = try await xvfb.waitForOutput("\n").trimmingCharacters(in: .whitespacesAndNewlines)
         display = ":" + number
+        let busConfiguration = try directory.write(
+            "bus.conf",
+            """
+            <busconfig>
+              <type>session</type>
+              <listen>unix:tmpdir=\(directory.path)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+
+            """)
         let bus = try ChildProcess(
-            "/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--print-address=1"], environment: [:],
-            outputFile: directory.path + "/bus.out", errorFile: directory.path + "/bus.err")
+            "/usr/bin/dbus-daemon", ["--config-file", busConfiguration, "--nofork", "--nopidfile", "--print-address=1"],
+            environment: [:], outputFile: directory.path + "/bus.out", errorFile: directory.path + "/bus.err")
         processes.append(bus)
         busAddress = try await bus.waitForOutput("\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard notificationServer else { return }
         let picker = try directory.write("pick-more", "#!/bin/sh\ngrep -m1 '^#More'\n", mode: 0o755)
         let configuration = try directory.write(
             "dunstrc",
@@ -72,6 +89,17 @@ final class TestDesktop: @unchecked Sendable {
     @discardableResult
     func control(_ arguments: [String]) throws -> (status: Int32, output: String) {
         try run("/usr/bin/dunstctl", arguments, environment: environment)
+    }
+
+    /// Starts `dbus-monitor` on the bus, watching `Notify` calls; its output is the monitor's text.
+    func monitorNotifyCalls() async throws -> ChildProcess {
+        let monitor = try ChildProcess(
+            "/usr/bin/dbus-monitor",
+            ["--address", busAddress, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
+            environment: environment, outputFile: directory.path + "/monitor-\(UUID().uuidString).out")
+        processes.append(monitor)
+        try await monitor.waitForOutput("NameLost")
+        return monitor
     }
 
     /// How many alerts are on screen.
