@@ -46,6 +46,7 @@ extension Daemon {
             "alert shown",
             metadata: [
                 "richpush.id": "\(richId)", "richpush.alert": "\(alertId.map(String.init) ?? "console")",
+                "richpush.fetchMs": "\(Self.milliseconds(resolver.lastFetchTime))",
                 "richpush.prepareMs": "\(Self.milliseconds(prepared - started))", "richpush.showMs": "\(Self.milliseconds(shown - prepared))",
             ])
         state.markShown(richId)

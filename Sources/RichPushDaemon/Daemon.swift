@@ -20,10 +20,10 @@ public final class Daemon {
     var installationId = ""
     var presenter: any AlertPresenter = ConsolePresenter()
     var desktopRetryAt: ContinuousClock.Instant?
-    var resolver: PayloadResolver!
-    var cache: PayloadCache
-    var reporter: Reporter!
-    var opener: Opener
+    let resolver: PayloadResolver
+    let cache: PayloadCache
+    let reporter: Reporter
+    let opener: Opener
     /// What "default" and "More" open, by notification; alerts of an earlier run cannot be clicked any more.
     var openTargets: [Int64: String] = [:]
 
@@ -38,6 +38,10 @@ public final class Daemon {
         self.stateDirectory = StateDirectory(path: configuration.stateDirectory)
         self.cache = PayloadCache(directory: configuration.cacheDirectory, limit: configuration.cacheLimit)
         self.opener = Opener(command: configuration.openCommand)
+        let (server, username, caFile) = (configuration.server, configuration.username, configuration.caFile)
+        let gateway = { @Sendable in GatewayClient(server: server, username: username, password: password, caFile: caFile) }
+        self.resolver = PayloadResolver(gateway: gateway(), cache: cache, imageSize: configuration.imageSize)
+        self.reporter = Reporter(gateway: gateway, logger: logger)
     }
 
     /// Runs until SIGTERM, SIGINT or SIGHUP (or, with `--once`, until caught up); returns the exit status.
@@ -64,13 +68,8 @@ public final class Daemon {
             server: configuration.server, username: configuration.username, password: password, caFile: configuration.caFile,
             installationId: installationId, tags: configuration.tags, heartbeatTimeout: configuration.heartbeatTimeout,
             once: configuration.once)
-        resolver = PayloadResolver(gateway: makeGatewayClient(), cache: cache, imageSize: configuration.imageSize)
-        let (server, username, password, caFile) = (configuration.server, configuration.username, self.password, configuration.caFile)
-        reporter = Reporter(
-            gateway: { GatewayClient(server: server, username: username, password: password, caFile: caFile) },
-            installationId: installationId, logger: logger)
         connectDesktop(reportingFailure: true)
-        reporter.start()
+        reporter.start(installationId: installationId)
         let stream = EventStream(settings: settings, resumeCursor: resumeCursor, logger: logger) { inbox.deliver($0) }
         stream.start()
         logger.info(
@@ -89,10 +88,6 @@ public final class Daemon {
     }
 
     private var path: Logger.Metadata { ["richpush.path": "\(stateDirectory.statePath)"] }
-
-    func makeGatewayClient() -> GatewayClient {
-        GatewayClient(server: configuration.server, username: configuration.username, password: password, caFile: configuration.caFile)
-    }
 
     /// Handles interactions, stream notices and signals until it is time to stop.
     private func loop(inbox: Inbox<StreamNotice>, signals: SignalWatch) -> Int32 {

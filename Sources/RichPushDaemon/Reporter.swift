@@ -16,18 +16,19 @@ final class Reporter: @unchecked Sendable {
     static let finishingTime = Duration.seconds(3)
 
     private let gateway: @Sendable () -> GatewayClient
-    private let installationId: String
+    private var installationId = ""
     private let logger: Logger
     private let queue = BlockingQueue<Report>()
     private var thread: WorkerThread?
 
-    init(gateway: @escaping @Sendable () -> GatewayClient, installationId: String, logger: Logger) {
+    init(gateway: @escaping @Sendable () -> GatewayClient, logger: Logger) {
         self.gateway = gateway
-        self.installationId = installationId
         self.logger = logger
     }
 
-    func start() {
+    /// Starts sending, as `installationId` (the receipts name the installation that showed the alert).
+    func start(installationId: String) {
+        self.installationId = installationId
         thread = WorkerThread(name: "richpushd-report") { [self] in run() }
     }
 

@@ -64,6 +64,36 @@ extension EndToEndTests {
             #expect(scene.printed == [id])
         }
 
+        @Test func theTagsAreRegisteredAndACampaignForThemArrives() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            try await scene.daemon.start(desktop: nil, extraArguments: ["--tags", "topic:sale, lang:en"])
+            let id = try String(contentsOfFile: scene.daemon.home.path + "/.local/state/richpush/installation-id", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let installation = TestGateway.object(try scene.gateway.request(.get, "/api/installations/\(id)", as: scene.alice).body)
+            #expect(installation?["platform"] as? String == "direct")
+            #expect(installation?["pushChannel"] as? String == id)
+            let tags = Set(installation?["tags"] as? [String] ?? [])
+            #expect(tags.isSuperset(of: ["topic:sale", "lang:en"]))
+            let campaign = try scene.gateway.send(
+                #"{"message":"Winter sale","richType":"text","text":"30% off","audience":"topic:sale && !lang:fr"}"#)
+            try await scene.daemon.waitUntilShown([campaign])
+        }
+
+        @Test func theConfigFileAloneIsEnoughToRun() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            let home = scene.daemon.home.path
+            _ = try scene.daemon.home.write(
+                ".config/richpush/richpushd.conf", "server = \(scene.gateway.baseURL)\nuser = alice\npassword-file = \(home)/password\n")
+            let first = try run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            #expect(first.status == 0, "\(first.output)")
+            let id = try scene.gateway.sendText("Doors open at nine.", message: "Opening hours", to: "alice")
+            let second = try run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            #expect(second.status == 0)
+            #expect(second.output.contains("richpush \(id) [text] New message: Opening hours | Doors open at nine."))
+        }
+
         @Test func aGatewayRestartMidRunLosesNothingAndShowsNothingTwice() async throws {
             let scene = try await Scene()
             defer { scene.stop() }

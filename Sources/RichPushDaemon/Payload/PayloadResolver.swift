@@ -17,6 +17,8 @@ final class PayloadResolver {
     private let limits = ImageLimits()
     /// The most text shown in the alert itself; "More" opens all of it.
     static let detailLength = 280
+    /// How long the last payload request took, for the verbose log.
+    private(set) var lastFetchTime = Duration.zero
 
     init(gateway: GatewayClient, cache: PayloadCache, imageSize: Int) {
         self.gateway = gateway
@@ -27,6 +29,8 @@ final class PayloadResolver {
     func alert(richId: Int64, richType: RichType, message: String) -> (alert: Alert, problem: String?) {
         do throws(PayloadProblem) {
             let response: HTTPResponse
+            let started = ContinuousClock.now
+            defer { lastFetchTime = .now - started }
             do {
                 response = try gateway.payload(richId: richId, limit: limits.maximumBytes)
             } catch {
