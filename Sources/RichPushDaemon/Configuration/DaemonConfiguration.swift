@@ -1,4 +1,4 @@
-public import RichPushCore
+import RichPushCore
 
 /// Everything `richpushd` runs with, resolved from flags, the environment and `richpushd.conf`.
 ///

@@ -30,10 +30,11 @@ final class PayloadResolver {
         do throws(PayloadProblem) {
             let response: HTTPResponse
             let started = ContinuousClock.now
-            defer { lastFetchTime = .now - started }
             do {
                 response = try gateway.payload(richId: richId, limit: limits.maximumBytes)
+                lastFetchTime = .now - started
             } catch {
+                lastFetchTime = .now - started
                 throw PayloadProblem(error)
             }
             switch richType {
