@@ -185,9 +185,11 @@ def main():
                 identifier = notification["id"]
                 return (shown[identifier] - returned) / 1e6, (received[identifier] - returned) / 1e6
 
+        load_before = os.getloadavg()[0]
         for _ in range(10):
             send_and_wait()
         measured = [send_and_wait() for _ in range(args.count)]
+        load_after = os.getloadavg()[0]
         latencies = [total for total, _ in measured]
         arrivals = [arrival for _, arrival in measured]
         after_load = memory(daemon.pid)
@@ -195,7 +197,8 @@ def main():
         idle = memory(daemon.pid)
 
         p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
-        print(f"richpushd, {args.count} notifications with a {len(image) / 1024:.0f} KB PNG ({image_id=}), release build")
+        print(f"richpushd, {args.count} notifications with a {len(image) / 1024:.0f} KB PNG ({image_id=}), release build, "
+              f"{os.cpu_count()} cores, load average {load_before:.1f} before and {load_after:.1f} after the run")
         print(f"  POST returned -> Notify returned   p50 {p50:6.2f} ms   p90 {percentile(latencies, 0.9):6.2f} ms   "
               f"p99 {p99:6.2f} ms   max {max(latencies):6.2f} ms   mean {sum(latencies) / len(latencies):6.2f} ms")
         print(f"    of which: POST -> event read     p50 {percentile(arrivals, 0.5):6.2f} ms   p99 {percentile(arrivals, 0.99):6.2f} ms (gateway dispatch, stream)")

@@ -35,7 +35,7 @@ struct RichPushDaemonCommand: ParsableCommand {
     var openCommand: String?
     @Option(name: .customLong("cache-size"), help: "Most bytes of payloads kept, e.g. 64M (default 64M; env RICHPUSH_CACHE_SIZE).")
     var cacheSize: String?
-    @Option(name: .customLong("image-size"), help: "Longest edge in pixels of the image inside an alert (default 256; env RICHPUSH_IMAGE_SIZE).")
+    @Option(name: .customLong("image-size"), help: "Longest edge in pixels of the image inside an alert (default 128; env RICHPUSH_IMAGE_SIZE).")
     var imageSize: String?
     @Option(
         name: .customLong("heartbeat-timeout"),

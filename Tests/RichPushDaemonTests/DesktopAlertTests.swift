@@ -57,7 +57,7 @@ extension EndToEndTests {
             }
             #expect(painted, "the image's two colours are not on the screen")
             #expect(await eventually { (try? scene.gateway.status(id)["displayed"] as? Int) == 1 }, "no displayed receipt")
-            // On the wire: the scaled copy as image-data (256 × 171, opaque RGB, 8 bits), the full file as image-path.
+            // On the wire: the scaled copy as image-data (128 × 85, opaque RGB, 8 bits), the full file as image-path.
             let call = try await monitor.waitForOutput("int32 -1")
             let words = call.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(words.contains(#"string "richpush" uint32 0 string "" string "New image" string "Check this image out!""#))
@@ -66,7 +66,7 @@ extension EndToEndTests {
             #expect(words.contains(#"string "image-path" variant string "file://\#(scene.daemon.home.path)/.cache/richpush/\#(id).png""#))
             #expect(
                 words.contains(
-                    "string \"image-data\" variant struct { int32 256 int32 171 int32 768 boolean false int32 8 int32 3 array of bytes [ fa 14 c8"))
+                    "string \"image-data\" variant struct { int32 128 int32 85 int32 384 boolean false int32 8 int32 3 array of bytes [ fa 14 c8"))
             try scene.desktop.control(["close"])
             let entry = try #require(try scene.desktop.history().first)
             #expect(entry["appname"] as? String == "richpush")

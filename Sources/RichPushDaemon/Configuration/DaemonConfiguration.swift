@@ -46,7 +46,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     public static let defaultOpenCommand = ["xdg-open"]
     public static let defaultCacheLimit = 64 * 1024 * 1024
-    public static let defaultImageSize = 256
+    /// Notification servers show the image as an icon, 48 to 128 pixels even on a HiDPI screen; "More" opens the
+    /// full image.
+    public static let defaultImageSize = 128
     public static let defaultHeartbeatTimeout = Duration.seconds(45)
 
     /// Resolves the configuration.
