@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "richpush", targets: ["richpush"]),
+        .executable(name: "richpushd", targets: ["richpushd"]),
         .library(name: "RichPushCore", targets: ["RichPushCore"]),
         .library(name: "RichPushServer", targets: ["RichPushServer"]),
     ],
@@ -87,6 +88,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CLinux"),
+        .target(
+            name: "RichPushDaemon",
+            dependencies: ["RichPushCore", "RichPushImaging", "CCurl", "CDBus", "CLinux", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "richpushd",
+            dependencies: [
+                "RichPushDaemon", "RichPushCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushImagingTests", dependencies: ["RichPushImaging"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushStoreTests", dependencies: ["RichPushStore"], swiftSettings: swiftSettings),

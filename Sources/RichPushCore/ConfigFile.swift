@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A small `name = value` configuration file, one setting per line, `#` starting a comment line.
 ///
@@ -68,7 +72,7 @@ public struct SettingsResolver: Sendable {
 
     /// The environment variable of a flag: `data-dir` ↔ `RICHPUSH_DATA_DIR`.
     public func environmentName(of flag: String) -> String {
-        environmentPrefix + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+        environmentPrefix + flag.uppercased().replacing("-", with: "_")
     }
 
     /// The value of `flag` from the first source that has it.

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One device's share of a notification, as the dispatcher hands it to a hub.
 public struct DeliveryJob: Sendable, Equatable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a rich notification stands, derived from its deliveries (never stored, so it cannot drift).
 public enum NotificationState: String, Codable, Sendable, CaseIterable {

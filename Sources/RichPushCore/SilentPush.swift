@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The small push every addressed device receives: only the id and type of the rich payload, and its message.
 ///
@@ -27,16 +31,53 @@ public struct SilentPush: Sendable, Equatable {
 
     /// The APNs JSON body: `content-available` for a silent push, a `mutable-content` alert otherwise.
     public func apnsPayload() -> Data {
-        let aps: [String: Any]
+        let encoder = JSONEncoder()
+        // Sorted keys make the bytes deterministic, so a resend after a crash is byte-identical.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         switch style {
         case .silent:
-            aps = ["content-available": 1, "sound": ""]
+            return try! encoder.encode(APNsBody(aps: SilentAPS(), push: self))
         case .alert:
-            aps = ["alert": ["body": richMessage], "mutable-content": 1, "category": "richPush"]
+            return try! encoder.encode(APNsBody(aps: AlertAPS(alert: .init(body: richMessage)), push: self))
         }
-        var body: [String: Any] = data
-        body["aps"] = aps
-        // Sorted keys make the bytes deterministic, so a resend after a crash is byte-identical.
-        return try! JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    private struct APNsBody<APS: Encodable>: Encodable {
+        var aps: APS
+        var richId: String
+        var richMessage: String
+        var richType: String
+
+        init(aps: APS, push: SilentPush) {
+            self.aps = aps
+            richId = String(push.richId)
+            richMessage = push.richMessage
+            richType = push.richType.rawValue
+        }
+    }
+
+    private struct SilentAPS: Encodable {
+        let contentAvailable = 1
+        let sound = ""
+
+        enum CodingKeys: String, CodingKey {
+            case contentAvailable = "content-available"
+            case sound
+        }
+    }
+
+    private struct AlertAPS: Encodable {
+        struct Alert: Encodable {
+            var body: String
+        }
+        var alert: Alert
+        let mutableContent = 1
+        let category = "richPush"
+
+        enum CodingKeys: String, CodingKey {
+            case alert
+            case mutableContent = "mutable-content"
+            case category
+        }
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One event of a user's direct stream (`GET /api/me/stream`), with the cursor that follows it.
 public struct StreamEvent: Sendable, Equatable {
@@ -40,8 +44,9 @@ public struct StreamEvent: Sendable, Equatable {
         case .deleted(let richId):
             fields = ["richId": String(richId)]
         }
-        let json = try! JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: json, as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try! encoder.encode(fields), as: UTF8.self)
     }
 
     /// The event framed for the wire. JSON never holds a raw newline, so one `data:` line suffices.
@@ -52,18 +57,15 @@ public struct StreamEvent: Sendable, Equatable {
     /// Reads a typed event back from what an SSE parser produced; `nil` for unknown names or malformed data.
     public init?(_ event: ServerSentEvent) {
         guard let id = event.id, let cursor = Int64(id),
-            let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
-            let richIdText = object["richId"] as? String, let richId = Int64(richIdText)
+            let object = try? JSONDecoder().decode(Fields.self, from: Data(event.data.utf8)), let richId = Int64(object.richId)
         else { return nil }
         switch event.event {
         case "rich":
-            guard let type = (object["richType"] as? String).flatMap(RichType.init(rawValue:)),
-                let message = object["richMessage"] as? String
-            else { return nil }
+            guard let type = object.richType.flatMap(RichType.init(rawValue:)), let message = object.richMessage else { return nil }
             self.init(cursor: cursor, body: .rich(richId: richId, richType: type, richMessage: message))
         case "state":
-            guard let read = (object["readState"] as? String).flatMap(ReadState.init(rawValue:)),
-                let action = (object["userActionState"] as? String).flatMap(UserActionState.init(rawValue:))
+            guard let read = object.readState.flatMap(ReadState.init(rawValue:)),
+                let action = object.userActionState.flatMap(UserActionState.init(rawValue:))
             else { return nil }
             self.init(cursor: cursor, body: .state(richId: richId, readState: read, userActionState: action))
         case "deleted":
@@ -71,6 +73,15 @@ public struct StreamEvent: Sendable, Equatable {
         default:
             return nil
         }
+    }
+
+    /// The fields any event's data may carry, all strings on the wire; unknown ones are ignored.
+    private struct Fields: Decodable {
+        var richId: String
+        var richType: String?
+        var richMessage: String?
+        var readState: String?
+        var userActionState: String?
     }
 
     /// A comment line: keeps proxies from closing an idle stream and lets clients detect a dead one.

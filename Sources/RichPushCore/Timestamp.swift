@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// RFC 3339 times, as every `deliverAt`, `expiresAt` and `createdAt` travels.
 ///
@@ -47,9 +51,15 @@ public enum Timestamp {
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60,
-            secondOfDay % 60, milliseconds)
+        let date = "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
+        let time = "\(padded(secondOfDay / 3600, 2)):\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2))"
+        return "\(date)T\(time).\(padded(milliseconds, 3))Z"
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (`String(format:)` needs all of Foundation).
+    private static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

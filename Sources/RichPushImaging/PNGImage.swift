@@ -1,5 +1,10 @@
 import CPNG
-public import Foundation
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// What an upload may be: bounds checked before any pixel memory is allocated.
 public struct ImageLimits: Sendable, Equatable {
@@ -62,12 +67,28 @@ public enum PNGImage {
 
     /// Decodes `bytes` to RGBA.
     public static func decode(_ bytes: Data, limits: ImageLimits) throws(ImageError) -> RGBAImage {
-        let info = try validate(bytes, limits: limits)
+        // IHDR comes first in every PNG: its size lets one pass decode straight into the buffer. Anything odd takes
+        // the validating pass first, which reports it.
+        let info: PNGInfo
+        if let header = headerSize(bytes, limits: limits) {
+            info = header
+        } else {
+            info = try validate(bytes, limits: limits)
+        }
         var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
         let decoded = try pixels.withUnsafeMutableBufferPointer { (buffer) throws(ImageError) -> PNGInfo in
             try decode(bytes, limits: limits, into: buffer)
         }
         return RGBAImage(width: decoded.width, height: decoded.height, pixels: pixels)
+    }
+
+    /// Width and height as IHDR states them, when they are within `limits`; libpng checks them again while decoding.
+    private static func headerSize(_ bytes: Data, limits: ImageLimits) -> PNGInfo? {
+        guard bytes.count >= 24, hasSignature(bytes), bytes.dropFirst(12).prefix(4).elementsEqual("IHDR".utf8) else { return nil }
+        let field = { (offset: Int) in bytes.dropFirst(offset).prefix(4).reduce(0) { $0 << 8 | Int($1) } }
+        let (width, height) = (field(16), field(20))
+        guard (1...1_000_000).contains(width), (1...1_000_000).contains(height), width * height <= limits.maximumPixels else { return nil }
+        return PNGInfo(width: width, height: height)
     }
 
     private static func decode(

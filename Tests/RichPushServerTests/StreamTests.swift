@@ -78,8 +78,13 @@ struct StreamTests {
             let alice = try await session.createUser("alice")
             let stream = StreamClient(port: session.client.port!, user: alice)
             try await stream.waitUntilOpen()
-            try await Task.sleep(for: .milliseconds(2500))
+            // One heartbeat a second; a loaded machine may deliver them late, never not at all.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while stream.heartbeatCount < 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
             #expect(stream.heartbeatCount >= 2)
+            #expect(!stream.hasEnded)
             stream.close()
         }
     }

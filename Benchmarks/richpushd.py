@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""richpushd end to end: latency from `POST /api/notifications` returning to the daemon's `Notify` call returning,
+and the daemon's resident memory when idle.
+
+Runs the release builds of the gateway and the daemon against a private session bus and dunst under Xvfb, sends
+notifications with a ~110 KB PNG one at a time, and reads the moment each `Notify` returned from the daemon's verbose
+log ("alert shown", written right after the call returns), timestamped as it arrives on a pipe. Then it lets the
+daemon idle through an hour's worth of heartbeats (the gateway sends one per second here instead of one per 15 s)
+and reads its memory from /proc. Prints the figures and their ratio to the issue's targets.
+"""
+import argparse
+import base64
+import json
+import os
+import random
+import re
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGETS = {"p50_ms": 10.0, "p99_ms": 50.0, "idle_rss_mb": 12.0}
+
+
+def png_with_noise(target_bytes):
+    """A 512x384 RGB gradient with sparse noise, tuned to about `target_bytes` as a PNG."""
+    def encode(probability):
+        rnd = random.Random(42)
+        width, height = 512, 384
+        raw = bytearray()
+        for y in range(height):
+            row = bytearray()
+            for x in range(width):
+                noise = rnd.randrange(16) if rnd.random() < probability else 0
+                row += bytes([(x * 255 // width + noise) & 255, (y * 255 // height + noise) & 255, ((x + y) * 255 // (width + height)) & 255])
+            filtered = bytearray(row)
+            for i in range(len(row) - 1, 2, -1):
+                filtered[i] = (row[i] - row[i - 3]) & 255
+            raw += b"\x01" + filtered
+
+        def chunk(kind, data):
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+        header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+        return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + chunk(b"IEND", b"")
+
+    low, high = 0.0, 1.0
+    for _ in range(12):
+        middle = (low + high) / 2
+        if len(encode(middle)) < target_bytes:
+            low = middle
+        else:
+            high = middle
+    return encode((low + high) / 2)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, int(round(fraction * (len(ordered) - 1)))))
+    return ordered[index]
+
+
+def memory(pid):
+    status = open(f"/proc/{pid}/status").read()
+    fields = dict(re.findall(r"^(\w+):\s+(\d+) kB", status, re.M))
+    rollup = open(f"/proc/{pid}/smaps_rollup").read()
+    pss = int(re.search(r"^Pss:\s+(\d+) kB", rollup, re.M).group(1))
+    return {"rss": int(fields["VmRSS"]), "anon": int(fields["RssAnon"]), "file": int(fields["RssFile"]), "pss": pss}
+
+
+class Gateway:
+    def __init__(self, base, user, password):
+        self.base, self.auth = base, "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+    def call(self, method, path, body=None, content_type="application/json"):
+        request = urllib.request.Request(self.base + path, data=body, method=method)
+        request.add_header("Authorization", self.auth)
+        if body is not None:
+            request.add_header("Content-Type", content_type)
+        with urllib.request.urlopen(request) as response:
+            return json.loads(response.read() or b"null")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--idle-heartbeats", type=int, default=240, help="240 = one hour at the default 15 s interval")
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build-release", "release"))
+    args = parser.parse_args()
+    richpush, richpushd = os.path.join(args.bin, "richpush"), os.path.join(args.bin, "richpushd")
+    work = tempfile.mkdtemp(prefix="richpushd-bench-")
+    processes = []
+
+    def start(command, **options):
+        process = subprocess.Popen(command, **options)
+        processes.append(process)
+        return process
+
+    try:
+        xvfb = start(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        display = ":" + xvfb.stdout.readline().decode().strip()
+        # A session bus without service activation: only the dunst started here may own the notification name.
+        with open(os.path.join(work, "bus.conf"), "w") as config:
+            config.write('<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen><auth>EXTERNAL</auth>'
+                         '<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>'
+                         '<allow own="*"/></policy></busconfig>')
+        bus = start(["dbus-daemon", "--config-file", os.path.join(work, "bus.conf"), "--nofork", "--nopidfile", "--print-address=1"],
+                    stdout=subprocess.PIPE)
+        bus_address = bus.stdout.readline().decode().strip()
+        desktop = dict(os.environ, DISPLAY=display, DBUS_SESSION_BUS_ADDRESS=bus_address, HOME=work)
+        with open(os.path.join(work, "dunstrc"), "w") as config:
+            config.write("[global]\n    notification_limit = 3\n[urgency_normal]\n    timeout = 0\n")
+        start(["dunst", "-config", os.path.join(work, "dunstrc")], env=desktop, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if subprocess.run(["dunstctl", "debug"], env=desktop, capture_output=True).returncode == 0:
+                break
+            time.sleep(0.05)
+
+        port = free_port()
+        start(
+            [richpush, "serve", "--hostname", "127.0.0.1", "--port", str(port), "--data-dir", os.path.join(work, "data"),
+             "--public-dir", os.path.join(ROOT, "Public"), "--image-dir", os.path.join(ROOT, "img"), "--heartbeat-seconds", "1",
+             "--log-level", "warning"],
+            env=dict(os.environ, RICHPUSH_ADMIN_PASSWORD="admin-secret-1"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(base + "/health").read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        admin = Gateway(base, "admin", "admin-secret-1")
+        admin.call("POST", "/api/users", json.dumps({"username": "alice", "password": "alice-password", "role": "member"}).encode())
+        image = png_with_noise(110 * 1024)
+        image_id = admin.call("POST", "/api/images", image, "image/png")["id"]
+        with open(os.path.join(work, "password"), "w") as password:
+            password.write("alice-password\n")
+        os.chmod(os.path.join(work, "password"), 0o600)
+
+        daemon = start(
+            [richpushd, "--server", base, "--user", "alice", "--password-file", os.path.join(work, "password"), "--verbose",
+             "--heartbeat-timeout", "5", "--open-command", "true"],
+            env=desktop, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        shown, received, phases, connected, lock = {}, {}, [], threading.Event(), threading.Condition()
+
+        def read_log():
+            for line in daemon.stderr:
+                now = time.monotonic_ns()
+                text = line.decode(errors="replace")
+                if "stream connected" in text:
+                    connected.set()
+                event = re.search(r"event received .*\"richId\":\"(\d+)\".*event=rich", text)
+                if event:
+                    received[int(event.group(1))] = now
+                match = re.search(r"alert shown .*\bid=(\d+)", text)
+                if match:
+                    phases.append(tuple(float(v) for v in re.search(r"fetchMs=([\d.]+) id=\d+ prepareMs=([\d.]+) showMs=([\d.]+)", text).groups()))
+                    with lock:
+                        shown[int(match.group(1))] = now
+                        lock.notify_all()
+
+        threading.Thread(target=read_log, daemon=True).start()
+        if not connected.wait(30):
+            sys.exit("richpushd did not connect")
+        body = {"message": "Check this image out!", "richType": "img", "imageId": image_id, "audience": "username:alice"}
+
+        def send_and_wait():
+            notification = admin.call("POST", "/api/notifications", json.dumps(body).encode())
+            returned = time.monotonic_ns()
+            with lock:
+                if not lock.wait_for(lambda: notification["id"] in shown, timeout=10):
+                    sys.exit(f"notification {notification['id']} was not shown")
+                identifier = notification["id"]
+                return (shown[identifier] - returned) / 1e6, (received[identifier] - returned) / 1e6
+
+        load_before = os.getloadavg()[0]
+        for _ in range(10):
+            send_and_wait()
+        measured = [send_and_wait() for _ in range(args.count)]
+        load_after = os.getloadavg()[0]
+        latencies = [total for total, _ in measured]
+        arrivals = [arrival for _, arrival in measured]
+        after_load = memory(daemon.pid)
+        time.sleep(args.idle_heartbeats)
+        idle = memory(daemon.pid)
+
+        p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
+        print(f"richpushd, {args.count} notifications with a {len(image) / 1024:.0f} KB PNG ({image_id=}), release build, "
+              f"{os.cpu_count()} cores, load average {load_before:.1f} before and {load_after:.1f} after the run")
+        print(f"  POST returned -> Notify returned   p50 {p50:6.2f} ms   p90 {percentile(latencies, 0.9):6.2f} ms   "
+              f"p99 {p99:6.2f} ms   max {max(latencies):6.2f} ms   mean {sum(latencies) / len(latencies):6.2f} ms")
+        print(f"    of which: POST -> event read     p50 {percentile(arrivals, 0.5):6.2f} ms   p99 {percentile(arrivals, 0.99):6.2f} ms (gateway dispatch, stream)")
+        daemon_part = [total - arrival for total, arrival in measured]
+        print(f"    of which: event -> Notify done   p50 {percentile(daemon_part, 0.5):6.2f} ms   p99 {percentile(daemon_part, 0.99):6.2f} ms (fetch, decode, scale, D-Bus)")
+        measured_phases = phases[-args.count:]
+        fetch = [f for f, _, _ in measured_phases]
+        work = [p - f for f, p, _ in measured_phases]
+        notify = [n for _, _, n in measured_phases]
+        print(f"      payload GET (gateway)          p50 {percentile(fetch, 0.5):6.2f} ms   p99 {percentile(fetch, 0.99):6.2f} ms")
+        print(f"      decode, scale, cache           p50 {percentile(work, 0.5):6.2f} ms   p99 {percentile(work, 0.99):6.2f} ms")
+        print(f"      Notify call                    p50 {percentile(notify, 0.5):6.2f} ms   p99 {percentile(notify, 0.99):6.2f} ms")
+        print(f"  target                             p50 {TARGETS['p50_ms']:6.2f} ms   p99 {TARGETS['p99_ms']:6.2f} ms")
+        print(f"  ratio to target                    p50 {p50 / TARGETS['p50_ms']:6.2f}      p99 {p99 / TARGETS['p99_ms']:6.2f}")
+        for label, figures in [("after the 200", after_load), (f"idle after {args.idle_heartbeats} heartbeats", idle)]:
+            print(f"  memory {label:<28} RSS {figures['rss'] / 1024:5.1f} MB (anonymous {figures['anon'] / 1024:4.1f}, "
+                  f"shared libraries and binary {figures['file'] / 1024:4.1f})   PSS {figures['pss'] / 1024:5.1f} MB")
+        print(f"  idle RSS ratio to the {TARGETS['idle_rss_mb']:.0f} MB target: {idle['rss'] / 1024 / TARGETS['idle_rss_mb']:.2f}")
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in reversed(processes):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+if __name__ == "__main__":
+    main()

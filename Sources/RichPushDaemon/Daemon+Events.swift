@@ -1,0 +1,99 @@
+import Logging
+import RichPushCore
+
+extension Daemon {
+    /// One event of the stream; the cursor is saved once it is handled.
+    func handle(_ event: StreamEvent) {
+        logger.debug(
+            "event received", metadata: ["richpush.event": "\(event.name)", "richpush.cursor": "\(event.cursor)", "richpush.data": "\(event.data)"])
+        switch event.body {
+        case .rich(let richId, let richType, let message):
+            showOnce(richId: richId, richType: richType, message: message)
+        case .state(let richId, _, let action):
+            // Acted on elsewhere: the alert has served its purpose here too. "read" alone leaves it up.
+            if action != .noInteraction { removeAlert(of: richId, because: "\(action.rawValue) on another device") }
+        case .deleted(let richId):
+            removeAlert(of: richId, because: "recalled")
+            cache.remove(richId: richId)
+            openTargets[richId] = nil
+        }
+        advance(to: event.cursor)
+    }
+
+    private func showOnce(richId: Int64, richType: RichType, message: String) {
+        guard !state.hasShown(richId) else {
+            logger.debug("already shown", metadata: ["richpush.id": "\(richId)"])
+            return
+        }
+        let started = ContinuousClock.now
+        let (alert, problem) = resolver.alert(richId: richId, richType: richType, message: message)
+        let prepared = ContinuousClock.now
+        if let problem { logger.warning("\(problem)") }
+        if presenter is ConsolePresenter, let retryAt = desktopRetryAt, ContinuousClock.now >= retryAt {
+            connectDesktop(reportingFailure: false)
+        }
+        var alertId: UInt32?
+        do {
+            alertId = try presenter.show(alert)
+        } catch {
+            logger.warning("the desktop did not take the alert; alerts go to standard output", metadata: ["richpush.reason": "\(error)"])
+            presenter = ConsolePresenter()
+            desktopRetryAt = .now + Self.desktopRetryInterval
+            _ = try? presenter.show(alert)
+        }
+        let shown = ContinuousClock.now
+        logger.debug(
+            "alert shown",
+            metadata: [
+                "richpush.id": "\(richId)", "richpush.alert": "\(alertId.map(String.init) ?? "console")",
+                "richpush.fetchMs": "\(Self.milliseconds(resolver.lastFetchTime))",
+                "richpush.prepareMs": "\(Self.milliseconds(prepared - started))", "richpush.showMs": "\(Self.milliseconds(shown - prepared))",
+            ])
+        state.markShown(richId)
+        if let alertId {
+            state.alerts[richId] = alertId
+            reporter.submit(.displayed(richId: richId))
+        }
+        openTargets[richId] = alert.openTarget
+    }
+
+    /// Milliseconds with two decimals, for the verbose log.
+    static func milliseconds(_ duration: Duration) -> String {
+        let hundredths = Int64((duration / .microseconds(10)).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    /// Closes the alert of a notification, if one is up. It leaves the map first, so the `NotificationClosed` that
+    /// follows finds no notification and is not reported back: no loops.
+    private func removeAlert(of richId: Int64, because reason: String) {
+        guard let alertId = state.alerts.removeValue(forKey: richId) else { return }
+        presenter.close(alertId)
+        logger.debug("alert closed", metadata: ["richpush.id": "\(richId)", "richpush.reason": "\(reason)"])
+    }
+
+    func handle(_ interaction: Interaction) {
+        switch interaction {
+        case .action(let alertId, let key):
+            guard key == "default" || key == "more", let richId = state.richId(ofAlert: alertId) else { return }
+            state.alerts[richId] = nil
+            save()
+            if let target = openTargets[richId] {
+                if let problem = opener.open(target) { logger.warning("cannot open the payload", metadata: ["richpush.reason": "\(problem)"]) }
+            }
+            reporter.submit(.state(richId: richId, readState: .read, userActionState: .activated))
+            // Most servers close an alert once it is clicked; this makes sure, and its closing is not a dismissal.
+            presenter.close(alertId)
+            logger.debug("alert activated", metadata: ["richpush.id": "\(richId)", "richpush.action": "\(key)"])
+        case .closed(let alertId, let reason):
+            guard let richId = state.richId(ofAlert: alertId) else { return }
+            state.alerts[richId] = nil
+            save()
+            // 2 is the user's dismissal; expiry (1) and other closings are not the user's choice.
+            if reason == 2 {
+                reporter.submit(.state(richId: richId, readState: nil, userActionState: .dismissed))
+                logger.debug("alert dismissed", metadata: ["richpush.id": "\(richId)"])
+            }
+        }
+    }
+}

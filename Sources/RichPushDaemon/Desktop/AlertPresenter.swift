@@ -1,0 +1,21 @@
+/// What the user did with an alert, reported back by whatever shows alerts.
+enum Interaction: Sendable, Equatable {
+    /// An action was invoked: `default` (a click on the alert) or `more`.
+    case action(alertId: UInt32, key: String)
+    /// The alert closed: 1 expired, 2 dismissed by the user, 3 closed by a call, 4 undefined.
+    case closed(alertId: UInt32, reason: UInt32)
+}
+
+/// Shows alerts: on the desktop (``DesktopNotifier``) or, without one, on standard output (``ConsolePresenter``).
+protocol AlertPresenter: AnyObject {
+    /// Shows `alert`; returns the id the desktop gave it, nil when nothing can be closed or clicked later.
+    func show(_ alert: Alert) throws(DBusFailure) -> UInt32?
+    /// Removes an alert from the screen.
+    func close(_ alertId: UInt32)
+    /// A descriptor that becomes readable when interactions arrive.
+    var descriptor: Int32? { get }
+    /// The interactions that arrived since the last call.
+    func interactions() -> [Interaction]
+    /// Whether the presenter can still show alerts (the bus may have gone away).
+    var isUsable: Bool { get }
+}

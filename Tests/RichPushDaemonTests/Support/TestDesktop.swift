@@ -1,0 +1,153 @@
+import Foundation
+
+/// A real desktop for one test: Xvfb, a private session bus (`dbus-daemon`) and the dunst notification server.
+///
+/// Xvfb keeps its screen in a file (`-fbdir`), so a test can look at the pixels of an alert. dunst picks "More"
+/// from its context menu through a stand-in for dmenu that chooses the line labelled More. The bus activates no
+/// services, so the only notification server is the dunst started here (or none, for a desktop without one).
+final class TestDesktop: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    private(set) var busAddress = ""
+    private(set) var display = ""
+    private var processes: [ChildProcess] = []
+
+    init(notificationServer: Bool = true) async throws {
+        directory = try TemporaryDirectory()
+        do {
+            try await start(notificationServer: notificationServer)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    private func start(notificationServer: Bool) async throws {
+        let xvfb = try ChildProcess(
+            "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x768x24", "-fbdir", directory.path, "-nolisten", "tcp"],
+            environment: [:], outputFile: directory.path + "/xvfb.out", errorFile: directory.path + "/xvfb.err")
+        processes.append(xvfb)
+        let number = try await xvfb.waitForOutput("\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        display = ":" + number
+        let busConfiguration = try directory.write(
+            "bus.conf",
+            """
+            <busconfig>
+              <type>session</type>
+              <listen>unix:tmpdir=\(directory.path)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+
+            """)
+        let bus = try ChildProcess(
+            "/usr/bin/dbus-daemon", ["--config-file", busConfiguration, "--nofork", "--nopidfile", "--print-address=1"],
+            environment: [:], outputFile: directory.path + "/bus.out", errorFile: directory.path + "/bus.err")
+        processes.append(bus)
+        busAddress = try await bus.waitForOutput("\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard notificationServer else { return }
+        let picker = try directory.write("pick-more", "#!/bin/sh\ngrep -m1 '^#More'\n", mode: 0o755)
+        let configuration = try directory.write(
+            "dunstrc",
+            """
+            [global]
+                history_length = 100
+                max_icon_size = 128
+                dmenu = \(picker)
+                show_indicators = no
+            [urgency_low]
+                timeout = 0
+            [urgency_normal]
+                timeout = 0
+            [urgency_critical]
+                timeout = 0
+
+            """)
+        let dunst = try ChildProcess(
+            "/usr/bin/dunst", ["-config", configuration], environment: environment, outputFile: directory.path + "/dunst.out")
+        processes.append(dunst)
+        let ready = await eventually(timeout: .seconds(10)) { (try? self.control(["debug"]).status) == 0 }
+        guard ready else { throw TestFailure("dunst did not start:\n\(dunst.output)") }
+    }
+
+    /// The environment a desktop program sees.
+    var environment: [String: String] {
+        ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "PATH": "/usr/bin:/bin", "HOME": directory.path]
+    }
+
+    func stop() {
+        for process in processes.reversed() { process.stop() }
+        processes.removeAll()
+    }
+
+    /// Runs `dunstctl` against this desktop.
+    @discardableResult
+    func control(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try run("/usr/bin/dunstctl", arguments, environment: environment)
+    }
+
+    /// Starts `dbus-monitor` on the bus, watching `Notify` calls; its output is the monitor's text.
+    func monitorNotifyCalls() async throws -> ChildProcess {
+        let monitor = try ChildProcess(
+            "/usr/bin/dbus-monitor",
+            ["--address", busAddress, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
+            environment: environment, outputFile: directory.path + "/monitor-\(UUID().uuidString).out")
+        processes.append(monitor)
+        try await monitor.waitForOutput("NameLost")
+        return monitor
+    }
+
+    /// How many alerts are on screen.
+    func displayedCount() throws -> Int {
+        Int(try control(["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// The alerts dunst closed, newest first, as field → value (dunst lists an alert only once it is closed).
+    func history() throws -> [[String: Any]] {
+        let output = try control(["history"]).output
+        guard let object = TestGateway.object(output), let data = object["data"] as? [[[String: Any]]], let entries = data.first else { return [] }
+        return entries.map { entry in entry.compactMapValues { ($0 as? [String: Any])?["data"] } }
+    }
+
+    /// How many pixels on screen have the colour `rgb`.
+    func pixels(matching rgb: (UInt8, UInt8, UInt8)) throws -> Int {
+        try Screenshot(path: directory.path + "/Xvfb_screen0").count(rgb)
+    }
+}
+
+/// The screen as Xvfb keeps it: an XWD file (a big-endian header, a colour map, then the rows of pixels).
+struct Screenshot {
+    let bytes: [UInt8]
+
+    init(path: String) throws {
+        bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    private func field(_ index: Int) -> Int {
+        let offset = index * 4
+        return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    func count(_ rgb: (UInt8, UInt8, UInt8)) -> Int {
+        let headerSize = field(0)
+        let (width, height, bitsPerPixel, bytesPerLine, colours) = (field(4), field(5), field(11), field(12), field(19))
+        guard bitsPerPixel == 32 else { return 0 }
+        let start = headerSize + colours * 12
+        var count = 0
+        for y in 0..<height {
+            let row = start + y * bytesPerLine
+            for x in 0..<width {
+                let pixel = row + x * 4
+                guard pixel + 2 < bytes.count else { return count }
+                // Little-endian 0x00RRGGBB: blue, green, red, padding.
+                if bytes[pixel + 2] == rgb.0 && bytes[pixel + 1] == rgb.1 && bytes[pixel] == rgb.2 { count += 1 }
+            }
+        }
+        return count
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+@testable import RichPushDaemon
+
+/// The real `richpush` gateway as a separate process, on a fresh store; restartable on the same port and data.
+final class TestGateway: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    let port: Int
+    private(set) var process: ChildProcess?
+    static let adminPassword = "admin-secret-1"
+    private var imageIds: [String: Int64] = [:]
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        port = try freePort()
+    }
+
+    deinit { process?.stop() }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var log: String { process?.output ?? "" }
+
+    func start() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["RICHPUSH_ADMIN_PASSWORD"] = Self.adminPassword
+        let process = try ChildProcess(
+            productsDirectory + "/richpush",
+            [
+                "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", directory.path + "/data",
+                "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir",
+                repositoryRoot.appendingPathComponent("img").path, "--heartbeat-seconds", "1",
+            ], environment: environment, outputFile: directory.path + "/gateway-\(UUID().uuidString).log")
+        self.process = process
+        let healthy = await eventually(timeout: .seconds(30)) {
+            guard process.isRunning else { return true }
+            return (try? request(.get, "/health", as: nil).status) == 200
+        }
+        guard healthy, process.isRunning else { throw TestFailure("the gateway did not start:\n\(process.output)") }
+    }
+
+    /// Stops the gateway (SIGTERM: streams end cleanly; SIGKILL: a crash).
+    func stop(_ signal: Int32 = SIGTERM) {
+        process?.terminate(signal)
+        process = nil
+    }
+
+    /// Freezes and thaws the process: connections stay open but nothing, not even a heartbeat, comes through.
+    func pause() { kill(process!.pid, SIGSTOP) }
+    func resume() { kill(process!.pid, SIGCONT) }
+
+    func request(_ method: HTTPRequest.Method, _ path: String, as user: (String, String)?, json: String? = nil) throws -> (status: Int, body: String)
+    {
+        let easy = CurlEasy(username: user?.0 ?? "", password: user?.1 ?? "", caFile: nil)
+        var request = json.map { HTTPRequest.json(method, baseURL + path, $0) } ?? HTTPRequest(method: method, url: baseURL + path)
+        if user == nil { request.headers.append("Authorization:") }
+        let response = try easy.send(request)
+        return (response.status, response.text)
+    }
+
+    static let admin = ("admin", adminPassword)
+
+    /// Creates a member; returns its credentials.
+    func createMember(_ name: String) throws -> (String, String) {
+        let password = name + "-password"
+        let response = try request(.post, "/api/users", as: Self.admin, json: #"{"username":"\#(name)","password":"\#(password)","role":"member"}"#)
+        guard response.status == 201 else { throw TestFailure("cannot create \(name): \(response)") }
+        return (name, password)
+    }
+
+    /// Sends an image notification to `username`; returns its id.
+    func sendImage(_ fixtureName: String = "two-colors.png", message: String, to username: String) throws -> Int64 {
+        let imageId = try imageId(fixtureName)
+        return try send(#"{"message":"\#(message)","richType":"img","imageId":\#(imageId),"audience":"username:\#(username)"}"#)
+    }
+
+    func sendText(_ text: String, message: String, to username: String) throws -> Int64 {
+        try send(#"{"message":"\#(message)","richType":"text","text":"\#(text)","audience":"username:\#(username)"}"#)
+    }
+
+    func send(_ json: String) throws -> Int64 {
+        let response = try request(.post, "/api/notifications", as: Self.admin, json: json)
+        guard response.status == 201, let id = Self.object(response.body)?["id"] as? Int64 else {
+            throw TestFailure("the notification was not accepted: \(response)")
+        }
+        return id
+    }
+
+    /// A user's feed item for notification `id`.
+    func feedItem(_ id: Int64, of user: (String, String)) throws -> [String: Any]? {
+        let response = try request(.get, "/api/me/notifications?since=0&limit=200", as: user)
+        let items = Self.object(response.body)?["items"] as? [[String: Any]] ?? []
+        return items.first { ($0["id"] as? Int64) == id }
+    }
+
+    func status(_ id: Int64) throws -> [String: Any] {
+        Self.object(try request(.get, "/api/notifications/\(id)/status", as: Self.admin).body) ?? [:]
+    }
+
+    private func imageId(_ fixtureName: String) throws -> Int64 {
+        if let id = imageIds[fixtureName] { return id }
+        let easy = CurlEasy(username: Self.admin.0, password: Self.admin.1, caFile: nil)
+        let upload = HTTPRequest(
+            method: .post, url: baseURL + "/api/images", headers: ["Content-Type: image/png"], body: Array(try fixture(fixtureName)))
+        let response = try easy.send(upload)
+        guard let id = Self.object(response.text)?["id"] as? Int64 else { throw TestFailure("upload failed: \(response.text)") }
+        imageIds[fixtureName] = id
+        return id
+    }
+
+    static func object(_ json: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+    }
+}
