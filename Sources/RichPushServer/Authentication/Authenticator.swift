@@ -30,6 +30,8 @@ struct Authenticator: Sendable {
             throw APIError.unauthorized("The Authorization header is not valid HTTP Basic credentials.")
         }
         if let seconds = throttle.retryAfter(username: credentials.username, address: address) {
+            // A refused attempt counts as a failure on every process, so the wait grows wherever the guessing goes on.
+            try await shareFailure(username: credentials.username, address: address)
             throw APIError(
                 .tooManyRequests, code: "auth.throttled",
                 message: "Too many failed sign-ins; try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
@@ -51,13 +53,26 @@ struct Authenticator: Sendable {
         let verified = try await hasher.verify(credentials.password, hash: record?.passwordHash ?? decoyHash)
         guard let record, verified else {
             throttle.recordFailure(username: credentials.username, address: address)
+            try await shareFailure(username: credentials.username, address: address)
             metrics.authenticationFailures.increment()
             logger.info("sign-in failed", metadata: ["richpush.username": "\(credentials.username)", "richpush.address": "\(address)"])
             throw APIError.unauthorized("The username or password is wrong.")
         }
         let user = AuthenticatedUser(username: record.username, role: record.role)
         throttle.recordSuccess(username: credentials.username, address: address)
+        if store.isShared {
+            try await store.clearSignInFailures(keys: LoginThrottle.keys(username: credentials.username, address: address))
+        }
         cache.store(credentials, user: user, passwordHash: record.passwordHash)
         return user
+    }
+
+    /// On a store shared by several processes, records the failure there and counts with every process's failures,
+    /// so ten wrong passwords spread over the processes behind a load balancer throttle as ten on one would.
+    private func shareFailure(username: String, address: String) async throws {
+        guard store.isShared else { return }
+        let keys = LoginThrottle.keys(username: username, address: address)
+        let shared = try await store.recordSignInFailure(keys: keys, since: .now - throttle.window)
+        throttle.adopt(shared, for: keys)
     }
 }
