@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", exact: "4.5.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", exact: "3.36.0"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", exact: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
@@ -43,6 +45,9 @@ let package = Package(
                 "RichPushCore",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -108,7 +113,9 @@ let package = Package(
         .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushImagingTests", dependencies: ["RichPushImaging"], swiftSettings: swiftSettings),
-        .testTarget(name: "RichPushStoreTests", dependencies: ["RichPushStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "RichPushStoreTests", dependencies: ["RichPushStore", "TestPostgres"], swiftSettings: swiftSettings),
+        // The PostgreSQL server `scripts/with-postgres` starts for the tests, with a fresh database per test.
+        .target(name: "TestPostgres", path: "Tests/TestPostgres", swiftSettings: swiftSettings),
         .testTarget(
             name: "RichPushClientTests",
             dependencies: ["RichPushClient", "RichPushServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
@@ -117,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer", "HubTestServers",
+                "RichPushServer", "HubTestServers", "TestPostgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

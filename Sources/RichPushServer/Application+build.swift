@@ -3,6 +3,7 @@ public import Logging
 import RichPushCore
 import RichPushHubs
 public import RichPushStore
+import ServiceLifecycle
 
 /// Builds the gateway: opens and migrates the store, creates the first admin if asked, and wires the routes, the
 /// dispatcher and the streams into one application.
@@ -57,9 +58,17 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         store: store,
         hubs: hubs,
         doorbell: gateway.dispatcherDoorbell,
-        policy: .init(idleInterval: configuration.dispatchIdleInterval),
+        policy: .init(lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval),
         logger: dispatcherLogger
     )
+    var services: [any Service] = [ResourceCloser(store: store, hubs: hubs), dispatcher]
+    if store.isShared {
+        // Other processes write to the same store: hear their events and new work, and count their failed sign-ins.
+        services.append(
+            StoreSignalListener(
+                store: store, broadcaster: broadcaster, dispatcherDoorbell: gateway.dispatcherDoorbell, logger: logger))
+        services.append(SignInThrottleSync(store: store, throttle: gateway.authenticator.throttle, logger: logger))
+    }
     let startupLogger = logger
     var app = Application(
         router: buildRouter(gateway),
@@ -67,7 +76,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
         // Services stop in reverse order: the store and the hub connections close after the dispatcher has finished
         // its batch.
-        services: [ResourceCloser(store: store, hubs: hubs), dispatcher],
+        services: services,
         onServerRunning: { channel in
             startupLogger.notice("richpush listening", metadata: ["richpush.address": "\(channel.localAddress?.description ?? "?")"])
         },
@@ -86,7 +95,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
 
     let api = router.group("api")
     PayloadController(gateway: gateway).addRoutes(to: api)
-    let authenticated = api.group().add(middleware: BasicAuthMiddleware(authenticator: gateway.authenticator))
+    let authenticated = api.group().add(
+        middleware: BasicAuthMiddleware(authenticator: gateway.authenticator, trustedProxies: gateway.configuration.trustedProxies))
     let library = ImageLibrary(
         store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     UserController(gateway: gateway).addRoutes(to: authenticated)
@@ -102,7 +112,11 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
 /// The store the configuration names: PostgreSQL for a `database-url`, SQLite under the data directory otherwise.
 public func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> Store {
     if let url = configuration.databaseURL {
-        throw ConfigurationError("database-url \(url.prefix(11))… is set, but this build stores data only in SQLite; unset it")
+        do {
+            return try await Store.openPostgres(url: url, logger: logger)
+        } catch let error as PostgresEngineError {
+            throw ConfigurationError("database-url: \(error.description)")
+        }
     }
     return try await Store.openSQLite(directory: configuration.dataDirectory, logger: logger)
 }
@@ -111,6 +125,10 @@ public func openStore(_ configuration: ServerConfiguration, logger: Logger) asyn
 private func bootstrapAdmin(_ configuration: ServerConfiguration, store: Store, hasher: PasswordHasher, logger: Logger) async throws {
     guard let password = configuration.adminPassword, try await store.userCount() == 0 else { return }
     if let problem = PasswordHasher.problem(with: password) { throw ConfigurationError("RICHPUSH_ADMIN_PASSWORD: \(problem)") }
-    _ = try await store.createUser(username: configuration.adminUsername, passwordHash: try await hasher.hash(password), role: .admin)
-    logger.notice("created the first admin", metadata: ["richpush.username": "\(configuration.adminUsername)"])
+    do {
+        _ = try await store.createUser(username: configuration.adminUsername, passwordHash: try await hasher.hash(password), role: .admin)
+        logger.notice("created the first admin", metadata: ["richpush.username": "\(configuration.adminUsername)"])
+    } catch StoreError.duplicate {
+        // Another process sharing the store, started at the same moment, created it first.
+    }
 }

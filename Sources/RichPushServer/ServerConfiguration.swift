@@ -31,6 +31,11 @@ public struct ServerConfiguration: Sendable {
     var bcryptCost = PasswordHasher.productionCost
     /// How long an idle dispatcher waits before looking for scheduled work.
     public var dispatchIdleInterval: Duration = .seconds(1)
+    /// How long deliveries claimed by a dispatcher are its own: if its process dies, another process sends them once
+    /// this has passed. It must exceed the time one batch takes to reach its hubs.
+    public var dispatchLease: TimeInterval = 60
+    /// Load balancers whose `X-Forwarded-For` names the client that the login throttle counts by.
+    public var trustedProxies = TrustedProxies()
     /// APNs, FCM and Notification Hubs; each is off unless configured.
     public var hubs = HubSettings()
 
@@ -67,6 +72,8 @@ public struct ServerConfiguration: Sendable {
             logLevel = parsed
         }
         if let seconds = try integer("heartbeat-seconds", in: 1...3600) { heartbeatInterval = .seconds(seconds) }
+        if let seconds = try integer("dispatch-lease-seconds", in: 5...3600) { dispatchLease = TimeInterval(seconds) }
+        if let proxies = value("trusted-proxies") { trustedProxies = try TrustedProxies(parsing: proxies) }
         hubs.apnsKeyFile = value("apns-key-file")
         hubs.apnsKeyId = value("apns-key-id")
         hubs.apnsTeamId = value("apns-team-id")

@@ -10,6 +10,39 @@ public protocol DatabaseEngine: Sendable {
     func transaction<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
     /// Whether this process is the only one using the data, so claims left by an earlier run are stale at start.
     var isExclusive: Bool { get }
+    /// Tells every process that uses the data about `signals` once the transaction of `db` commits.
+    ///
+    /// An exclusive engine has no other process to tell: its only process learns of its own changes in memory.
+    func announce(_ signals: [StoreSignal], in db: any SQLDatabase) async throws
+    /// Calls `handler` with the signals any process announces, until cancelled; throws when it stops hearing them.
+    func listen(_ handler: @escaping @Sendable (StoreSignal) -> Void) async throws
+    /// Runs `body` (the migrations) while no other process runs it, so processes that start together do not both
+    /// create the schema.
+    func withMigrationLock<T>(_ body: () async throws -> T) async throws -> T
     /// Closes every connection.
     func close() async throws
+}
+
+extension DatabaseEngine {
+    /// An exclusive engine's transactions already exclude each other, migrations included.
+    public func withMigrationLock<T>(_ body: () async throws -> T) async throws -> T {
+        try await body()
+    }
+
+    public func announce(_ signals: [StoreSignal], in db: any SQLDatabase) async throws {}
+
+    public func listen(_ handler: @escaping @Sendable (StoreSignal) -> Void) async throws {
+        throw StoreError.notShared
+    }
+}
+
+/// News one gateway process gives the others through the database.
+public enum StoreSignal: Sendable, Hashable {
+    /// A direct-stream event was appended; the listener reads the event to learn whose streams to wake.
+    case event(id: Int64)
+    /// Deliveries fell due now: dispatchers need not wait for their next look.
+    case deliveriesDue
+
+    static let eventChannel = "richpush_events"
+    static let dispatchChannel = "richpush_dispatch"
 }

@@ -7,9 +7,13 @@ import SQLKit
 enum Migrations {
     typealias Step = @Sendable (any SQLDatabase) async throws -> Void
 
-    static let steps: [Step] = [createInitialSchema, createHubMirror]
+    static let steps: [Step] = [createInitialSchema, createHubMirror, createEventCounter, createSignInFailures]
 
     static func run(on engine: some DatabaseEngine) async throws {
+        try await engine.withMigrationLock { try await runSteps(on: engine) }
+    }
+
+    private static func runSteps(on engine: some DatabaseEngine) async throws {
         try await engine.transaction { db in
             try await db.create(table: "schema_migrations").ifNotExists()
                 .column("version", type: .bigint, .primaryKey(autoIncrement: false))
@@ -169,5 +173,25 @@ enum Migrations {
             .column("error", type: .text)
             .run()
         try await db.create(index: "hub_mirror_due").on("hub_mirror").column("due_at").run()
+    }
+
+    /// Event ids come from a counter from now on, so they are handed out in commit order on every engine; it goes on
+    /// from the events already there.
+    private static func createEventCounter(_ db: any SQLDatabase) async throws {
+        let last =
+            try await db.select().column(SQLFunction("MAX", args: SQLIdentifier("id")), as: "id").from("events").first()?
+            .decode(column: "id", as: Int64?.self) ?? 0
+        try await db.insert(into: "counters").columns("name", "value").values("events", last).run()
+    }
+
+    /// Failed sign-ins, one row per username or client address they count against, for a throttle that every
+    /// gateway process sharing the store applies alike.
+    private static func createSignInFailures(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "sign_in_failures")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("throttle_key", type: .text, .notNull)
+            .column("failed_at", type: .bigint, .notNull)
+            .run()
+        try await db.create(index: "sign_in_failures_key").on("sign_in_failures").column("throttle_key").column("failed_at").run()
     }
 }

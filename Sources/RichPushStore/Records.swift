@@ -190,4 +190,6 @@ public enum StoreError: Error, Sendable, Equatable {
     case notFound
     /// The installation id belongs to another user.
     case installationOwnedByAnother
+    /// The store has no other processes to hear from: it is an exclusive one.
+    case notShared
 }

@@ -4,50 +4,62 @@ import SQLKit
 
 extension Store {
     /// Claims up to `limit` due deliveries for `lease`: until it runs out no other dispatcher takes them, after it
-    /// (the claimer crashed) they are due again. Deliveries of expired notifications are marked expired first, and
-    /// those to installations a hub reported gone fail without being sent.
+    /// (the claimer crashed) they are due again. Notifications due by `now` are released into their feeds first, in
+    /// the same transaction, so no push precedes its feed entry. Deliveries of expired notifications are marked
+    /// expired, and those to installations a hub reported gone fail without being sent.
     ///
     /// For `audiencePlatforms` (a hub that sends a notification once to its whole audience), a claimed delivery
     /// brings every other unclaimed delivery of the same notification and platform along, due or not, so the
     /// audience is never sent to twice.
+    ///
+    /// Several processes may claim at once on a shared store: rows another claimer holds are skipped, never waited
+    /// for (`FOR UPDATE SKIP LOCKED` where the dialect locks rows), and deliveries of a notification that another
+    /// process is still releasing wait for its release.
     public func claimDueDeliveries(
         now: Date = .now, limit: Int, lease: TimeInterval, audiencePlatforms: Set<Platform> = []
     ) async throws -> [DeliveryJob] {
         try await engine.transaction { db in
             let nowMs = EpochMilliseconds(now)
+            _ = try await Self.releaseDue(now: now, in: db)
+            let skipLocked = Self.skipLockedClause(db)
             try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
                 .set("error_code", to: "installation.gone")
                 .set("error_message", to: "a hub reported the device gone; it is not sent to until it registers again")
-                .where("state", .equal, DeliveryState.pending.rawValue)
                 .where(
-                    "installation_id", .in,
-                    SQLSubquery.select { $0.column("id").from("installations").where("dead_at", .isNot, SQLLiteral.null) }
+                    "id", .in,
+                    SQLSubquery.select {
+                        $0.column("id").from("deliveries").where("state", .equal, DeliveryState.pending.rawValue)
+                            .where(
+                                "installation_id", .in,
+                                SQLSubquery.select { $0.column("id").from("installations").where("dead_at", .isNot, SQLLiteral.null) }
+                            ).skippingLocked(skipLocked)
+                    }
                 ).run()
             try await db.update("deliveries").set("state", to: DeliveryState.expired.rawValue).set("finished_at", to: nowMs)
                 .set("error_code", to: "notification.expired")
                 .set("error_message", to: "the notification expired before the device was reached")
-                .where("state", .equal, DeliveryState.pending.rawValue)
                 .where(
-                    "notification_id", .in,
-                    SQLSubquery.select { $0.column("id").from("notifications").where("expires_at", .lessThanOrEqual, nowMs) }
+                    "id", .in,
+                    SQLSubquery.select {
+                        $0.column("id").from("deliveries").where("state", .equal, DeliveryState.pending.rawValue)
+                            .where(
+                                "notification_id", .in,
+                                SQLSubquery.select {
+                                    $0.column("id").from("notifications").where("expires_at", .lessThanOrEqual, nowMs)
+                                }
+                            ).skippingLocked(skipLocked)
+                    }
                 ).run()
-            let due = try await db.select().columns("id", "notification_id", "platform").from("deliveries")
-                .where("state", .equal, DeliveryState.pending.rawValue).where("due_at", .lessThanOrEqual, nowMs)
-                .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
-                .orderBy("due_at").orderBy("id").limit(limit).all()
-            guard !due.isEmpty else { return [] }
-            var ids = Set(try due.map { try $0.int64("id") })
-            let audiences = Set(
-                try due.filter { audiencePlatforms.contains(try $0.enumeration("platform", as: Platform.self)) }
-                    .map { AudienceKey(notificationId: try $0.int64("notification_id"), platform: try $0.string("platform")) })
-            for audience in audiences {
-                let rest = try await db.select().column("id").from("deliveries")
-                    .where("notification_id", .equal, audience.notificationId).where("platform", .equal, audience.platform)
-                    .where("state", .equal, DeliveryState.pending.rawValue)
-                    .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
-                    .all()
-                ids.formUnion(try rest.map { try $0.int64("id") })
+            var dueQuery = Self.claimable(db.select().columns("id").from("deliveries"), nowMs: nowMs)
+                .where("due_at", .lessThanOrEqual, nowMs)
+            if !audiencePlatforms.isEmpty {
+                dueQuery = dueQuery.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
             }
+            var ids = Set(try await dueQuery.skippingLocked(skipLocked).orderBy("due_at").orderBy("id").limit(limit).all().map { try $0.int64("id") })
+            if !audiencePlatforms.isEmpty {
+                ids.formUnion(try await Self.claimAudiences(platforms: audiencePlatforms, nowMs: nowMs, skipLocked: skipLocked, in: db))
+            }
+            guard !ids.isEmpty else { return [] }
             let claimed = ids.sorted()
             for chunk in claimed.chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
@@ -60,6 +72,46 @@ extension Store {
             }
             return jobs
         }
+    }
+
+    /// Pending deliveries that no live lease holds and whose notification has been released.
+    private static func claimable(_ query: SQLSelectBuilder, nowMs: Int64) -> SQLSelectBuilder {
+        query.where("state", .equal, DeliveryState.pending.rawValue)
+            .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
+            .where(
+                "notification_id", .notIn,
+                SQLSubquery.select { $0.column("id").from("notifications").where("released_at", .is, SQLLiteral.null) })
+    }
+
+    /// The claimable deliveries of a few notifications with due deliveries on an audience platform, every one of them.
+    ///
+    /// The notification's row is locked first, skipping those another claimer holds: one claimer at a time takes a
+    /// notification's audience, so two processes never each send it to the same audience.
+    private static func claimAudiences(
+        platforms: Set<Platform>, nowMs: Int64, skipLocked: (any SQLExpression)?, in db: any SQLDatabase
+    ) async throws -> [Int64] {
+        let platformNames = platforms.map(\.rawValue).sorted()
+        let due = try await claimable(db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs)
+            .where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
+            .orderBy("notification_id").limit(10).all()
+        var audiences: [Int64: [String]] = [:]
+        for row in due { audiences[try row.int64("notification_id"), default: []].append(try row.string("platform")) }
+        var ids: [Int64] = []
+        for (notificationId, audience) in audiences.sorted(by: { $0.key < $1.key }) {
+            let locked = try await db.select().column("id").from("notifications").where("id", .equal, notificationId)
+                .skippingLocked(skipLocked).first()
+            guard locked != nil else { continue }
+            ids += try await claimable(db.select().column("id").from("deliveries"), nowMs: nowMs)
+                .where("notification_id", .equal, notificationId).where("platform", .in, audience)
+                .skippingLocked(skipLocked).all().map { try $0.int64("id") }
+        }
+        return ids
+    }
+
+    /// `FOR UPDATE SKIP LOCKED` where the dialect locks selected rows; nil where a transaction excludes all others
+    /// anyway (SQLite).
+    static func skipLockedClause(_ db: any SQLDatabase) -> (any SQLExpression)? {
+        db.dialect.exclusiveSelectLockExpression.map { SQLList([$0, SQLRaw("SKIP LOCKED")], separator: SQLRaw(" ")) }
     }
 
     /// The claimed deliveries with what their hubs need of the notification.
@@ -186,8 +238,9 @@ extension Store {
     }
 }
 
-/// The deliveries of one notification on one platform.
-private struct AudienceKey: Hashable {
-    var notificationId: Int64
-    var platform: String
+extension SQLSubqueryClauseBuilder {
+    /// Adds `clause` (from ``Store/skipLockedClause(_:)``) when there is one.
+    func skippingLocked(_ clause: (any SQLExpression)?) -> Self {
+        clause.map { lockingClause($0) } ?? self
+    }
 }

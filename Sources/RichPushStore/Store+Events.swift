@@ -6,14 +6,23 @@ extension Store {
     /// Appends the direct channel's `rich` event for each delivery, once: a delivery dispatched again after a crash
     /// finds its event already there. Returns the users who got a new event.
     public func appendRichEvents(for jobs: [DeliveryJob], now: Date = .now) async throws -> Set<String> {
-        try await engine.transaction { db in
+        guard !jobs.isEmpty else { return [] }
+        return try await engine.transaction { db in
             var users: Set<String> = []
+            var appended: [Int64] = []
+            var id = try await Self.reserve(counter: "events", count: jobs.count, in: db)
             for job in jobs {
                 let event = StreamEvent(cursor: 0, body: .rich(richId: job.notificationId, richType: job.richType, richMessage: job.message))
-                let cursor = try await Self.appendEvent(
-                    event, username: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)", now: now, in: db)
-                if cursor != nil { users.insert(job.owner) }
+                if try await Self.appendEvent(
+                    event, id: id, username: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)", now: now,
+                    in: db)
+                {
+                    users.insert(job.owner)
+                    appended.append(id)
+                }
+                id += 1
             }
+            try await engine.announce(appended.map { .event(id: $0) }, in: db)
             return users
         }
     }
@@ -41,18 +50,59 @@ extension Store {
         }
     }
 
-    /// Appends one event; returns its cursor, or nil when `dedupeKey` was used before.
+    /// The users whose events these are: a signal names only an event, its row names whose streams to wake.
+    public func eventOwners(ids: [Int64]) async throws -> Set<String> {
+        try await engine.read { db in
+            var owners: Set<String> = []
+            for chunk in ids.chunked(Self.insertChunk) {
+                let rows = try await db.select().distinct().column("username").from("events").where("id", .in, Array(chunk)).all()
+                owners.formUnion(try rows.map { try $0.string("username") })
+            }
+            return owners
+        }
+    }
+
+    /// Appends events for `usernames` and announces them; returns the cursor of each, in order.
     @discardableResult
-    static func appendEvent(
-        _ event: StreamEvent, username: String, installationId: String?, dedupeKey: String?, now: Date, in db: any SQLDatabase
-    ) async throws -> Int64? {
+    static func appendEvents(
+        _ event: StreamEvent, usernames: [String], installationId: String?, now: Date, engine: any DatabaseEngine, in db: any SQLDatabase
+    ) async throws -> [Int64] {
+        guard !usernames.isEmpty else { return [] }
+        let first = try await reserve(counter: "events", count: usernames.count, in: db)
+        let ids = (0..<Int64(usernames.count)).map { first + $0 }
+        for (id, username) in zip(ids, usernames) {
+            try await appendEvent(event, id: id, username: username, installationId: installationId, dedupeKey: nil, now: now, in: db)
+        }
+        try await engine.announce(ids.map { .event(id: $0) }, in: db)
+        return ids
+    }
+
+    /// Appends one event as `id`, a number reserved from the `events` counter; returns false when `dedupeKey` was
+    /// used before.
+    ///
+    /// The counter's row stays locked until the transaction ends, so events become visible in the order of their ids:
+    /// a stream that has read up to an id never finds a smaller one committed later (identity columns do not promise
+    /// that when several processes write at once).
+    @discardableResult
+    private static func appendEvent(
+        _ event: StreamEvent, id: Int64, username: String, installationId: String?, dedupeKey: String?, now: Date, in db: any SQLDatabase
+    ) async throws -> Bool {
         let richId: Int64
         switch event.body {
         case .rich(let id, _, _), .state(let id, _, _), .deleted(let id): richId = id
         }
-        return try await db.insert(into: "events").columns("username", "installation_id", "kind", "rich_id", "data", "dedupe_key", "created_at")
-            .values(username, installationId, event.name, richId, event.data, dedupeKey, EpochMilliseconds(now))
+        return try await db.insert(into: "events")
+            .columns("id", "username", "installation_id", "kind", "rich_id", "data", "dedupe_key", "created_at")
+            .values(id, username, installationId, event.name, richId, event.data, dedupeKey, EpochMilliseconds(now))
             .ignoringConflicts(with: "dedupe_key")
-            .returning("id").first()?.int64("id")
+            .returning("id").first() != nil
+    }
+
+    /// Advances counter `name` by `count` and returns the first of the numbers reserved.
+    static func reserve(counter name: String, count: Int, in db: any SQLDatabase) async throws -> Int64 {
+        let last = try await db.update("counters")
+            .set("value", to: SQLBinaryExpression(SQLIdentifier("value"), .add, SQLLiteral.numeric("\(count)")))
+            .where("name", .equal, name).returning("value").first()!.int64("value")
+        return last - Int64(count) + 1
     }
 }

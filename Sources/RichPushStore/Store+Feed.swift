@@ -48,7 +48,7 @@ extension Store {
                 .set("seq", to: seq).set("updated_at", to: EpochMilliseconds(now))
                 .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
             let event = StreamEvent(cursor: 0, body: .state(richId: notificationId, readState: read, userActionState: action))
-            let cursor = try await Self.appendEvent(event, username: username, installationId: nil, dedupeKey: nil, now: now, in: db)
+            let cursor = try await Self.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
             var item = current
             item.readState = read
             item.userActionState = action

@@ -21,13 +21,58 @@ extension Store {
     /// none when one is refused. Returns how many were created.
     public func importInstallations(_ installations: [InstallationRecord]) async throws -> Int {
         let mirrored = mirroredPlatforms
+        // Without an id or a push channel twice, new installations go in with a few statements per chunk.
+        let distinct =
+            Set(installations.map(\.id)).count == installations.count
+            && Set(installations.map { ChannelKey(platform: $0.platform, pushChannel: $0.pushChannel) }).count == installations.count
         return try await engine.transaction { db in
             var created = 0
-            for installation in installations {
-                if try await Self.upsert(installation, mirrored: mirrored, in: db).created { created += 1 }
+            for chunk in installations.chunked(Self.insertChunk) {
+                if distinct, let inserted = try await Self.insertNew(chunk, mirrored: mirrored, in: db) {
+                    created += inserted
+                    continue
+                }
+                for installation in chunk {
+                    if try await Self.upsert(installation, mirrored: mirrored, in: db).created { created += 1 }
+                }
             }
             return created
         }
+    }
+
+    /// Inserts a chunk of an import in bulk when every installation in it is new and no other installation holds
+    /// its push channel; returns how many were created, or nil when the chunk needs ``upsert(_:mirrored:in:)`` one by
+    /// one.
+    private static func insertNew(_ chunk: ArraySlice<InstallationRecord>, mirrored: Set<Platform>, in db: any SQLDatabase) async throws
+        -> Int?
+    {
+        let taken = try await db.select().column("id").from("installations").where("id", .in, chunk.map(\.id)).first()
+        guard taken == nil else { return nil }
+        let holders = try await db.select().columns("platform", "push_channel").from("installations")
+            .where("push_channel", .in, chunk.map(\.pushChannel)).all()
+        let wanted = Set(chunk.map { ChannelKey(platform: $0.platform, pushChannel: $0.pushChannel) })
+        for holder in holders {
+            let key = ChannelKey(platform: try holder.enumeration("platform", as: Platform.self), pushChannel: try holder.string("push_channel"))
+            if wanted.contains(key) { return nil }
+        }
+        try await db.insert(into: "installations").columns(Self.installationColumns)
+            .rows(
+                try chunk.map { record in
+                    let tags = String(decoding: try JSONEncoder().encode(record.tags), as: UTF8.self)
+                    return Self.binds(
+                        record.id, record.owner, record.platform.rawValue, record.pushChannel, tags, record.appVersion,
+                        record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
+                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none)
+                }
+            ).run()
+        let tags = chunk.flatMap { record in record.allTags.sorted().map { Self.binds(record.id, $0) } }
+        for rows in tags.chunked(Self.insertChunk) {
+            try await db.insert(into: "installation_tags").columns("installation_id", "tag").rows(Array(rows)).run()
+        }
+        for record in chunk {
+            try await Self.enqueueMirror(record.id, platforms: [record.platform], mirrored: mirrored, now: record.updatedAt, in: db)
+        }
+        return chunk.count
     }
 
     private static func upsert(_ installation: InstallationRecord, mirrored: Set<Platform>, in db: any SQLDatabase) async throws -> (
@@ -104,7 +149,7 @@ extension Store {
         return try await engine.transaction { db in try await Self.deleteInstallation(id, mirrored: mirrored, now: now, in: db) }
     }
 
-    private static func deleteInstallation(_ id: String, mirrored: Set<Platform>, now: Date, in db: any SQLDatabase) async throws -> Bool {
+    static func deleteInstallation(_ id: String, mirrored: Set<Platform>, now: Date, in db: any SQLDatabase) async throws -> Bool {
         let platform = try await db.select().column("platform").from("installations").where("id", .equal, id).first()
             .map { try $0.enumeration("platform", as: Platform.self) }
         guard let platform else { return false }
@@ -129,4 +174,10 @@ extension Store {
             updatedAt: try row.date("updated_at"), deadAt: try row.optionalDate("dead_at"),
             deadReason: try row.optionalString("dead_reason"))
     }
+}
+
+/// A push channel of one platform: unique among installations.
+private struct ChannelKey: Hashable {
+    var platform: Platform
+    var pushChannel: String
 }

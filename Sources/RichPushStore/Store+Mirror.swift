@@ -31,7 +31,8 @@ extension Store {
     public func claimMirrorTasks(now: Date = .now, limit: Int, lease: TimeInterval) async throws -> [MirrorTask] {
         try await engine.transaction { db in
             let rows = try await db.select().columns("installation_id", "version", "attempts").from("hub_mirror")
-                .where("due_at", .lessThanOrEqual, EpochMilliseconds(now)).orderBy("due_at").limit(limit).all()
+                .where("due_at", .lessThanOrEqual, EpochMilliseconds(now)).orderBy("due_at").limit(limit)
+                .skippingLocked(Self.skipLockedClause(db)).all()
             guard !rows.isEmpty else { return [] }
             let ids = try rows.map { try $0.string("installation_id") }
             try await db.update("hub_mirror").set("due_at", to: EpochMilliseconds(now + lease)).where("installation_id", .in, ids).run()

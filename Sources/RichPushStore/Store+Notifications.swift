@@ -45,7 +45,7 @@ extension Store {
             let (imageId, url, text) = Self.columns(of: draft.payload)
             let due = max(draft.deliverAt, now)
             let released = due <= now
-            let id = try await db.insert(into: "notifications")
+            let inserted = try await db.insert(into: "notifications")
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
                     "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at"
@@ -55,7 +55,14 @@ extension Store {
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil
                 )
-                .returning("id").first()!.int64("id")
+                .ignoringConflicts(with: ["created_by", "idempotency_key"])
+                .returning("id").first()
+            guard let id = try inserted?.int64("id") else {
+                // The same key from the same sender, committed by a concurrent request (another process) meanwhile.
+                let first = try await db.select().columns(Self.notificationColumns).from("notifications")
+                    .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, draft.idempotencyKey).first()!
+                return (try Self.notificationRecord(first), false)
+            }
 
             let members = try await Self.resolveAudience(draft.audience, in: db)
             for chunk in members.chunked(Self.insertChunk) {
@@ -81,6 +88,7 @@ extension Store {
             }
             if released {
                 try await Self.assignFeedSequence(notificationId: id, in: db)
+                if !members.isEmpty { try await engine.announce([.deliveriesDue], in: db) }
             }
             let row = try await db.select().columns(Self.notificationColumns).from("notifications").where("id", .equal, id).first()!
             return (try Self.notificationRecord(row), true)
@@ -106,17 +114,20 @@ extension Store {
 
     /// Makes notifications whose `deliverAt` has come visible in their recipients' feeds; returns their ids.
     public func releaseDueNotifications(now: Date = .now) async throws -> [Int64] {
-        try await engine.transaction { db in
-            let due = try await db.select().column("id").from("notifications")
-                .where("released_at", .is, SQLLiteral.null).where("deliver_at", .lessThanOrEqual, EpochMilliseconds(now))
-                .where("canceled_at", .is, SQLLiteral.null).where("deleted_at", .is, SQLLiteral.null)
-                .orderBy("id").limit(100).all().map { try $0.int64("id") }
-            for id in due {
-                try await Self.assignFeedSequence(notificationId: id, in: db)
-                try await db.update("notifications").set("released_at", to: EpochMilliseconds(now)).where("id", .equal, id).run()
-            }
-            return due
+        try await engine.transaction { db in try await Self.releaseDue(now: now, in: db) }
+    }
+
+    /// Releases due notifications inside the transaction of `db`; those another process is releasing are skipped.
+    static func releaseDue(now: Date, in db: any SQLDatabase) async throws -> [Int64] {
+        let due = try await db.select().column("id").from("notifications")
+            .where("released_at", .is, SQLLiteral.null).where("deliver_at", .lessThanOrEqual, EpochMilliseconds(now))
+            .where("canceled_at", .is, SQLLiteral.null).where("deleted_at", .is, SQLLiteral.null)
+            .orderBy("id").limit(100).skippingLocked(skipLockedClause(db)).all().map { try $0.int64("id") }
+        for id in due {
+            try await assignFeedSequence(notificationId: id, in: db)
+            try await db.update("notifications").set("released_at", to: EpochMilliseconds(now)).where("id", .equal, id).run()
         }
+        return due
     }
 
     /// Cancels a notification not yet sent, or recalls one already sent: either way its payload is gone, outstanding
@@ -143,9 +154,7 @@ extension Store {
                 notified = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)
                     .orderBy("username").all().map { try $0.string("username") }
                 let event = StreamEvent(cursor: 0, body: .deleted(richId: id))
-                for username in notified {
-                    try await Self.appendEvent(event, username: username, installationId: nil, dedupeKey: nil, now: now, in: db)
-                }
+                try await Self.appendEvents(event, usernames: notified, installationId: nil, now: now, engine: engine, in: db)
             }
             return (outcome, notified)
         }
@@ -174,9 +183,7 @@ extension Store {
 
     /// Reserves `count` consecutive feed sequence numbers and returns the first.
     static func reserveFeedSequence(count: Int, in db: any SQLDatabase) async throws -> Int64 {
-        let last = try await db.update("counters").set("value", to: SQLBinaryExpression(SQLIdentifier("value"), .add, SQLLiteral.numeric("\(count)")))
-            .where("name", .equal, "feed").returning("value").first()!.int64("value")
-        return last - Int64(count) + 1
+        try await reserve(counter: "feed", count: count, in: db)
     }
 
     /// One row of bound values for a multi-row INSERT.

@@ -37,4 +37,30 @@ extension Store {
             try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("users").first()?.int("n") ?? 0
         }
     }
+
+    /// Replaces the password hash of `username`; returns false when there is no such user.
+    public func setPasswordHash(username: String, passwordHash: String) async throws -> Bool {
+        try await engine.transaction { db in
+            try await db.update("users").set("password_hash", to: passwordHash).where("username", .equal, username)
+                .returning("id").first() != nil
+        }
+    }
+
+    /// Removes a user with its installations (their outstanding deliveries fail), its feed and its stream events, so
+    /// a later user of the same name inherits nothing; returns false when there is no such user.
+    public func deleteUser(username: String, now: Date = .now) async throws -> Bool {
+        let mirrored = mirroredPlatforms
+        return try await engine.transaction { db in
+            let deleted = try await db.delete(from: "users").where("username", .equal, username).returning("id").first()
+            guard deleted != nil else { return false }
+            let installations = try await db.select().column("id").from("installations").where("owner", .equal, username)
+                .all().map { try $0.string("id") }
+            for id in installations {
+                _ = try await Self.deleteInstallation(id, mirrored: mirrored, now: now, in: db)
+            }
+            try await db.delete(from: "feed_entries").where("username", .equal, username).run()
+            try await db.delete(from: "events").where("username", .equal, username).run()
+            return true
+        }
+    }
 }

@@ -25,6 +25,18 @@ public struct Store: Sendable {
         return try await open(engine: engine, logger: logger)
     }
 
+    /// Connects to the PostgreSQL database `url` names and brings its schema up to date; any number of gateway
+    /// processes may share it.
+    public static func openPostgres(url: String, logger: Logger) async throws -> Store {
+        let engine = try await PostgresEngine.open(url: url, logger: logger)
+        do {
+            return try await open(engine: engine, logger: logger)
+        } catch {
+            try? await engine.close()
+            throw error
+        }
+    }
+
     /// Brings the schema of `engine` up to date and readies it for a new process.
     public static func open(engine: any DatabaseEngine, logger: Logger) async throws -> Store {
         try await Migrations.run(on: engine)
@@ -34,6 +46,16 @@ public struct Store: Sendable {
             try await store.releaseAllClaims()
         }
         return store
+    }
+
+    /// Whether other gateway processes may use the same data, so what one process changes the others must hear of
+    /// (``listen(_:)``) and limits kept in memory must be kept in the store.
+    public var isShared: Bool { !engine.isExclusive }
+
+    /// Calls `handler` with every ``StoreSignal`` any process announces, until cancelled; throws when the store stops
+    /// hearing them (a lost connection), after which signals may have been missed.
+    public func listen(_ handler: @escaping @Sendable (StoreSignal) -> Void) async throws {
+        try await engine.listen(handler)
     }
 
     /// Whether the database answers.

@@ -28,6 +28,16 @@ struct Serve: AsyncParsableCommand {
     var maximumImagePixels: String?
     @Option(name: .customLong("heartbeat-seconds"), help: "Seconds between stream heartbeats (default 15; env RICHPUSH_HEARTBEAT_SECONDS).")
     var heartbeatSeconds: String?
+    @Option(
+        name: .customLong("dispatch-lease-seconds"),
+        help: "How long claimed deliveries wait before another process takes over from a dead one (default 60; env RICHPUSH_DISPATCH_LEASE_SECONDS)."
+    )
+    var dispatchLeaseSeconds: String?
+    @Option(
+        name: .customLong("trusted-proxies"),
+        help: "Load balancers (addresses or CIDR networks, comma-separated) whose X-Forwarded-For names the client (env RICHPUSH_TRUSTED_PROXIES)."
+    )
+    var trustedProxies: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; env RICHPUSH_LOG_LEVEL).")
     var logLevel: String?
 
@@ -36,7 +46,8 @@ struct Serve: AsyncParsableCommand {
             [
                 "hostname": hostname, "port": port, "public-dir": publicDirectory, "image-dir": imageDirectory,
                 "max-image-bytes": maximumImageBytes, "max-image-pixels": maximumImagePixels, "heartbeat-seconds": heartbeatSeconds,
-                "log-level": logLevel,
+                "log-level": logLevel, "dispatch-lease-seconds": dispatchLeaseSeconds,
+                "trusted-proxies": trustedProxies,
             ].compactMapValues { $0 }
         ) { first, _ in first }
         let configuration: ServerConfiguration

@@ -58,6 +58,7 @@ public final class FCMTestServer: Sendable {
         var exchanges = 0
         var refuseAssertions: String?
         var violations: [String] = []
+        var delay: Duration = .zero
     }
 
     public static let projectId = "richpush-test"
@@ -115,6 +116,11 @@ public final class FCMTestServer: Sendable {
         state.withLockedValue { $0.answers[deviceToken, default: []].append(contentsOf: answers) }
     }
 
+    /// Holds every send's answer back this long, as a distant service would, so many sends are in flight at once.
+    public func delayAnswers(by delay: Duration) {
+        state.withLockedValue { $0.delay = delay }
+    }
+
     /// Every access token issued so far stops working, as when Google revokes or expires them.
     public func revokeAccessTokens() {
         state.withLockedValue { $0.issuedTokens.removeAll() }
@@ -166,6 +172,8 @@ public final class FCMTestServer: Sendable {
 
     private static func send(_ request: Request, project: String, state: NIOLockedValueBox<State>) async throws -> Response {
         let body = try await request.body.collect(upTo: 64 * 1024)
+        let delay = state.withLockedValue { $0.delay }
+        if delay > .zero { try await Task.sleep(for: delay) }
         func error(_ answer: Answer, _ message: String, violation: Bool) -> Response {
             if violation { state.withLockedValue { $0.violations.append("send: \(message)") } }
             var error: [String: Any] = ["code": answer.status, "message": message, "status": answer.canonicalStatus]

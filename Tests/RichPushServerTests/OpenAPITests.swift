@@ -21,6 +21,7 @@ struct OpenAPITests {
         ("post", "/api/me/notifications/{id}/receipts"), ("get", "/api/me/stream"), ("get", "/health"), ("get", "/health/ready"),
         ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/"),
         ("get", "/api/audiences/count"), ("post", "/api/installations/import"),
+        ("put", "/api/users/{username}/password"), ("delete", "/api/users/{username}"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

@@ -4,21 +4,6 @@ import RichPushCore
 import RichPushStore
 import Testing
 
-/// A store on a fresh SQLite file.
-func withStore<T>(_ body: (Store) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-store-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
-    do {
-        let result = try await body(store)
-        try await store.close()
-        return result
-    } catch {
-        try? await store.close()
-        throw error
-    }
-}
-
 extension Store {
     @discardableResult
     func register(_ id: String, owner: String, platform: Platform = .direct, tags: [String] = []) async throws -> InstallationRecord {
@@ -39,8 +24,8 @@ extension Store {
 
 @Suite("The outbox")
 struct OutboxTests {
-    @Test func creatingANotificationWritesOneDeliveryPerAddressedInstallation() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func creatingANotificationWritesOneDeliveryPerAddressedInstallation(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice", tags: ["topic:sale"])
             try await store.register("a2", owner: "alice")
             try await store.register("b1", owner: "bob", tags: ["topic:sale", "lang:fr"])
@@ -52,8 +37,8 @@ struct OutboxTests {
         }
     }
 
-    @Test func anExpressionWithoutRequiredTagsIsEvaluatedAgainstEveryInstallation() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func anExpressionWithoutRequiredTagsIsEvaluatedAgainstEveryInstallation(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice", tags: ["lang:fr"])
             try await store.register("b1", owner: "bob")
             _ = try await store.send("!lang:fr")
@@ -61,8 +46,8 @@ struct OutboxTests {
         }
     }
 
-    @Test func aClaimedDeliveryIsNotClaimedAgainUntilItsLeaseRunsOut() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func aClaimedDeliveryIsNotClaimedAgainUntilItsLeaseRunsOut(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
             let now = Date.now
@@ -74,8 +59,8 @@ struct OutboxTests {
         }
     }
 
-    @Test func aScheduledDeliveryIsNotDueBeforeItsTime() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func aScheduledDeliveryIsNotDueBeforeItsTime(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let later = Date.now + 3600
             _ = try await store.send("username:alice", deliverAt: later)
@@ -84,8 +69,8 @@ struct OutboxTests {
         }
     }
 
-    @Test func deliveriesOfAnExpiredNotificationAreMarkedExpiredInsteadOfSent() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func deliveriesOfAnExpiredNotificationAreMarkedExpiredInsteadOfSent(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice", deliverAt: .now + 10, expiresAt: .now + 20)
             #expect(try await store.claimDueDeliveries(now: .now + 30, limit: 10, lease: 60).isEmpty)
@@ -95,8 +80,8 @@ struct OutboxTests {
         }
     }
 
-    @Test func outcomesAreRecordedPerDelivery() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func outcomesAreRecordedPerDelivery(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             for id in ["a1", "a2", "a3", "a4"] { try await store.register(id, owner: "alice") }
             let (notification, _) = try await store.send("username:alice")
             let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
@@ -112,8 +97,8 @@ struct OutboxTests {
         }
     }
 
-    @Test func aGoneDeviceIsNotAddressedAgainUntilItRegistersAnew() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func aGoneDeviceIsNotAddressedAgainUntilItRegistersAnew(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
             let job = try await store.claimDueDeliveries(limit: 10, lease: 60)[0]
@@ -127,8 +112,8 @@ struct OutboxTests {
         }
     }
 
-    @Test func theSameIdempotencyKeyReturnsTheFirstNotificationAndWritesNothing() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func theSameIdempotencyKeyReturnsTheFirstNotificationAndWritesNothing(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let first = try await store.send("username:alice", key: "campaign-7")
             let second = try await store.send("username:alice", key: "campaign-7")
@@ -156,15 +141,15 @@ struct OutboxTests {
 
 @Suite("Installations in the store")
 struct InstallationStoreTests {
-    @Test func everyInstallationCarriesItsAutomaticTags() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func everyInstallationCarriesItsAutomaticTags(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             let record = try await store.register("phone", owner: "alice", platform: .apns, tags: ["topic:sale"])
             #expect(record.allTags == ["topic:sale", "username:alice", "installation:phone", "platform:apns"])
         }
     }
 
-    @Test func aPushChannelMovesToTheInstallationThatRegistersIt() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func aPushChannelMovesToTheInstallationThatRegistersIt(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.upsertInstallation(
                 InstallationRecord(id: "old", owner: "alice", platform: .fcm, pushChannel: "token", tags: [], createdAt: .now, updatedAt: .now))
             let (_, created) = try await store.upsertInstallation(
@@ -175,15 +160,15 @@ struct InstallationStoreTests {
         }
     }
 
-    @Test func anotherUsersInstallationIdIsRefused() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func anotherUsersInstallationIdIsRefused(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("shared", owner: "alice")
             await #expect(throws: StoreError.installationOwnedByAnother) { try await store.register("shared", owner: "bob") }
         }
     }
 
-    @Test func updatingReplacesTheTags() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func updatingReplacesTheTags(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice", tags: ["topic:sale"])
             try await store.register("a1", owner: "alice", tags: ["topic:news"])
             _ = try await store.send("topic:sale")
@@ -194,10 +179,52 @@ struct InstallationStoreTests {
     }
 }
 
+@Suite("Imports of installations")
+struct ImportStoreTests {
+    func record(_ id: String, owner: String = "alice", channel: String? = nil, tags: [String] = ["topic:sale"]) -> InstallationRecord {
+        InstallationRecord(
+            id: id, owner: owner, platform: .fcm, pushChannel: channel ?? "\(id)-token", tags: tags, createdAt: .now, updatedAt: .now)
+    }
+
+    @Test(arguments: Engine.allCases)
+    func newInstallationsAreRegisteredWithTheirTagsAndAddressable(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let created = try await store.importInstallations((0..<1200).map { record("phone-\($0)") })
+            #expect(created == 1200)
+            #expect(try await store.installation(id: "phone-1199")?.tags == ["topic:sale"])
+            #expect(try await store.audienceSize(try TagExpression(parsing: "topic:sale && platform:fcm")).installations == 1200)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anImportMovesAPushChannelAndUpdatesAnExistingInstallationAsSingleRegistrationsWould(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.upsertInstallation(record("old", channel: "shared-token"))
+            try await store.upsertInstallation(record("kept", tags: []))
+            let created = try await store.importInstallations([record("new", channel: "shared-token"), record("kept", tags: ["vip"])])
+            #expect(created == 1)
+            #expect(try await store.installation(id: "old") == nil)
+            #expect(try await store.installation(id: "new")?.pushChannel == "shared-token")
+            #expect(try await store.installation(id: "kept")?.tags == ["vip"])
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anImportWithAnotherUsersInstallationStoresNothing(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.upsertInstallation(record("taken", owner: "bob"))
+            await #expect(throws: StoreError.installationOwnedByAnother) {
+                try await store.importInstallations([record("fresh"), record("taken")])
+            }
+            #expect(try await store.installation(id: "fresh") == nil)
+        }
+    }
+}
+
 @Suite("Feeds and events")
 struct FeedStoreTests {
-    @Test func recipientsAreTheOwnersOfAddressedInstallationsAndNamedUsers() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func recipientsAreTheOwnersOfAddressedInstallationsAndNamedUsers(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.createUser(username: "dave", passwordHash: "x", role: .member)
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice || username:dave || username:ghost")
@@ -207,8 +234,8 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func aScheduledNotificationEntersTheFeedWhenReleased() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func aScheduledNotificationEntersTheFeedWhenReleased(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let later = Date.now + 60
             _ = try await store.send("username:alice", deliverAt: later)
@@ -218,8 +245,8 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func syncingSinceACursorReturnsOnlyLaterChanges() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func syncingSinceACursorReturnsOnlyLaterChanges(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (first, _) = try await store.send("username:alice")
             let cursor = try await store.feed(username: "alice", since: nil, limit: 10).cursor
@@ -232,8 +259,8 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func aStateChangeAppendsOneEventForTheUsersDevicesAndNoneWhenNothingChanged() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func aStateChangeAppendsOneEventForTheUsersDevicesAndNoneWhenNothingChanged(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
             let changed = try await store.updateFeedState(
@@ -247,8 +274,8 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func richEventsAreAppendedOncePerDeliveryEvenWhenPublishedTwice() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func richEventsAreAppendedOncePerDeliveryEvenWhenPublishedTwice(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
             let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
@@ -258,8 +285,8 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func recallingASentNotificationSignalsItsRecipientsAndEmptiesTheFeed() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func recallingASentNotificationSignalsItsRecipientsAndEmptiesTheFeed(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
             let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
@@ -274,8 +301,8 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func cancelingBeforeAnySendStopsEveryDelivery() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func cancelingBeforeAnySendStopsEveryDelivery(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice", deliverAt: .now + 60)
             #expect(try await store.removeNotification(id: notification.id)?.outcome == .canceled)
@@ -284,8 +311,8 @@ struct FeedStoreTests {
         }
     }
 
-    @Test func theFirstFetchOfARecipientIsCountedOnce() async throws {
-        try await withStore { store in
+    @Test(arguments: Engine.allCases) func theFirstFetchOfARecipientIsCountedOnce(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
             try await store.recordFetch(notificationId: notification.id, username: "alice")

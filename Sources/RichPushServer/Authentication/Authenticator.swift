@@ -47,10 +47,10 @@ final class Authenticator: Sendable {
         guard let authorization else { throw APIError.unauthorized("Authentication is required: send HTTP Basic credentials.") }
         switch cache.lookup(authorization) {
         case .hit(let user):
-            try checkThrottle(username: user.username, address: address)
+            try await checkThrottle(username: user.username, address: address)
             return user
         case .stale(let entry):
-            try checkThrottle(username: entry.user.username, address: address)
+            try await checkThrottle(username: entry.user.username, address: address)
             if let record = try await store.user(named: entry.user.username), record.passwordHash == entry.passwordHash {
                 let user = AuthenticatedUser(username: record.username, role: record.role)
                 cache.store(authorization, user: user, passwordHash: record.passwordHash)
@@ -64,21 +64,27 @@ final class Authenticator: Sendable {
         guard let credentials = BasicCredentials(authorization: authorization) else {
             throw APIError.unauthorized("The Authorization header is not valid HTTP Basic credentials.")
         }
-        try checkThrottle(username: credentials.username, address: address)
+        try await checkThrottle(username: credentials.username, address: address)
         let verification = try await verify(credentials, authorization: authorization)
         guard let user = verification.user else {
             throttle.recordFailure(username: credentials.username, address: address)
+            try await shareFailure(username: credentials.username, address: address)
             metrics.authenticationFailures.increment()
             logger.info("sign-in failed", metadata: ["richpush.username": "\(credentials.username)", "richpush.address": "\(address)"])
             throw APIError.unauthorized("The username or password is wrong.")
         }
         throttle.recordSuccess(username: credentials.username, address: address)
+        if store.isShared {
+            try await store.clearSignInFailures(keys: LoginThrottle.keys(username: credentials.username, address: address))
+        }
         cache.store(authorization, user: user, passwordHash: verification.passwordHash)
         return user
     }
 
-    private func checkThrottle(username: String, address: String) throws {
+    private func checkThrottle(username: String, address: String) async throws {
         if let seconds = throttle.retryAfter(username: username, address: address) {
+            // A refused attempt counts as a failure on every process, so the wait grows wherever the guessing goes on.
+            try await shareFailure(username: username, address: address)
             throw APIError(
                 .tooManyRequests, code: "auth.throttled",
                 message: "Too many failed sign-ins; try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
@@ -100,5 +106,14 @@ final class Authenticator: Sendable {
         }
         defer { if started { verifications.withLock { _ = $0.removeValue(forKey: key) } } }
         return try await task.value
+    }
+
+    /// On a store shared by several processes, records the failure there and counts with every process's failures,
+    /// so ten wrong passwords spread over the processes behind a load balancer throttle as ten on one would.
+    private func shareFailure(username: String, address: String) async throws {
+        guard store.isShared else { return }
+        let keys = LoginThrottle.keys(username: username, address: address)
+        let shared = try await store.recordSignInFailure(keys: keys, since: .now - throttle.window)
+        throttle.adopt(shared, for: keys)
     }
 }

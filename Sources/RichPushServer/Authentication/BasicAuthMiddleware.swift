@@ -4,11 +4,13 @@ import Hummingbird
 struct BasicAuthMiddleware: RouterMiddleware {
     typealias Context = RichPushRequestContext
     let authenticator: Authenticator
+    var trustedProxies = TrustedProxies()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.identity = try await authenticator.authenticate(
-            authorization: request.headers[.authorization], address: context.clientAddress, logger: context.logger)
+            authorization: request.headers[.authorization], address: trustedProxies.clientAddress(of: request, context: context),
+            logger: context.logger)
         return try await next(request, context)
     }
 }

@@ -57,6 +57,12 @@ final class CredentialCache: Sendable {
         _ = entries.withLock { $0.removeValue(forKey: key) }
     }
 
+    /// Drops every entry of `username`, so this process stops accepting its old password at once; other processes
+    /// notice within ``revalidateAfter``.
+    func forget(username: String) {
+        entries.withLock { entries in entries = entries.filter { $0.value.user.username != username } }
+    }
+
     /// The salted digest that stands for `authorization` everywhere in memory.
     func key(_ authorization: String) -> SHA256Digest {
         var hasher = SHA256()

@@ -61,6 +61,30 @@ final class LoginThrottle: Sendable {
         }
     }
 
+    /// Takes the failures the store holds for `keys` (from every process sharing it) as this throttle's own; a key
+    /// without failures there has none here either.
+    func adopt(_ shared: [String: [Date]], for keys: [String]) {
+        failures.withLock { failures in
+            for key in keys { failures[key] = shared[key] }
+        }
+    }
+
+    /// Takes the store's throttled keys as the only ones: a key blocked here but not there was cleared by a success
+    /// or aged out on another process. Keys below the limit stay as they are, since they block nothing.
+    func adoptThrottled(_ shared: [String: [Date]], now: Date = .now) {
+        failures.withLock { failures in
+            for (key, times) in failures where shared[key] == nil {
+                if times.filter({ now.timeIntervalSince($0) < window }).count >= limit { failures[key] = nil }
+            }
+            for (key, times) in shared { failures[key] = times }
+        }
+    }
+
+    /// The keys a sign-in as `username` from `address` counts against, as the store records them.
+    static func keys(username: String, address: String) -> [String] {
+        [userKey(username), addressKey(address)]
+    }
+
     private func wait(for key: String, in failures: inout [String: [Date]], now: Date) -> TimeInterval? {
         guard var times = failures[key] else { return nil }
         times.removeAll { now.timeIntervalSince($0) >= window }

@@ -59,6 +59,7 @@ struct PayloadController {
             return nil
         }
         return try await gateway.authenticator.authenticate(
-            authorization: request.headers[.authorization], address: context.clientAddress, logger: context.logger)
+            authorization: request.headers[.authorization],
+            address: gateway.configuration.trustedProxies.clientAddress(of: request, context: context), logger: context.logger)
     }
 }

@@ -2,13 +2,19 @@ import Hummingbird
 import RichPushCore
 import RichPushStore
 
-/// `POST /api/users` (admin) and `GET /api/users/me`.
+/// `POST /api/users` (admin), `GET /api/users/me`, `PUT /api/users/{username}/password` (admin or the user) and
+/// `DELETE /api/users/{username}` (admin).
+///
+/// A changed password or a removed user takes effect on every gateway process sharing the store within the
+/// credential cache's revalidation interval: each process rereads the stored hash of a cached sign-in that often.
 struct UserController {
     let gateway: Gateway
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.post("users", use: create)
         group.get("users/me", use: me)
+        group.put("users/:username/password", use: changePassword)
+        group.delete("users/:username", use: delete)
     }
 
     struct CreateRequest: Decodable {
@@ -37,6 +43,40 @@ struct UserController {
         } catch StoreError.duplicate {
             throw APIError.conflict("user.exists", "A user named \(body.username) already exists.")
         }
+    }
+
+    struct PasswordRequest: Decodable {
+        var password: String
+    }
+
+    @Sendable func changePassword(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let username = context.parameters.get("username") ?? ""
+        if username != caller.username { try caller.require(.admin, to: "change another user's password") }
+        let body = try await request.decodeJSON(PasswordRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        if let problem = PasswordHasher.problem(with: body.password) { throw APIError.unprocessable("user.invalidPassword", problem) }
+        let hash = try await gateway.hasher.hash(body.password)
+        guard try await gateway.store.setPasswordHash(username: username, passwordHash: hash) else {
+            throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
+        }
+        gateway.authenticator.cache.forget(username: username)
+        context.logger.info("password changed", metadata: ["richpush.username": "\(username)"])
+        return Response(status: .noContent)
+    }
+
+    @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        try caller.require(.admin, to: "remove users")
+        let username = context.parameters.get("username") ?? ""
+        guard username != caller.username else {
+            throw APIError.conflict("user.self", "An admin cannot remove itself; another admin can.")
+        }
+        guard try await gateway.store.deleteUser(username: username) else {
+            throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
+        }
+        gateway.authenticator.cache.forget(username: username)
+        context.logger.info("user removed", metadata: ["richpush.username": "\(username)"])
+        return Response(status: .noContent)
     }
 
     @Sendable func me(_ request: Request, context: RichPushRequestContext) async throws -> Response {

@@ -26,6 +26,12 @@ final class EventBroadcaster: Sendable {
         for doorbell in rings { doorbell.ring() }
     }
 
+    /// Wakes every open stream, to look for events it may have missed.
+    func notifyAll() {
+        let rings = doorbells.withLock { doorbells in doorbells.values.flatMap(\.values) }
+        for doorbell in rings { doorbell.ring() }
+    }
+
     /// How many streams are open.
     var streamCount: Int { doorbells.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }

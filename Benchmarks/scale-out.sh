@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Scale-out on PostgreSQL, against the release gateway and a private PostgreSQL server (durable settings):
+#  1. fan-out: one notification to N direct-stream installations (100 users), from the POST until every delivery is
+#     recorded as sent, with one gateway process and with two on the same database (the notification created on the
+#     first, both dispatching); SQLite's single process is measured too, for reference;
+#  2. the device's payload fetch (P1: an authorized GET of a ~110 KB PNG, wrk -t2 -c64) on PostgreSQL and on SQLite.
+# Prints the rates and the ratios two processes / one and PostgreSQL / SQLite.
+#
+#   Benchmarks/scale-out.sh [installations] [seconds per fetch round] [fetch rounds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${RICHPUSH_TEST_DATABASE_URL:-}" ]; then
+    RICHPUSH_POSTGRES_DURABLE=1 exec scripts/with-postgres "$(realpath "$0")" "$@"
+fi
+installations=${1:-100000}
+seconds=${2:-10}
+rounds=${3:-3}
+users=100
+scripts/ensure-packages wrk curl python3 libpng-dev pkg-config
+source Benchmarks/support/common.sh
+bench_build_gateway
+results="$bench_work/results"
+
+# new_database: prints the URL of an empty database on the private server.
+new_database() {
+    local name="bench_$(date +%s%N)"
+    psql "$RICHPUSH_TEST_DATABASE_URL" -q -c "CREATE DATABASE $name" >&2
+    python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
+        "$RICHPUSH_TEST_DATABASE_URL" "$name"
+}
+
+# stop_gateways: ends every gateway started so far, gracefully.
+stop_gateways() {
+    for pid in "${bench_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${bench_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    bench_pids=()
+}
+
+# now_seconds: a monotonic-enough clock with sub-millisecond resolution.
+now_seconds() { python3 -c 'import time; print(time.time())'; }
+
+# fan_out LABEL STORE_FLAGS PROCESSES: registers the installations through the first process, then times the send.
+fan_out() {
+    local label=$1 store=$2 processes=$3 ports=() port
+    for _ in $(seq 1 "$processes"); do
+        port=$(bench_free_port)
+        # shellcheck disable=SC2086
+        bench_start_gateway "$port" "$bench_work/data-$label" $store
+        ports+=("$port")
+    done
+    local base="http://127.0.0.1:${ports[0]}" admin=(-u admin:bench-admin-password)
+    echo "$label: registering $installations installations…" >&2
+    for user in $(seq 1 "$users"); do
+        curl -sf "${admin[@]}" -d "{\"username\":\"user$user\",\"password\":\"user-password-$user\",\"role\":\"member\"}" \
+            "$base/api/users" >/dev/null
+    done
+    for first in $(seq 0 10000 $((installations - 1))); do
+        python3 - "$first" "$installations" "$users" >"$bench_work/import.json" <<'PY'
+import json, sys
+first, total, users = (int(a) for a in sys.argv[1:])
+entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": "direct",
+            "pushChannel": f"desk-{i}", "tags": ["topic:bench"]} for i in range(first, min(first + 10000, total))]
+json.dump({"installations": entries}, sys.stdout)
+PY
+        curl -sf "${admin[@]}" -H 'Content-Type: application/json' --data-binary "@$bench_work/import.json" \
+            "$base/api/installations/import" >/dev/null
+    done
+    echo "$label: sending…" >&2
+    local start created id state="sending" finished
+    start=$(now_seconds)
+    id=$(curl -sf "${admin[@]}" -d '{"message":"Benchmark","richType":"text","text":"x","audience":"topic:bench"}' \
+        "$base/api/notifications" | bench_json id)
+    created=$(now_seconds)
+    while [ "$state" != "delivered" ]; do
+        sleep 0.2
+        state=$(curl -sf "${admin[@]}" "$base/api/notifications/$id/status" | bench_json state)
+        case "$state" in sending | delivered) ;; *) echo "$label: the notification ended $state" >&2; exit 1 ;; esac
+    done
+    finished=$(now_seconds)
+    echo "fanout $label $start $created $finished" >>"$results"
+    stop_gateways
+}
+
+fan_out sqlite-1 "" 1
+fan_out postgresql-1 "--database-url $(new_database)" 1
+fan_out postgresql-2 "--database-url $(new_database)" 2
+
+# fetch_setup LABEL STORE_FLAGS: a gateway with one image notification; prints its payload URL.
+python3 Benchmarks/support/noise_png.py 112000 "$bench_work/payload.png"
+fetch_setup() {
+    local label=$1 store=$2 port
+    port=$(bench_free_port)
+    # shellcheck disable=SC2086
+    bench_start_gateway "$port" "$bench_work/fetch-$label" $store
+    local base="http://127.0.0.1:$port" admin=(-u admin:bench-admin-password) image id
+    curl -sf "${admin[@]}" -d '{"username":"alice","password":"alice-password","role":"member"}' "$base/api/users" >/dev/null
+    image=$(curl -sf "${admin[@]}" -H 'Content-Type: image/png' --data-binary "@$bench_work/payload.png" "$base/api/images" | bench_json id)
+    id=$(curl -sf "${admin[@]}" -d "{\"message\":\"Benchmark\",\"richType\":\"img\",\"imageId\":$image,\"audience\":\"username:alice\"}" \
+        "$base/api/notifications" | bench_json id)
+    curl -sf -u alice:alice-password -o "$bench_work/fetched-$label.png" "$base/api/notifications/$id"
+    cmp -s "$bench_work/fetched-$label.png" "$bench_work/payload.png" || { echo "$label served other bytes" >&2; exit 1; }
+    echo "$base/api/notifications/$id"
+}
+sqlite_url=$(fetch_setup sqlite "")
+postgresql_url=$(fetch_setup postgresql "--database-url $(new_database)")
+authorization="Authorization: Basic $(printf 'alice:alice-password' | base64)"
+echo "warming up…" >&2
+wrk -t2 -c64 -d3s -H "$authorization" "$sqlite_url" >/dev/null
+wrk -t2 -c64 -d3s -H "$authorization" "$postgresql_url" >/dev/null
+for round in $(seq 1 "$rounds"); do
+    echo "fetch round $round of $rounds…" >&2
+    echo "fetch $(bench_wrk sqlite "$sqlite_url" -t2 -c64 -H "$authorization" -d"${seconds}s")" >>"$results"
+    echo "fetch $(bench_wrk postgresql "$postgresql_url" -t2 -c64 -H "$authorization" -d"${seconds}s")" >>"$results"
+done
+stop_gateways
+
+python3 - "$results" "$installations" "$seconds" "$rounds" <<'PY'
+import statistics, sys
+path, installations, seconds, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rows = [line.split() for line in open(path)]
+fanout = {r[1]: (float(r[3]) - float(r[2]), float(r[4]) - float(r[3])) for r in rows if r[0] == "fanout"}
+print(f"fan-out to {installations} direct installations: POST answered, then every delivery sent")
+for label in ("sqlite-1", "postgresql-1", "postgresql-2"):
+    create, dispatch = fanout[label]
+    print(f"  {label:14} create {create:6.1f} s   dispatch {dispatch:6.1f} s   {installations / dispatch:9.0f} deliveries/s")
+one, two = fanout["postgresql-1"][1], fanout["postgresql-2"][1]
+print(f"  ratio two processes / one on PostgreSQL: {one / two:.2f}x the rate")
+print(f"  ratio PostgreSQL / SQLite, one process:  {fanout['sqlite-1'][1] / one:.2f}x the rate")
+def fetch(name):
+    picked = [(float(r[2]), float(r[3])) for r in rows if r[0] == "fetch" and r[1] == name]
+    return statistics.median(x for x, _ in picked), statistics.median(p for _, p in picked)
+sqlite_rate, sqlite_p99 = fetch("sqlite")
+pg_rate, pg_p99 = fetch("postgresql")
+print(f"payload fetch, ~110 KB PNG, wrk -t2 -c64, {rounds} rounds of {seconds} s, medians")
+print(f"  SQLite       {sqlite_rate:10.0f} req/s   p99 {sqlite_p99:7.2f} ms")
+print(f"  PostgreSQL   {pg_rate:10.0f} req/s   p99 {pg_p99:7.2f} ms")
+print(f"  ratio PostgreSQL / SQLite: throughput {pg_rate / sqlite_rate:.2f}x   p99 {pg_p99 / sqlite_p99:.2f}x")
+PY

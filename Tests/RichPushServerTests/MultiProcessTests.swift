@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Foundation
+import HubTestServers
+import RichPushCore
+import Testing
+
+/// Two real gateway processes on one PostgreSQL database: what a user of either sees is what one process would show.
+@Suite("Several gateway processes on PostgreSQL", .serialized)
+struct MultiProcessTests {
+    static let alice = Credentials(username: "alice", password: "alice-password")
+
+    @Test func aStreamOnOneProcessReceivesWhatIsCreatedAndChangedOnTheOther() async throws {
+        let cluster = try GatewayCluster(count: 2)
+        defer { cluster.cleanUp() }
+        try await cluster.start()
+        #expect(
+            try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
+        let registered = try await cluster[0].request(
+            .PUT, "/api/installations/laptop", as: Self.alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+        #expect(registered.status == 201)
+        let stream = StreamClient(port: cluster[0].port, user: Self.alice, query: "?installationId=laptop")
+        defer { stream.close() }
+        try await stream.waitUntilOpen()
+
+        let created = try await cluster[1].request(
+            .POST, "/api/notifications", as: .admin,
+            json: #"{"message":"From the other side","richType":"text","text":"x","audience":"username:alice"}"#)
+        let id = try #require(ProcessTests.id(in: created.body))
+        let rich = try #require(await stream.next(within: .seconds(5)))
+        #expect(StreamEvent(rich)?.body == .rich(richId: id, richType: .text, richMessage: "From the other side"))
+
+        // Only the other process writes this event, so only the store's signal can bring it here.
+        let read = try await cluster[1].request(.PATCH, "/api/me/notifications/\(id)", as: Self.alice, json: #"{"readState":"read"}"#)
+        #expect(read.status == 200)
+        let state = try #require(await stream.next(within: .seconds(5)))
+        #expect(StreamEvent(state)?.body == .state(richId: id, readState: .read, userActionState: .noInteraction))
+    }
+
+    @Test func aPasswordChangedOnOneProcessIsRefusedOnTheOtherWithinSeconds() async throws {
+        let cluster = try GatewayCluster(count: 2)
+        defer { cluster.cleanUp() }
+        try await cluster.start()
+        _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
+        // The other process verifies and caches the old password.
+        #expect(try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 200)
+
+        let changed = try await cluster[0].request(.PUT, "/api/users/alice/password", as: Self.alice, json: #"{"password":"a-new-password"}"#)
+        #expect(changed.status == 204)
+        let start = ContinuousClock.now
+        try await eventuallyAsync(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 401 }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        let renewed = Credentials(username: "alice", password: "a-new-password")
+        #expect(try await cluster[1].request(.GET, "/api/users/me", as: renewed).status == 200)
+    }
+
+    @Test func aUserRemovedOnOneProcessIsRefusedOnTheOtherWithinSeconds() async throws {
+        let cluster = try GatewayCluster(count: 2)
+        defer { cluster.cleanUp() }
+        try await cluster.start()
+        _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
+        #expect(try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 200)
+
+        #expect(try await cluster[0].request(.DELETE, "/api/users/alice", as: .admin).status == 204)
+        let start = ContinuousClock.now
+        try await eventuallyAsync(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 401 }
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func wrongPasswordsSpreadOverBothProcessesThrottleTheUsernameOnBoth() async throws {
+        let cluster = try GatewayCluster(count: 2)
+        defer { cluster.cleanUp() }
+        try await cluster.start()
+        let wrong = Credentials(username: "admin", password: "not-the-password")
+        for gateway in cluster.gateways {
+            for _ in 0..<5 { #expect(try await gateway.request(.GET, "/api/users/me", as: wrong).status == 401) }
+        }
+        for gateway in cluster.gateways {
+            try await eventuallyAsync(within: .seconds(5)) { try await gateway.request(.GET, "/api/users/me", as: wrong).status == 429 }
+            #expect(try await gateway.request(.GET, "/api/users/me", as: .admin).status == 429)
+        }
+    }
+
+    @Test func tenThousandDevicesWithBothProcessesDispatchingAreEachSentExactlyOnce() async throws {
+        try await withFCM { fcm, cluster in
+            let id = try await Self.fanOut(to: 10_000, on: cluster)
+            try await eventually(within: .seconds(300)) { fcm.accepted.count >= 10_000 }
+            try await eventuallyAsync(within: .seconds(30)) {
+                try await cluster[0].request(.GET, "/api/notifications/\(id)/status", as: .admin).body.contains(#""state":"delivered""#)
+            }
+            try await Task.sleep(for: .seconds(1))
+            let byToken = Dictionary(grouping: fcm.accepted, by: \.token)
+            #expect(byToken.count == 10_000)
+            #expect(byToken.values.allSatisfy { $0.count == 1 })
+            let sent = [try await GatewayCluster.sentDeliveries(by: cluster[0]), try await GatewayCluster.sentDeliveries(by: cluster[1])]
+            #expect(sent.reduce(0, +) == 10_000)
+            #expect(sent.allSatisfy { $0 > 0 }, "one process did all the sending: \(sent)")
+            #expect(fcm.violations.isEmpty)
+        }
+    }
+
+    @Test func whenOneProcessIsKilledMidFanOutTheOtherFinishesTheWork() async throws {
+        try await withFCM { fcm, cluster in
+            // Slow answers keep a batch in flight on each process, as across the internet.
+            fcm.delayAnswers(by: .milliseconds(20))
+            let id = try await Self.fanOut(to: 10_000, on: cluster)
+            try await eventually(within: .seconds(120)) { fcm.accepted.count >= 500 }
+            cluster[0].kill()
+            let beforeKill = fcm.accepted.count
+            #expect(beforeKill < 10_000, "the send finished before the kill")
+            fcm.delayAnswers(by: .zero)
+            try await eventually(within: .seconds(300)) { Set(fcm.accepted.map(\.token)).count == 10_000 }
+            try await eventuallyAsync(within: .seconds(30)) {
+                try await cluster[1].request(.GET, "/api/notifications/\(id)/status", as: .admin).body.contains(#""state":"delivered""#)
+            }
+            // Only the pushes the dead process had in flight, unrecorded, can have gone out twice.
+            let repeated = Dictionary(grouping: fcm.accepted, by: \.token).values.filter { $0.count > 1 }
+            #expect(repeated.count <= 500)
+            #expect(repeated.allSatisfy { $0.count == 2 })
+            #expect(fcm.violations.isEmpty)
+        }
+    }
+
+    /// Two processes configured with the loopback FCM server.
+    private func withFCM(_ body: (FCMTestServer, GatewayCluster) async throws -> Void) async throws {
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let fcm = try await FCMTestServer.start(directory: keys)
+        do {
+            let cluster = try GatewayCluster(
+                count: 2, extraArguments: ["--fcm-service-account-file", fcm.serviceAccountFile, "--fcm-endpoint", fcm.endpoint])
+            defer { cluster.cleanUp() }
+            try await cluster.start()
+            try await body(fcm, cluster)
+            await fcm.stop()
+        } catch {
+            await fcm.stop()
+            throw error
+        }
+    }
+
+    /// Registers `devices` FCM installations through the first process and sends to all of them from the second.
+    private static func fanOut(to devices: Int, on cluster: GatewayCluster) async throws -> Int64 {
+        _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
+        for first in stride(from: 0, to: devices, by: 5000) {
+            let entries = (first..<min(first + 5000, devices)).map {
+                #"{"installationId":"pixel-\#($0)","owner":"alice","platform":"fcm","pushChannel":"token-\#($0)","tags":["topic:sale"]}"#
+            }
+            let imported = try await cluster[0].request(
+                .POST, "/api/installations/import", as: .admin, json: #"{"installations":[\#(entries.joined(separator: ","))]}"#)
+            #expect(imported.status == 200, "\(imported.body)")
+        }
+        let created = try await cluster[1].request(
+            .POST, "/api/notifications", as: .admin, json: #"{"message":"Flash sale","richType":"text","text":"x","audience":"topic:sale"}"#)
+        return try #require(ProcessTests.id(in: created.body))
+    }
+}
+
+/// Waits up to `timeout` for `condition` to hold, asking again every 50 ms.
+func eventuallyAsync(within timeout: Duration, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !(try await condition()) {
+        guard ContinuousClock.now < deadline else { throw TestFailure("the condition never held") }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import RichPushStore
+import TestPostgres
+import Testing
+
+/// The engines every store test runs on: the same suite, the same queries, both databases.
+enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgresql
+
+    var testDescription: String { rawValue }
+}
+
+/// A place for one test's data: a fresh SQLite directory or a fresh PostgreSQL database, removed afterwards.
+struct TestDatabase: Sendable {
+    let engine: Engine
+    private let location: String
+
+    init(_ engine: Engine) throws {
+        self.engine = engine
+        switch engine {
+        case .sqlite:
+            location = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-store-\(UUID().uuidString)").path
+        case .postgresql:
+            location = try TestPostgres.createDatabase()
+        }
+    }
+
+    /// Opens a store on the data, as one gateway process would; several may be open at once.
+    func open() async throws -> Store {
+        switch engine {
+        case .sqlite: try await Store.openSQLite(directory: location, logger: Logger(label: "test"))
+        case .postgresql: try await Store.openPostgres(url: location, logger: Logger(label: "test"))
+        }
+    }
+
+    func remove() {
+        switch engine {
+        case .sqlite: try? FileManager.default.removeItem(atPath: location)
+        case .postgresql: TestPostgres.dropDatabase(location)
+        }
+    }
+}
+
+/// A store on fresh data of `engine`.
+func withStore<T>(_ engine: Engine, _ body: (Store) async throws -> T) async throws -> T {
+    try await withStores(engine, count: 1) { try await body($0[0]) }
+}
+
+/// `count` stores on the same fresh data, as `count` gateway processes sharing it would have.
+func withStores<T>(_ engine: Engine, count: Int, _ body: ([Store]) async throws -> T) async throws -> T {
+    let database = try TestDatabase(engine)
+    defer { database.remove() }
+    var stores: [Store] = []
+    do {
+        for _ in 0..<count { stores.append(try await database.open()) }
+        let result = try await body(stores)
+        for store in stores { try await store.close() }
+        return result
+    } catch {
+        for store in stores { try? await store.close() }
+        throw error
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import RichPushCore
+import RichPushStore
+import Synchronization
+import Testing
+
+extension Store {
+    /// Registers `count` installations of `owner` in one transaction; their ids are `prefix-0` and up.
+    func registerMany(_ count: Int, owner: String, prefix: String = "device", platform: Platform = .direct, tags: [String] = []) async throws {
+        _ = try await importInstallations(
+            (0..<count).map {
+                InstallationRecord(
+                    id: "\(prefix)-\($0)", owner: owner, platform: platform, pushChannel: "\(prefix)-\($0)-channel", tags: tags,
+                    createdAt: .now, updatedAt: .now)
+            })
+    }
+
+    /// Claims until nothing is left, recording every delivery as sent; returns the delivery ids claimed.
+    func claimAll(batch: Int, audiencePlatforms: Set<Platform> = []) async throws -> [Int64] {
+        var claimed: [Int64] = []
+        while true {
+            let jobs = try await claimDueDeliveries(limit: batch, lease: 60, audiencePlatforms: audiencePlatforms)
+            if jobs.isEmpty { return claimed }
+            claimed += jobs.map(\.deliveryId)
+            try await recordOutcomes(jobs.map { ($0, .sent) })
+        }
+    }
+}
+
+/// What changes when several gateway processes use one store at once: each store object here stands for a process.
+@Suite("Several processes on one store")
+struct SharedStoreTests {
+    @Test(arguments: Engine.allCases)
+    func twoDispatchersClaimingAtOnceNeverClaimTheSameDelivery(_ engine: Engine) async throws {
+        try await withStores(engine, count: 2) { stores in
+            try await stores[0].registerMany(400, owner: "alice")
+            _ = try await stores[0].send("username:alice")
+            async let first = stores[0].claimAll(batch: 25)
+            async let second = stores[1].claimAll(batch: 25)
+            let (a, b) = try await (first, second)
+            #expect(Set(a).isDisjoint(with: b))
+            #expect(Set(a + b).count == 400)
+            #expect(a.count + b.count == 400)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anAudienceHubsNotificationIsClaimedWholeByOneDispatcher(_ engine: Engine) async throws {
+        try await withStores(engine, count: 2) { stores in
+            try await stores[0].registerMany(200, owner: "alice", platform: .apns)
+            _ = try await stores[0].send("username:alice")
+            async let first = stores[0].claimDueDeliveries(limit: 10, lease: 60, audiencePlatforms: [.apns])
+            async let second = stores[1].claimDueDeliveries(limit: 10, lease: 60, audiencePlatforms: [.apns])
+            let (a, b) = try await (first, second)
+            #expect(Set([a.count, b.count]) == [0, 200])
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func aStreamReadingWhileTwoProcessesAppendMissesNoEvent(_ engine: Engine) async throws {
+        try await withStores(engine, count: 3) { stores in
+            try await stores[0].registerMany(300, owner: "alice")
+            _ = try await stores[0].send("username:alice")
+            let jobs = try await stores[0].claimDueDeliveries(limit: 300, lease: 60)
+            let writersDone = Recorder<Int>()
+            let reader = stores[2]
+            async let read: [Int64] = {
+                var cursor: Int64 = 0
+                var seen: [Int64] = []
+                while true {
+                    let finished = writersDone.all.count == 2
+                    let events = try await reader.events(username: "alice", installationId: nil, after: cursor, limit: 50)
+                    seen += events.map(\.cursor)
+                    cursor = events.last?.cursor ?? cursor
+                    if finished && events.isEmpty { return seen }
+                }
+            }()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, half) in [jobs.prefix(150), jobs.suffix(150)].enumerated() {
+                    group.addTask {
+                        for job in half { _ = try await stores[index].appendRichEvents(for: [job]) }
+                        writersDone.append(index)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let seen = try await read
+            #expect(seen.count == 300)
+            #expect(seen == seen.sorted())
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func theSameIdempotencyKeyFromTwoProcessesAtOnceCreatesOneNotification(_ engine: Engine) async throws {
+        try await withStores(engine, count: 2) { stores in
+            try await stores[0].register("a1", owner: "alice")
+            async let first = stores[0].send("username:alice", key: "launch")
+            async let second = stores[1].send("username:alice", key: "launch")
+            let (a, b) = try await (first, second)
+            #expect(a.notification.id == b.notification.id)
+            #expect([a.created, b.created].filter { $0 }.count == 1)
+            #expect(try await stores[0].claimDueDeliveries(limit: 10, lease: 60).count == 1)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func failedSignInsRecordedByOneProcessCountOnAnother(_ engine: Engine) async throws {
+        try await withStores(engine, count: 2) { stores in
+            let start = Date.now
+            for second in 0..<3 {
+                _ = try await stores[0].recordSignInFailure(keys: ["u:alice", "a:10.0.0.1"], at: start + Double(second), since: start - 300)
+            }
+            let counted = try await stores[1].recordSignInFailure(keys: ["u:alice", "a:10.0.0.2"], at: start + 3, since: start - 300)
+            #expect(counted["u:alice"]?.count == 4)
+            #expect(counted["a:10.0.0.2"]?.count == 1)
+            #expect(try await stores[1].throttledSignInKeys(since: start - 300, limit: 4).keys.sorted() == ["u:alice"])
+            try await stores[0].clearSignInFailures(keys: ["u:alice"])
+            #expect(try await stores[1].throttledSignInKeys(since: start - 300, limit: 1).keys.sorted() == ["a:10.0.0.1", "a:10.0.0.2"])
+            #expect(try await stores[1].pruneSignInFailures(before: start + 10) == 4)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func processesStartingTogetherBothFindTheSchemaReady(_ engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        async let first = database.open()
+        async let second = database.open()
+        let stores = try await [first, second]
+        _ = try await stores[0].createUser(username: "alice", passwordHash: "x", role: .member)
+        #expect(try await stores[1].user(named: "alice") != nil)
+        for store in stores { try await store.close() }
+    }
+
+    @Test func aProcessStartingOnASharedStoreLeavesTheClaimsOfOthersUntilTheirLeaseRunsOut() async throws {
+        let database = try TestDatabase(.postgresql)
+        defer { database.remove() }
+        let first = try await database.open()
+        try await first.register("a1", owner: "alice")
+        _ = try await first.send("username:alice")
+        let now = Date.now
+        #expect(try await first.claimDueDeliveries(now: now, limit: 10, lease: 600).count == 1)
+        try await first.close()
+        let second = try await database.open()
+        let early = try await second.claimDueDeliveries(now: now + 1, limit: 10, lease: 600)
+        let late = try await second.claimDueDeliveries(now: now + 601, limit: 10, lease: 600)
+        try await second.close()
+        #expect(early.isEmpty)
+        #expect(late.map(\.attempt) == [2])
+    }
+
+    @Test func aProcessHearsTheEventsAndNewWorkOfAnother() async throws {
+        try await withStores(.postgresql, count: 2) { stores in
+            let heard = Recorder<StoreSignal>()
+            let listener = Task { try await stores[1].listen { signal in heard.append(signal) } }
+            defer { listener.cancel() }
+            try await stores[0].register("a1", owner: "alice")
+            func heardBoth() -> Bool {
+                let signals = heard.all
+                return signals.contains(.deliveriesDue) && signals.contains { if case .event = $0 { true } else { false } }
+            }
+            // LISTEN takes effect a moment after it is sent: keep making news until some is heard.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !heardBoth() && ContinuousClock.now < deadline {
+                _ = try await stores[0].send("username:alice")
+                _ = try await stores[0].appendRichEvents(for: try await stores[0].claimDueDeliveries(limit: 10, lease: 60))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let eventIds = heard.all.compactMap { if case .event(let id) = $0 { id } else { nil } }
+            let appended = try await stores[0].events(username: "alice", installationId: nil, after: 0, limit: 1000).map(\.cursor)
+            #expect(heardBoth())
+            #expect(Set(eventIds).isSubset(of: appended))
+            #expect(try await stores[1].eventOwners(ids: eventIds) == ["alice"])
+        }
+    }
+
+    @Test func anExclusiveStoreHasNoOtherProcessToHear() async throws {
+        try await withStore(.sqlite) { store in
+            #expect(!store.isShared)
+            await #expect(throws: StoreError.notShared) { try await store.listen { _ in } }
+        }
+    }
+}
+
+/// Values collected from concurrent tasks.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+
+    func append(_ value: Value) {
+        values.withLock { $0.append(value) }
+    }
+
+    var all: [Value] { values.withLock { $0 } }
+}

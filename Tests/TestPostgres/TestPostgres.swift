@@ -1,0 +1,53 @@
+import Foundation
+
+/// The PostgreSQL server that `scripts/with-postgres` (run by `scripts/test`) starts for the tests, and a fresh
+/// database on it for each test.
+public enum TestPostgres {
+    /// Set by `scripts/with-postgres`: the server's maintenance database.
+    public static let environmentVariable = "RICHPUSH_TEST_DATABASE_URL"
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The server's URL; a test that needs PostgreSQL fails (it is never skipped) when there is none.
+    public static func serverURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment[environmentVariable], !url.isEmpty else {
+            throw Unavailable(
+                description: "\(environmentVariable) is not set: run the tests with scripts/test, or scripts/with-postgres swift test …")
+        }
+        return url
+    }
+
+    /// Creates an empty database and returns its URL.
+    public static func createDatabase() throws -> String {
+        let server = try serverURL()
+        let name = "richpush_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try psql(server, "CREATE DATABASE \(name)")
+        guard var components = URLComponents(string: server) else { throw Unavailable(description: "\(server) is not a URL") }
+        components.path = "/" + name
+        return components.string!
+    }
+
+    /// Drops the database `url` names, disconnecting whoever still uses it.
+    public static func dropDatabase(_ url: String) {
+        guard let server = try? serverURL(), let name = URLComponents(string: url)?.path.dropFirst(), !name.isEmpty else { return }
+        try? psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    private static func psql(_ url: String, _ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Unavailable(
+                description: "psql could not run '\(command)' on \(url): \(String(decoding: message, as: UTF8.self))")
+        }
+    }
+}
