@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import Logging
 public import RichPushCore
 
@@ -13,13 +13,16 @@ public struct HubRegistry: Sendable {
     /// Platforms whose deliveries of one notification go out in one send, so they must be claimed together.
     public let audiencePlatforms: Set<Platform>
     private let client: HTTPClient?
+    /// The HTTP/2 connections of hubs that keep their own (APNs).
+    private let sessions: [HTTP2Session]
 
     public static func configured(by settings: HubSettings, direct: DirectHub, logger: Logger) async throws(HubConfigurationError) -> HubRegistry {
         var hubs: [Platform: any NotificationHub] = [.direct: direct]
         let usesRemoteHub =
             settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil || settings.notificationHubsConnectionString != nil
-        guard usesRemoteHub else { return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: nil) }
+        guard usesRemoteHub else { return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: nil, sessions: []) }
         let client = try HTTPClient.hubClient(caFile: settings.tlsCAFile)
+        var sessions: [HTTP2Session] = []
         do {
             if let notificationHubs = try NotificationHubsHub.configured(by: settings, client: client) {
                 if settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil {
@@ -28,10 +31,12 @@ public struct HubRegistry: Sendable {
                 for platform in NotificationHubsHub.platforms { hubs[platform] = notificationHubs }
                 logger.notice("hub configured", metadata: ["richpush.hub": "anh"])
                 return HubRegistry(
-                    hubs: hubs, mirror: notificationHubs.mirror, audiencePlatforms: NotificationHubsHub.platforms, client: client)
+                    hubs: hubs, mirror: notificationHubs.mirror, audiencePlatforms: NotificationHubsHub.platforms, client: client,
+                    sessions: [])
             }
-            if let apns = try await APNsHub.configured(by: settings, client: client) {
+            if let apns = try await APNsHub.configured(by: settings) {
                 hubs[.apns] = apns
+                sessions.append(apns.session)
                 logger.notice("hub configured", metadata: ["richpush.hub": "apns", "richpush.endpoint": "\(apns.endpoint)"])
             }
             if let fcm = try await FCMHub.configured(by: settings, client: client) {
@@ -39,14 +44,16 @@ public struct HubRegistry: Sendable {
                 logger.notice("hub configured", metadata: ["richpush.hub": "fcm"])
             }
         } catch {
+            for session in sessions { await session.shutdown() }
             try? await client.shutdown()
             throw error
         }
-        return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: client)
+        return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: client, sessions: sessions)
     }
 
     /// Closes the connections to the remote hubs.
     public func shutdown() async throws {
+        for session in sessions { await session.shutdown() }
         try await client?.shutdown()
     }
 }

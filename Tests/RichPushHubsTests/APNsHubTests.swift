@@ -16,20 +16,22 @@ struct APNsHubTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let server = try await APNsTestServer.start(directory: scratch.url)
+        var hub: APNsHub?
         do {
-            try await withHubClient(caFile: server.authority.caFile) { client in
-                var settings = HubSettings()
-                settings.apnsKeyFile = try keyFile?(server, scratch.url) ?? server.keyFile
-                settings.apnsKeyId = APNsTestServer.keyId
-                settings.apnsTeamId = APNsTestServer.teamId
-                settings.apnsTopic = APNsTestServer.topic
-                settings.apnsEndpoint = server.endpoint
-                settings.maximumConcurrentRequests = concurrency
-                let hub = try #require(try await APNsHub.configured(by: settings, client: client))
-                try await body(hub, server)
-            }
+            var settings = HubSettings()
+            settings.apnsKeyFile = try keyFile?(server, scratch.url) ?? server.keyFile
+            settings.apnsKeyId = APNsTestServer.keyId
+            settings.apnsTeamId = APNsTestServer.teamId
+            settings.apnsTopic = APNsTestServer.topic
+            settings.apnsEndpoint = server.endpoint
+            settings.tlsCAFile = server.authority.caFile
+            settings.maximumConcurrentRequests = concurrency
+            hub = try await APNsHub.configured(by: settings)
+            try await body(try #require(hub), server)
+            await hub?.shutdown()
             await server.stop()
         } catch {
+            await hub?.shutdown()
             await server.stop()
             throw error
         }
@@ -151,10 +153,8 @@ struct APNsHubTests {
         var settings = HubSettings()
         settings.apnsKeyFile = "/nonexistent.p8"
         settings.apnsKeyId = "KEY"
-        try await withHubClient { client in
-            await #expect(throws: HubConfigurationError("apns-key-file, apns-key-id also need apns-team-id, apns-topic")) {
-                try await APNsHub.configured(by: settings, client: client)
-            }
+        await #expect(throws: HubConfigurationError("apns-key-file, apns-key-id also need apns-team-id, apns-topic")) {
+            try await APNsHub.configured(by: settings)
         }
     }
 }

@@ -1,16 +1,16 @@
-public import AsyncHTTPClient
 import Crypto
 import Foundation
 public import Logging
 import NIOCore
+import NIOHPACK
 public import RichPushCore
 
-/// Apple Push Notification service: token auth, one `POST /3/device/<token>` per delivery over HTTP/2, with a
-/// bounded number of streams in flight.
+/// Apple Push Notification service: token auth, one `POST /3/device/<token>` per delivery as a stream of one
+/// long-lived HTTP/2 connection, with a bounded number of streams in flight.
 public struct APNsHub: NotificationHub {
     let topic: String
     let endpoint: String
-    let client: HTTPClient
+    let session: HTTP2Session
     let tokens: APNsTokenProvider
     let failures = ConfigurationFailure(hub: "apns")
     let maximumConcurrentRequests: Int
@@ -18,13 +18,14 @@ public struct APNsHub: NotificationHub {
     public var name: String { Platform.apns.rawValue }
 
     /// The hub the settings describe, nil when APNs is not configured.
-    public static func configured(by settings: HubSettings, client: HTTPClient) async throws(HubConfigurationError) -> APNsHub? {
+    public static func configured(by settings: HubSettings) async throws(HubConfigurationError) -> APNsHub? {
         let names = ["apns-key-file", "apns-key-id", "apns-team-id", "apns-topic"]
         let values = [settings.apnsKeyFile, settings.apnsKeyId, settings.apnsTeamId, settings.apnsTopic]
         guard let given = try HubSettings.group(Array(zip(names, values))) else { return nil }
         let pem = String(decoding: try HubSettings.contents(of: given[0], setting: "apns-key-file"), as: UTF8.self)
+        let endpoint = try HubSettings.baseURL(settings.apnsEndpoint, setting: "apns-endpoint")
         return APNsHub(
-            topic: given[3], endpoint: try HubSettings.baseURL(settings.apnsEndpoint, setting: "apns-endpoint"), client: client,
+            topic: given[3], endpoint: endpoint, session: try HTTP2Session(baseURL: endpoint, caFile: settings.tlsCAFile),
             tokens: try await APNsTokenProvider(privateKeyPEM: pem, keyId: given[1], teamId: given[2]),
             maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
@@ -54,32 +55,34 @@ public struct APNsHub: NotificationHub {
             },
             renew: { token in await tokens.expire(token) },
             send: { token in
-                let response = try await client.hubExecute(request(for: job, payload: payload, token: token))
+                let response = try await session.send(request(for: job, payload: payload, token: token))
                 return .apns(status: response.status, reason: response.jsonObject?["reason"] as? String, retryAfter: response.retryAfter)
             })
     }
 
-    func request(for job: DeliveryJob, payload: Data, token: String) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: "\(endpoint)/3/device/\(job.pushChannel)")
-        request.method = .POST
-        request.headers.add(name: "authorization", value: "bearer \(token)")
-        request.headers.add(name: "apns-topic", value: topic)
+    func request(for job: DeliveryJob, payload: Data, token: String) -> HTTP2Request {
+        var headers: HPACKHeaders = ["authorization": "bearer \(token)", "apns-topic": topic]
         switch job.pushStyle {
         case .silent:
-            request.headers.add(name: "apns-push-type", value: "background")
-            request.headers.add(name: "apns-priority", value: "5")
+            headers.add(name: "apns-push-type", value: "background")
+            headers.add(name: "apns-priority", value: "5")
         case .alert:
-            request.headers.add(name: "apns-push-type", value: "alert")
-            request.headers.add(name: "apns-priority", value: "10")
+            headers.add(name: "apns-push-type", value: "alert")
+            headers.add(name: "apns-priority", value: "10")
         }
-        request.headers.add(name: "apns-id", value: Self.apnsId(notificationId: job.notificationId, installationId: job.installationId))
-        request.headers.add(name: "apns-collapse-id", value: "richpush-\(job.notificationId)")
+        headers.add(name: "apns-id", value: Self.apnsId(notificationId: job.notificationId, installationId: job.installationId))
+        headers.add(name: "apns-collapse-id", value: "richpush-\(job.notificationId)")
         if let expiresAt = job.expiresAt {
-            request.headers.add(name: "apns-expiration", value: String(Int64(expiresAt.timeIntervalSince1970.rounded(.up))))
+            headers.add(name: "apns-expiration", value: String(Int64(expiresAt.timeIntervalSince1970.rounded(.up))))
         }
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: payload))
-        return request
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "content-length", value: String(payload.count))
+        return HTTP2Request(path: "/3/device/\(job.pushChannel)", headers: headers, body: ByteBuffer(bytes: payload))
+    }
+
+    /// Closes the connection to APNs.
+    public func shutdown() async {
+        await session.shutdown()
     }
 
     /// The same UUID for every attempt of one notification to one installation, so a resend after a crash carries

@@ -1,0 +1,181 @@
+import Foundation
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// Whether a connection still takes new requests, readable from any thread.
+final class ConnectionHealth: Sendable {
+    private let usable = Atomic<Bool>(true)
+    private let reason = Mutex<(any Error)?>(nil)
+
+    var isUsable: Bool { usable.load(ordering: .acquiring) }
+
+    /// Why the connection stopped, when an error stopped it.
+    var failure: (any Error)? { reason.withLock { $0 } }
+
+    func retire(because error: (any Error)? = nil) {
+        if let error { reason.withLock { $0 = $0 ?? error } }
+        usable.store(false, ordering: .releasing)
+    }
+}
+
+/// One long-lived HTTP/2 connection to a hub's origin, opened on first use and opened anew when the server ends it
+/// (GOAWAY, idle close, a network error). Requests multiplex on it as streams, as APNs asks of providers.
+final class HTTP2Session: Sendable {
+    private struct Connection: Sendable {
+        let channel: any Channel
+        let handler: NIOLoopBound<HTTP2ExchangeHandler>
+        let health: ConnectionHealth
+    }
+
+    private enum State {
+        case idle
+        case connecting(EventLoopFuture<Connection>)
+        case connected(Connection)
+        case shutDown
+    }
+
+    private let host: String
+    private let port: Int
+    private let authority: String
+    private let tls: NIOSSLContext?
+    private let group: any EventLoopGroup
+    private let state = Mutex<State>(.idle)
+
+    /// A session to `baseURL` (`https://host[:port]`, or `http://` for HTTP/2 without TLS), trusting the system's
+    /// CAs plus `caFile`.
+    init(baseURL: String, caFile: String?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(HubConfigurationError) {
+        guard let url = URL(string: baseURL), let host = url.host, let scheme = url.scheme?.lowercased() else {
+            throw HubConfigurationError("'\(baseURL)' is not an http or https URL")
+        }
+        let secure = scheme == "https"
+        self.host = host
+        self.port = url.port ?? (secure ? 443 : 80)
+        self.authority = url.port.map { "\(host):\($0)" } ?? host
+        self.group = group
+        if secure {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.applicationProtocols = ["h2"]
+            if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
+            do {
+                self.tls = try NIOSSLContext(configuration: configuration)
+            } catch {
+                throw HubConfigurationError("tls-ca-file: cannot use \(caFile ?? "the system's CAs"): \(error)")
+            }
+        } else {
+            self.tls = nil
+        }
+    }
+
+    /// Sends `request` and collects the answer. A request the server never processed is sent again on a new
+    /// connection, up to three times in all; any other failure to get an answer throws.
+    func send(_ request: HTTP2Request, timeout: TimeAmount = .seconds(30)) async throws -> HubResponse {
+        var attempt = 1
+        while true {
+            do {
+                return try await exchange(request, timeout: timeout)
+            } catch HTTP2TransportError.notProcessed where attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    private func exchange(_ request: HTTP2Request, timeout: TimeAmount) async throws -> HubResponse {
+        let connection = try await usableConnection()
+        let promise = connection.channel.eventLoop.makePromise(of: HubResponse.self)
+        connection.channel.eventLoop.execute {
+            connection.handler.value.start(request, timeout: timeout, promise: promise)
+        }
+        return try await promise.futureResult.get()
+    }
+
+    private func usableConnection() async throws -> Connection {
+        let future: EventLoopFuture<Connection> = try state.withLock { state in
+            switch state {
+            case .connected(let connection) where connection.health.isUsable:
+                return group.next().makeSucceededFuture(connection)
+            case .connecting(let future):
+                return future
+            case .shutDown:
+                throw HTTP2TransportError.notProcessed
+            case .idle, .connected:
+                // A retired connection is left to finish its exchanges; its handler closes it after the last one.
+                let future = connect()
+                state = .connecting(future)
+                future.whenComplete { [weak self] result in self?.settle(future, with: result) }
+                return future
+            }
+        }
+        return try await future.get()
+    }
+
+    private func settle(_ future: EventLoopFuture<Connection>, with result: Result<Connection, any Error>) {
+        state.withLock { state in
+            guard case .connecting(let pending) = state, pending === future else {
+                if case .success(let connection) = result, case .shutDown = state { connection.channel.close(promise: nil) }
+                return
+            }
+            switch result {
+            case .success(let connection): state = .connected(connection)
+            case .failure: state = .idle
+            }
+        }
+    }
+
+    private func connect() -> EventLoopFuture<Connection> {
+        let (tls, host, authority) = (self.tls, self.host, self.authority)
+        let (connection, streams) = Self.http2Configuration()
+        let health = ConnectionHealth()
+        return ClientBootstrap(group: group)
+            .connectTimeout(.seconds(10))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if let tls {
+                        // SNI takes a name, never an address literal; the certificate is checked against either.
+                        let name = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
+                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: name))
+                    }
+                    try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: streams))
+                    try sync.addHandler(HTTP2ExchangeHandler(authority: authority, scheme: tls == nil ? "http" : "https", health: health))
+                }
+            }
+            .connect(host: host, port: port)
+            .flatMapThrowing { channel in
+                let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ExchangeHandler.self)
+                return Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), health: health)
+            }
+    }
+
+    private static func http2Configuration() -> (NIOHTTP2Handler.ConnectionConfiguration, NIOHTTP2Handler.StreamConfiguration) {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .enablePush, value: 0),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
+        ]
+        // The rapid-reset guard protects servers from clients; a hub that answers before reading each body resets
+        // every stream with NO_ERROR, which is allowed and must not cost the connection.
+        var streams = NIOHTTP2Handler.StreamConfiguration()
+        streams.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
+        streams.streamErrorRateLimit.maximumCount = Int(Int32.max)
+        return (connection, streams)
+    }
+
+    /// Closes the connection; requests in flight fail.
+    func shutdown() async {
+        let previous = state.withLock { state in
+            defer { state = .shutDown }
+            return state
+        }
+        switch previous {
+        case .connected(let connection): try? await connection.channel.close()
+        case .connecting(let future): try? await future.get().channel.close()
+        case .idle, .shutDown: break
+        }
+    }
+}

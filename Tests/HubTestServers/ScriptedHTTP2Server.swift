@@ -1,0 +1,131 @@
+import Foundation
+public import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// An HTTP/2-over-TLS server that misbehaves on purpose, the ways real servers do, to test a client's transport.
+public final class ScriptedHTTP2Server: Sendable {
+    public enum Behaviour: Sendable {
+        /// Answers 200 as soon as a request's HEADERS arrive and resets the stream with NO_ERROR without reading the
+        /// body, as nginx's `return` does.
+        case answerBeforeBody
+        /// Turns the first connection away with GOAWAY before any stream (last stream id 0) and closes it; later
+        /// connections answer every request after its body.
+        case goAwayOnFirstConnection
+        /// Reads every request and never answers.
+        case silent
+    }
+
+    public let port: Int
+    private let channel: any Channel
+    private let counters: Counters
+
+    /// Requests answered with 200, over all connections.
+    public var answered: Int { counters.answered.load(ordering: .relaxed) }
+    /// Connections accepted.
+    public var connections: Int { counters.connections.load(ordering: .relaxed) }
+
+    final class Counters: Sendable {
+        let answered = Atomic<Int>(0)
+        let connections = Atomic<Int>(0)
+    }
+
+    /// Starts on a free loopback port; `applicationProtocols` is what ALPN offers (leave out `h2` to play a server
+    /// that only speaks HTTP/1.1).
+    public static func start(
+        _ behaviour: Behaviour, authority: TestCertificateAuthority, applicationProtocols: [String] = ["h2"]
+    ) async throws -> ScriptedHTTP2Server {
+        var tls = authority.serverTLSConfiguration()
+        tls.applicationProtocols = applicationProtocols
+        let context = try NIOSSLContext(configuration: tls)
+        let counters = Counters()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                let connection = counters.connections.wrappingAdd(1, ordering: .relaxed).newValue
+                return channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(NIOSSLServerHandler(context: context))
+                    // Tolerant of clients as nginx is: DATA on a stream it already answered is no attack.
+                    var streams = NIOHTTP2Handler.StreamConfiguration()
+                    streams.streamErrorRateLimit.maximumCount = Int(Int32.max)
+                    var settings = NIOHTTP2Handler.ConnectionConfiguration()
+                    settings.maximumConnectionGlitches = Int(Int32.max)
+                    settings.maximumRecentlyResetStreams = 100_000
+                    try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings, streamConfiguration: streams))
+                    try sync.addHandler(ScriptHandler(behaviour: behaviour, counters: counters, connection: connection))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return ScriptedHTTP2Server(port: channel.localAddress?.port ?? 0, channel: channel, counters: counters)
+    }
+
+    private init(port: Int, channel: any Channel, counters: Counters) {
+        self.port = port
+        self.channel = channel
+        self.counters = counters
+    }
+
+    public var endpoint: String { "https://localhost:\(port)" }
+
+    public func stop() async {
+        try? await channel.close()
+    }
+}
+
+/// Plays a ``ScriptedHTTP2Server/Behaviour`` on one connection's raw frames.
+private final class ScriptHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    let behaviour: ScriptedHTTP2Server.Behaviour
+    let counters: ScriptedHTTP2Server.Counters
+    /// Which connection of the server this is, from 1.
+    let connection: Int
+    private var turnedAway = false
+
+    init(behaviour: ScriptedHTTP2Server.Behaviour, counters: ScriptedHTTP2Server.Counters, connection: Int) {
+        self.behaviour = behaviour
+        self.counters = counters
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch (behaviour, frame.payload) {
+        case (.answerBeforeBody, .headers):
+            answer(frame.streamID, context: context)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: frame.streamID, payload: .rstStream(.noError))), promise: nil)
+            context.flush()
+        case (.goAwayOnFirstConnection, _) where connection == 1:
+            guard !turnedAway else { return }
+            turnedAway = true
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))),
+                promise: nil)
+            context.flush()
+            context.eventLoop.scheduleTask(in: .milliseconds(100)) { [channel = context.channel] in channel.close(promise: nil) }
+        case (.goAwayOnFirstConnection, .data(let data)) where data.endStream:
+            answer(frame.streamID, context: context)
+            context.flush()
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Frames on streams answered before their body, or sent after GOAWAY, are the client's race with this
+        // server, not the end of the connection: NIOHTTP2 has answered them with RST_STREAM already.
+        if error is any NIOHTTP2Error { return }
+        context.close(promise: nil)
+    }
+
+    private func answer(_ stream: HTTP2StreamID, context: ChannelHandlerContext) {
+        counters.answered.add(1, ordering: .relaxed)
+        let headers: HPACKHeaders = [":status": "200", "apns-id": "00000000-0000-0000-0000-000000000000"]
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HubTestServers
+import NIOCore
+import NIOHPACK
+import Testing
+
+@testable import RichPushHubs
+
+@Suite("The HTTP/2 connection to a hub")
+struct HTTP2SessionTests {
+    /// Runs `body` with a scripted server and a session to it.
+    func withServer(
+        _ behaviour: ScriptedHTTP2Server.Behaviour, applicationProtocols: [String] = ["h2"],
+        _ body: (HTTP2Session, ScriptedHTTP2Server) async throws -> Void
+    ) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let authority = try TestCertificateAuthority(directory: scratch.url)
+        let server = try await ScriptedHTTP2Server.start(behaviour, authority: authority, applicationProtocols: applicationProtocols)
+        let session = try HTTP2Session(baseURL: server.endpoint, caFile: authority.caFile)
+        do {
+            try await body(session, server)
+        } catch {
+            await session.shutdown()
+            await server.stop()
+            throw error
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    func push(_ index: Int) -> HTTP2Request {
+        HTTP2Request(
+            path: "/3/device/\(String(format: "%064x", index))", headers: ["apns-topic": "com.example.app"],
+            body: ByteBuffer(string: #"{"aps":{"content-available":1},"richId":"\#(index)"}"#))
+    }
+
+    /// Sends `count` pushes at once and answers their statuses, or the error of each that failed.
+    func sendAll(_ count: Int, through session: HTTP2Session, timeout: TimeAmount = .seconds(10)) async -> [Result<Int, any Error>] {
+        await Array(0..<count).concurrentMap(maximum: count) { index in
+            do {
+                return .success(try await session.send(push(index), timeout: timeout).status)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    @Test func aServerThatAnswersBeforeReadingTheBodyAnswersEveryRequest() async throws {
+        try await withServer(.answerBeforeBody) { session, server in
+            let results = await sendAll(500, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 500))
+            #expect(server.answered == 500)
+            #expect(server.connections == 1)
+        }
+    }
+
+    @Test func requestsAServerTurnedAwayWithGoAwayAreSentAgainOnANewConnection() async throws {
+        try await withServer(.goAwayOnFirstConnection) { session, server in
+            let results = await sendAll(60, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 60))
+            #expect(server.answered == 60)
+            #expect(server.connections == 2)
+        }
+    }
+
+    @Test func aServerThatNeverAnswersTimesTheRequestOut() async throws {
+        try await withServer(.silent) { session, _ in
+            let started = ContinuousClock.now
+            await #expect(throws: HTTP2TransportError.timedOut) {
+                try await session.send(push(1), timeout: .milliseconds(300))
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test func aServerWithoutHTTP2IsRefusedAsSuch() async throws {
+        try await withServer(.silent, applicationProtocols: ["http/1.1"]) { session, _ in
+            await #expect(throws: HTTP2TransportError.notHTTP2(nil)) {
+                try await session.send(push(1), timeout: .seconds(5))
+            }
+        }
+    }
+}
