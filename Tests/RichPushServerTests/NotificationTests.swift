@@ -117,6 +117,30 @@ struct NotificationTests {
         }
     }
 
+    @Test func aBodyDeclaredAsSomethingOtherThanJSONIs415AndStoresNothing() async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(
+                .post, "/api/notifications", as: .admin, json: #"{"message":"m","richType":"text","text":"x"}"#,
+                headers: [.contentType: "text/xml"])
+            #expect(response.status == .unsupportedMediaType)
+            #expect(try response.error().code == "request.unsupportedMediaType")
+            let list = try await session.request(.get, "/api/notifications", as: .admin).json()
+            #expect((list["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func aJSONBodyOverTheLimitIs413AndStoresNothing() async throws {
+        try await TestGateway().run { session in
+            let message = String(repeating: "a", count: 2 * 1024 * 1024)
+            let response = try await session.request(
+                .post, "/api/notifications", as: .admin, json: #"{"message":"\#(message)","richType":"text","text":"x"}"#)
+            #expect(response.status == .contentTooLarge)
+            #expect(try response.error().code == "request.tooLarge")
+            let list = try await session.request(.get, "/api/notifications", as: .admin).json()
+            #expect((list["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
     @Test func aMessageThatWouldOverflowTheAPNsPayloadIs422() async throws {
         try await TestGateway().run { session in
             let message = String(repeating: "😀", count: 1000)
