@@ -89,7 +89,7 @@ while true; do
     status=$(curl -sf "${admin[@]}" "$base/api/notifications/$id/status")
     state=$(bench_json state <<<"$status")
     [ "$state" = sending ] || break
-    sleep 0.05
+    sleep 0.25
 done
 finished=$(date +%s.%N)
 sent=$(bench_json sent <<<"$status")

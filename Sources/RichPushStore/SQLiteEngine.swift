@@ -45,6 +45,8 @@ public final class SQLiteEngine: DatabaseEngine {
             // Another process (`richpush user add`) may hold the write lock for a moment.
             try await db.raw("PRAGMA busy_timeout = 5000").run()
             try await db.raw("PRAGMA foreign_keys = ON").run()
+            // SQLite's 2 MB default cache rereads the outbox from the OS on every claim of a large fan-out.
+            try await db.raw("PRAGMA cache_size = -65536").run()
         }
         return SQLiteEngine(threads: threads, writer: writer, readers: Array(connections.dropFirst()))
     }

@@ -22,34 +22,6 @@ extension Store {
             let nowMs = EpochMilliseconds(now)
             _ = try await Self.releaseDue(now: now, in: db)
             let skipLocked = Self.skipLockedClause(db)
-            try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
-                .set("error_code", to: "installation.gone")
-                .set("error_message", to: "a hub reported the device gone; it is not sent to until it registers again")
-                .where(
-                    "id", .in,
-                    SQLSubquery.select {
-                        $0.column("id").from("deliveries").where("state", .equal, DeliveryState.pending.rawValue)
-                            .where(
-                                "installation_id", .in,
-                                SQLSubquery.select { $0.column("id").from("installations").where("dead_at", .isNot, SQLLiteral.null) }
-                            ).skippingLocked(skipLocked)
-                    }
-                ).run()
-            try await db.update("deliveries").set("state", to: DeliveryState.expired.rawValue).set("finished_at", to: nowMs)
-                .set("error_code", to: "notification.expired")
-                .set("error_message", to: "the notification expired before the device was reached")
-                .where(
-                    "id", .in,
-                    SQLSubquery.select {
-                        $0.column("id").from("deliveries").where("state", .equal, DeliveryState.pending.rawValue)
-                            .where(
-                                "notification_id", .in,
-                                SQLSubquery.select {
-                                    $0.column("id").from("notifications").where("expires_at", .lessThanOrEqual, nowMs)
-                                }
-                            ).skippingLocked(skipLocked)
-                    }
-                ).run()
             var dueQuery = Self.claimable(db.select().columns("id").from("deliveries"), nowMs: nowMs)
                 .where("due_at", .lessThanOrEqual, nowMs)
             if !audiencePlatforms.isEmpty {
@@ -60,17 +32,53 @@ extension Store {
                 ids.formUnion(try await Self.claimAudiences(platforms: audiencePlatforms, nowMs: nowMs, skipLocked: skipLocked, in: db))
             }
             guard !ids.isEmpty else { return [] }
-            let claimed = ids.sorted()
-            for chunk in claimed.chunked(Self.insertChunk) {
+            var candidates: [DeliveryJob] = []
+            for chunk in ids.sorted().chunked(Self.insertChunk) {
+                candidates += try await Self.deliveryJobs(ids: Array(chunk), in: db)
+            }
+            // Only the rows in hand are checked against dead devices and expired notifications: looking through the
+            // whole outbox for them on every claim would cost a large fan-out more than sending it.
+            let dead = try await Self.deadInstallations(among: Set(candidates.map(\.installationId)), in: db)
+            let gone = Set(candidates.filter { dead.contains($0.installationId) }.map(\.deliveryId))
+            let expired = Set(candidates.filter { !gone.contains($0.deliveryId) && $0.expiresAt.map { $0 <= now } ?? false }.map(\.deliveryId))
+            try await Self.finish(
+                gone.sorted(), as: .failed, code: "installation.gone",
+                message: "a hub reported the device gone; it is not sent to until it registers again", at: nowMs, in: db)
+            try await Self.finish(
+                expired.sorted(), as: .expired, code: "notification.expired",
+                message: "the notification expired before the device was reached", at: nowMs, in: db)
+            let jobs = candidates.filter { !gone.contains($0.deliveryId) && !expired.contains($0.deliveryId) }
+            for chunk in jobs.map(\.deliveryId).chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
                     .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
                     .where("id", .in, Array(chunk)).run()
             }
-            var jobs: [DeliveryJob] = []
-            for chunk in claimed.chunked(Self.insertChunk) {
-                jobs += try await Self.deliveryJobs(ids: Array(chunk), in: db)
+            return jobs.map { job in
+                var job = job
+                job.attempt += 1
+                return job
             }
-            return jobs
+        }
+    }
+
+    private static func deadInstallations(among installations: Set<String>, in db: any SQLDatabase) async throws -> Set<String> {
+        var dead: Set<String> = []
+        for chunk in installations.sorted().chunked(insertChunk) {
+            let rows = try await db.select().column("id").from("installations").where("id", .in, Array(chunk))
+                .where("dead_at", .isNot, SQLLiteral.null).all()
+            for row in rows { dead.insert(try row.string("id")) }
+        }
+        return dead
+    }
+
+    /// Ends pending deliveries without sending them.
+    private static func finish(
+        _ ids: [Int64], as state: DeliveryState, code: String, message: String, at nowMs: Int64, in db: any SQLDatabase
+    ) async throws {
+        for chunk in ids.chunked(insertChunk) {
+            try await db.update("deliveries").set("state", to: state.rawValue).set("finished_at", to: nowMs)
+                .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
+                .where("id", .in, Array(chunk)).run()
         }
     }
 

@@ -32,15 +32,20 @@ public struct APNsHub: NotificationHub {
 
     public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
         let abort = BatchAbort()
-        return await jobs.concurrentMap(maximum: maximumConcurrentRequests) { job in
-            await self.deliver(job, abort: abort, logger: logger)
+        // Every device of a notification gets the same bytes: encode them once per notification, not per device.
+        var payloads: [Int64: ByteBuffer] = [:]
+        for job in jobs where payloads[job.notificationId] == nil {
+            payloads[job.notificationId] = ByteBuffer(bytes: job.push.apnsPayload())
+        }
+        return await jobs.concurrentMap(maximum: maximumConcurrentRequests) { [payloads] job in
+            await self.deliver(job, payload: payloads[job.notificationId]!, abort: abort, logger: logger)
         }
     }
 
-    private func deliver(_ job: DeliveryJob, abort: BatchAbort, logger: Logger) async -> DeliveryOutcome {
-        let payload = job.push.apnsPayload()
-        guard payload.count <= SilentPush.apnsPayloadLimit else {
-            return .failed(code: "apns.payloadTooLarge", message: "the push is \(payload.count) bytes, more than the 4096 APNs accepts")
+    private func deliver(_ job: DeliveryJob, payload: ByteBuffer, abort: BatchAbort, logger: Logger) async -> DeliveryOutcome {
+        guard payload.readableBytes <= SilentPush.apnsPayloadLimit else {
+            return .failed(
+                code: "apns.payloadTooLarge", message: "the push is \(payload.readableBytes) bytes, more than the 4096 APNs accepts")
         }
         guard Platform.apns.accepts(pushChannel: job.pushChannel) else {
             return .deviceGone(code: "apns.badDeviceToken", message: "the push channel is not a hexadecimal APNs device token")
@@ -60,7 +65,7 @@ public struct APNsHub: NotificationHub {
             })
     }
 
-    func request(for job: DeliveryJob, payload: Data, token: String) -> HTTP2Request {
+    func request(for job: DeliveryJob, payload: ByteBuffer, token: String) -> HTTP2Request {
         var headers: HPACKHeaders = ["authorization": "bearer \(token)", "apns-topic": topic]
         switch job.pushStyle {
         case .silent:
@@ -76,8 +81,8 @@ public struct APNsHub: NotificationHub {
             headers.add(name: "apns-expiration", value: String(Int64(expiresAt.timeIntervalSince1970.rounded(.up))))
         }
         headers.add(name: "content-type", value: "application/json")
-        headers.add(name: "content-length", value: String(payload.count))
-        return HTTP2Request(path: "/3/device/\(job.pushChannel)", headers: headers, body: ByteBuffer(bytes: payload))
+        headers.add(name: "content-length", value: String(payload.readableBytes))
+        return HTTP2Request(path: "/3/device/\(job.pushChannel)", headers: headers, body: payload)
     }
 
     /// Closes the connection to APNs.

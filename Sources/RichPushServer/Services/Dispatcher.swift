@@ -67,9 +67,11 @@ struct Dispatcher: Service {
             for await partial in group { results.append(contentsOf: partial) }
         }
         try await store.recordOutcomes(results)
-        for (job, outcome) in results {
-            Counter(label: "richpush_deliveries_total", dimensions: [("platform", job.platform.rawValue), ("outcome", outcome.label)])
-                .increment()
+        var tally: [DeliveryTallyKey: Int] = [:]
+        for (job, outcome) in results { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
+        for (key, count) in tally {
+            Counter(label: "richpush_deliveries_total", dimensions: [("platform", key.platform.rawValue), ("outcome", key.outcome)])
+                .increment(by: count)
         }
         logger.debug("dispatched", metadata: ["richpush.deliveries": "\(results.count)"])
         return results.count
@@ -95,6 +97,12 @@ struct Dispatcher: Service {
         let seconds = max(0.01, due.timeIntervalSinceNow)
         return min(policy.idleInterval, .milliseconds(Int64(seconds * 1000)))
     }
+}
+
+/// One series of `richpush_deliveries_total`: a batch counts its outcomes first and touches each series once.
+private struct DeliveryTallyKey: Hashable {
+    var platform: Platform
+    var outcome: String
 }
 
 extension DeliveryOutcome {
