@@ -8,11 +8,13 @@ import ServiceLifecycle
 
 /// Works the outbox: claims due deliveries, hands them to the hub of their platform and records each outcome.
 ///
-/// On graceful shutdown it finishes the batch in hand and stops; a crash leaves claimed rows that fall due again when
+/// On graceful shutdown it finishes the batches in hand and stops; a crash leaves claimed rows that fall due again when
 /// their lease runs out (or at the next start, on an exclusive store).
 struct Dispatcher: Service {
     struct Policy: Sendable {
         var batchSize = 500
+        /// Batches on their way to the hubs at once: the next one is claimed while the last is still being sent.
+        var batchesInFlight = 2
         var lease: TimeInterval = 60
         /// The longest an idle dispatcher sleeps before looking for scheduled work.
         var idleInterval: Duration = .seconds(1)
@@ -29,14 +31,33 @@ struct Dispatcher: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            while !doorbell.isClosed {
-                do {
-                    if try await dispatchBatch() == 0 {
-                        await doorbell.wait(upTo: try await idleWait())
+            await withTaskGroup(of: Void.self) { sending in
+                var inFlight = 0
+                while !doorbell.isClosed {
+                    do {
+                        let (jobs, mirrored) = try await claimBatch()
+                        if jobs.isEmpty {
+                            if mirrored > 0 { continue }
+                            // Nothing more to claim: let a batch in flight finish (it may have scheduled retries)
+                            // before sleeping.
+                            if inFlight > 0 {
+                                await sending.next()
+                                inFlight -= 1
+                            } else {
+                                await doorbell.wait(upTo: try await idleWait())
+                            }
+                            continue
+                        }
+                        if inFlight == policy.batchesInFlight {
+                            await sending.next()
+                            inFlight -= 1
+                        }
+                        sending.addTask { await send(jobs) }
+                        inFlight += 1
+                    } catch {
+                        logger.error("dispatch failed", metadata: ["error": "\(error)"])
+                        await doorbell.wait(upTo: policy.idleInterval)
                     }
-                } catch {
-                    logger.error("dispatch failed", metadata: ["error": "\(error)"])
-                    await doorbell.wait(upTo: policy.idleInterval)
                 }
             }
         } onGracefulShutdown: {
@@ -45,15 +66,20 @@ struct Dispatcher: Service {
     }
 
     /// Releases due scheduled notifications and brings the remote hub's registrations in step (so a new device is
-    /// there before a push to it), then sends one batch; returns how much work it did.
-    func dispatchBatch() async throws -> Int {
+    /// there before a push to it), then claims one batch; also says how many registrations it brought in step.
+    func claimBatch() async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         // One instant for both: a notification falling due between them would be pushed before its feed entry is released.
         let now = Date.now
         _ = try await store.releaseDueNotifications(now: now)
         let mirrored = try await syncMirror()
         let jobs = try await store.claimDueDeliveries(
             now: now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
-        guard !jobs.isEmpty else { return mirrored }
+        return (jobs, mirrored)
+    }
+
+    /// Hands a claimed batch to the hubs of its platforms and records every outcome. A batch whose outcomes cannot be
+    /// recorded is sent again once its lease runs out.
+    func send(_ jobs: [DeliveryJob]) async {
         let byPlatform = Dictionary(grouping: jobs, by: \.platform)
         var results: [(job: DeliveryJob, outcome: DeliveryOutcome)] = []
         await withTaskGroup(of: [(job: DeliveryJob, outcome: DeliveryOutcome)].self) { group in
@@ -66,7 +92,12 @@ struct Dispatcher: Service {
             }
             for await partial in group { results.append(contentsOf: partial) }
         }
-        try await store.recordOutcomes(results)
+        do {
+            try await store.recordOutcomes(results)
+        } catch {
+            logger.error("recording outcomes failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(results.count)"])
+            return
+        }
         var tally: [DeliveryTallyKey: Int] = [:]
         for (job, outcome) in results { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
         for (key, count) in tally {
@@ -74,7 +105,6 @@ struct Dispatcher: Service {
                 .increment(by: count)
         }
         logger.debug("dispatched", metadata: ["richpush.deliveries": "\(results.count)"])
-        return results.count
     }
 
     /// A retry becomes a failure after the last attempt; otherwise it waits at least the hub's delay and at least an
