@@ -14,7 +14,7 @@ struct Dispatcher: Service {
     struct Policy: Sendable {
         var batchSize = 500
         /// Batches on their way to the hubs at once: the next one is claimed while the last is still being sent.
-        var batchesInFlight = 2
+        var batchesInFlight = 4
         var lease: TimeInterval = 60
         /// The longest an idle dispatcher sleeps before looking for scheduled work.
         var idleInterval: Duration = .seconds(1)
