@@ -16,15 +16,34 @@ struct User: AsyncParsableCommand {
         )
 
         @Argument(help: "The username: 1 to 64 letters, digits or _ . @ -.") var name: String
-        @Option(help: "admin, marketer or member.") var role: Role
-        @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordFromStandardInput = false
+        @Option(name: .customLong("role"), help: "admin, marketer or member (env RICHPUSH_ROLE).") var roleFlag: Role?
+        @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (env RICHPUSH_PASSWORD_STDIN=1).")
+        var passwordStdinFlag = false
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
             guard Identifier.isValid(name) else { throw ValidationError("'\(name)' is not a valid username: 1 to 64 letters, digits or _ . @ -") }
+            _ = try role
+        }
+
+        /// The flag, else `RICHPUSH_ROLE`.
+        var role: Role {
+            get throws {
+                if let roleFlag { return roleFlag }
+                guard let text = ProcessInfo.processInfo.environment["RICHPUSH_ROLE"] else {
+                    throw ValidationError("missing --role (or RICHPUSH_ROLE): admin, marketer or member")
+                }
+                guard let role = Role(rawValue: text) else { throw ValidationError("RICHPUSH_ROLE '\(text)' is not admin, marketer or member") }
+                return role
+            }
+        }
+
+        var passwordFromStandardInput: Bool {
+            passwordStdinFlag || ["1", "true", "yes"].contains(ProcessInfo.processInfo.environment["RICHPUSH_PASSWORD_STDIN"]?.lowercased())
         }
 
         func run() async throws {
+            let role = try role
             let password = try readPassword()
             if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
             let configuration: ServerConfiguration
