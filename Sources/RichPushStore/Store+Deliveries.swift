@@ -238,6 +238,18 @@ extension Store {
         }
     }
 
+    /// Keeps claimed deliveries that are still being sent to their claimer for another `lease`, so a batch that
+    /// takes longer than the lease is not claimed and sent a second time by another process.
+    public func extendLease(of deliveryIds: [Int64], by lease: TimeInterval, now: Date = .now) async throws {
+        try await engine.transaction { db in
+            for chunk in deliveryIds.chunked(Self.insertChunk) {
+                try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
+                    .where("id", .in, Array(chunk)).where("state", .equal, DeliveryState.pending.rawValue)
+                    .where("lease_until", .isNot, SQLLiteral.null).run()
+            }
+        }
+    }
+
     func releaseAllClaims() async throws {
         try await engine.transaction { db in
             try await db.update("deliveries").set("lease_until", to: Int64?.none)

@@ -149,6 +149,20 @@ struct SharedStoreTests {
         #expect(late.map(\.attempt) == [2])
     }
 
+    @Test(arguments: Engine.allCases)
+    func aLeaseExtendedWhileItsBatchIsSentKeepsTheDeliveriesFromAnotherClaimer(_ engine: Engine) async throws {
+        try await withStores(engine, count: 2) { stores in
+            try await stores[0].register("a1", owner: "alice")
+            _ = try await stores[0].send("username:alice")
+            let now = Date.now
+            let claimed = try await stores[0].claimDueDeliveries(now: now, limit: 10, lease: 60)
+            #expect(claimed.count == 1)
+            try await stores[0].extendLease(of: claimed.map(\.deliveryId), by: 60, now: now + 50)
+            #expect(try await stores[1].claimDueDeliveries(now: now + 70, limit: 10, lease: 60).isEmpty)
+            #expect(try await stores[1].claimDueDeliveries(now: now + 111, limit: 10, lease: 60).map(\.attempt) == [2])
+        }
+    }
+
     @Test func aProcessHearsTheEventsAndNewWorkOfAnother() async throws {
         try await withStores(.postgresql, count: 2) { stores in
             let heard = Recorder<StoreSignal>()

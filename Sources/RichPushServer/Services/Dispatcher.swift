@@ -80,6 +80,15 @@ struct Dispatcher: Service {
     /// Hands a claimed batch to the hubs of its platforms and records every outcome. A batch whose outcomes cannot be
     /// recorded is sent again once its lease runs out.
     func send(_ jobs: [DeliveryJob]) async {
+        // Batches in flight share the hubs, so one may outlast the lease it was claimed with: renew it until its
+        // outcomes are recorded, or another process would claim and send it again.
+        let renewal = Task {
+            while true {
+                try await Task.sleep(for: .seconds(policy.lease / 3))
+                try await store.extendLease(of: jobs.map(\.deliveryId), by: policy.lease)
+            }
+        }
+        defer { renewal.cancel() }
         let byPlatform = Dictionary(grouping: jobs, by: \.platform)
         var results: [(job: DeliveryJob, outcome: DeliveryOutcome)] = []
         await withTaskGroup(of: [(job: DeliveryJob, outcome: DeliveryOutcome)].self) { group in
