@@ -49,7 +49,7 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
 
     private struct Exchange {
         let promise: EventLoopPromise<HubResponse>
-        let timeout: Scheduled<Void>
+        let deadline: NIODeadline
         var status: Int?
         var headers = HTTPHeaders()
         var body = ByteBuffer()
@@ -63,6 +63,9 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
     private var exchanges: [Int: Exchange] = [:]
     private var nextStreamID = 1
     private var flushScheduled = false
+    /// One timer per connection looks for overdue exchanges, rather than a timer armed and cancelled per push.
+    private var sweep: RepeatedTask?
+    private static let sweepInterval = TimeAmount.milliseconds(100)
     /// Response bytes received since the last connection-level WINDOW_UPDATE; NIOHTTP2 leaves that window to us
     /// when no multiplexer sits on the connection.
     private var unacknowledgedBytes = 0
@@ -79,6 +82,8 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        sweep?.cancel()
+        sweep = nil
         self.context = nil
     }
 
@@ -93,8 +98,12 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
         let id = nextStreamID
         nextStreamID += 2
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let timer = context.eventLoop.scheduleTask(in: timeout) { loopBound.value.expire(stream: id) }
-        exchanges[id] = Exchange(promise: promise, timeout: timer)
+        exchanges[id] = Exchange(promise: promise, deadline: .now() + timeout)
+        if sweep == nil {
+            sweep = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.sweepInterval, delay: Self.sweepInterval) { _ in
+                loopBound.value.expireOverdue()
+            }
+        }
 
         var headers: HPACKHeaders = [":method": request.method, ":scheme": scheme, ":authority": authority, ":path": request.path]
         headers.add(contentsOf: request.headers)
@@ -157,6 +166,8 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        sweep?.cancel()
+        sweep = nil
         health.retire()
         for stream in exchanges.keys { fail(stream: stream, with: HTTP2TransportError.connectionLost) }
         context.fireChannelInactive()
@@ -202,7 +213,6 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
     private func complete(stream id: Int) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
         defer { closeIfDrained() }
-        exchange.timeout.cancel()
         guard let status = exchange.status else {
             exchange.promise.fail(HTTP2TransportError.streamReset(.protocolError))
             return
@@ -212,7 +222,6 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
 
     private func fail(stream id: Int, with error: any Error) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
-        exchange.timeout.cancel()
         exchange.promise.fail(error)
         closeIfDrained()
     }
@@ -223,10 +232,15 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    private func expire(stream id: Int) {
-        guard exchanges[id] != nil, let context else { return }
-        fail(stream: id, with: HTTP2TransportError.timedOut)
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(id), payload: .rstStream(.cancel))), promise: nil)
+    private func expireOverdue() {
+        guard let context else { return }
+        let now = NIODeadline.now()
+        let overdue = exchanges.filter { $0.value.deadline <= now }.keys
+        guard !overdue.isEmpty else { return }
+        for id in overdue {
+            fail(stream: id, with: HTTP2TransportError.timedOut)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(id), payload: .rstStream(.cancel))), promise: nil)
+        }
         scheduleFlush(context)
     }
 }
