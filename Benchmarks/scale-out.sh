@@ -101,8 +101,11 @@ fetch_setup() {
     cmp -s "$bench_work/fetched-$label.png" "$bench_work/payload.png" || { echo "$label served other bytes" >&2; exit 1; }
     echo "$base/api/notifications/$id"
 }
-sqlite_url=$(fetch_setup sqlite "")
-postgresql_url=$(fetch_setup postgresql "--database-url $(new_database)")
+# Not in $(…): a subshell would keep the gateways' pids from stop_gateways and leave them running.
+fetch_setup sqlite "" >"$bench_work/url-sqlite"
+fetch_setup postgresql "--database-url $(new_database)" >"$bench_work/url-postgresql"
+sqlite_url=$(cat "$bench_work/url-sqlite")
+postgresql_url=$(cat "$bench_work/url-postgresql")
 authorization="Authorization: Basic $(printf 'alice:alice-password' | base64)"
 echo "warming up…" >&2
 wrk -t2 -c64 -d3s -H "$authorization" "$sqlite_url" >/dev/null
