@@ -27,11 +27,8 @@ public struct CommandSettings: Sendable {
     /// A switch: set by its flag, or by `1`, `true`, `yes` (`0`, `false`, `no`) in the environment or the file.
     public func isOn(_ name: String) throws(UsageError) -> Bool {
         guard let text = value(name) else { return false }
-        switch text.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off", "": return false
-        default: throw UsageError("\(name) must be true or false, not '\(text)'")
-        }
+        guard let on = SettingsResolver.switchState(text) else { throw UsageError("\(name) must be true or false, not '\(text)'") }
+        return on
     }
 
     /// How long to follow delivery before giving up, if at all.

@@ -81,4 +81,13 @@ public struct SettingsResolver: Sendable {
         if let value = environment[environmentName(of: flag)], !value.isEmpty { return value }
         return file[flag]
     }
+
+    /// What a switch's text says: `1`, `true`, `yes`, `on` or their opposites (empty is off); nil for anything else.
+    public static func switchState(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": true
+        case "0", "false", "no", "off", "": false
+        default: nil
+        }
+    }
 }

@@ -23,32 +23,32 @@ struct User: AsyncParsableCommand {
 
         func validate() throws {
             guard Identifier.isValid(name) else { throw ValidationError("'\(name)' is not a valid username: 1 to 64 letters, digits or _ . @ -") }
-            _ = try role
         }
 
-        /// The flag, else `RICHPUSH_ROLE`.
-        var role: Role {
-            get throws {
-                if let roleFlag { return roleFlag }
-                guard let text = ProcessInfo.processInfo.environment["RICHPUSH_ROLE"] else {
-                    throw ValidationError("missing --role (or RICHPUSH_ROLE): admin, marketer or member")
-                }
-                guard let role = Role(rawValue: text) else { throw ValidationError("RICHPUSH_ROLE '\(text)' is not admin, marketer or member") }
-                return role
+        /// `--role`, else its environment form or config-file key.
+        private func role(from settings: SettingsResolver) throws -> Role {
+            guard let text = settings.value("role", flagValue: roleFlag?.rawValue) else {
+                throw ValidationError("missing --role (or \(settings.environmentName(of: "role"))): admin, marketer or member")
             }
+            guard let role = Role(rawValue: text) else { throw ValidationError("role '\(text)' is not admin, marketer or member") }
+            return role
         }
 
-        var passwordFromStandardInput: Bool {
-            passwordStdinFlag || ["1", "true", "yes"].contains(ProcessInfo.processInfo.environment["RICHPUSH_PASSWORD_STDIN"]?.lowercased())
+        private func readsPasswordFromStandardInput(_ settings: SettingsResolver) throws -> Bool {
+            if passwordStdinFlag { return true }
+            guard let text = settings.value("password-stdin", flagValue: nil) else { return false }
+            guard let on = SettingsResolver.switchState(text) else { throw ValidationError("password-stdin must be true or false, not '\(text)'") }
+            return on
         }
 
         func run() async throws {
-            let role = try role
-            let password = try readPassword()
+            let settings = try store.settings()
+            let role = try role(from: settings)
+            let password = try readPassword(fromStandardInput: try readsPasswordFromStandardInput(settings))
             if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
             let configuration: ServerConfiguration
             do {
-                configuration = try ServerConfiguration(flags: store.flags, settings: try store.settings())
+                configuration = try ServerConfiguration(flags: store.flags, settings: settings)
             } catch let error as ConfigurationError {
                 throw ValidationError(error.description)
             }
@@ -66,8 +66,8 @@ struct User: AsyncParsableCommand {
             }
         }
 
-        private func readPassword() throws -> String {
-            if passwordFromStandardInput {
+        private func readPassword(fromStandardInput: Bool) throws -> String {
+            if fromStandardInput {
                 var text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
                 // "\r\n" is one Character, so this drops exactly one line ending of either kind.
                 if text.last == "\n" || text.last == "\r\n" { text.removeLast() }

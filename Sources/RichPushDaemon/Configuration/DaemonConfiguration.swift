@@ -89,11 +89,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         func isOn(_ name: String) throws(DaemonConfigurationError) -> Bool {
             if switches.contains(name) { return true }
             guard let text = value(name) else { return false }
-            switch text.lowercased() {
-            case "1", "true", "yes", "on": return true
-            case "0", "false", "no", "off": return false
-            default: throw .invalid(setting: name, reason: "must be true or false, not '\(text)'")
+            guard let on = SettingsResolver.switchState(text) else {
+                throw .invalid(setting: name, reason: "must be true or false, not '\(text)'")
             }
+            return on
         }
 
         guard let server = value("server") else { throw .missing("server") }
