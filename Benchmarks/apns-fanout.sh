@@ -27,21 +27,9 @@ openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -noc
 chmod 644 "$tls"/*
 
 sink_port=$(bench_free_port)
-mkdir -p "$bench_work/nginx"
-cat >"$bench_work/nginx/nginx.conf" <<CONF
-worker_processes 1;
-pid $bench_work/nginx/nginx.pid;
-error_log $bench_work/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
+bench_start_nginx 1 <<CONF
     keepalive_requests 100000000;
     http2_max_concurrent_streams 1000;
-    client_body_temp_path $bench_work/nginx/body;
-    proxy_temp_path $bench_work/nginx/proxy;
-    fastcgi_temp_path $bench_work/nginx/fastcgi;
-    uwsgi_temp_path $bench_work/nginx/uwsgi;
-    scgi_temp_path $bench_work/nginx/scgi;
     server {
         listen 127.0.0.1:$sink_port ssl http2;
         ssl_certificate $tls/server.pem;
@@ -52,10 +40,7 @@ http {
             return 200;
         }
     }
-}
 CONF
-nginx -p "$bench_work/nginx" -c "$bench_work/nginx/nginx.conf" -g 'daemon off;' &
-bench_pids+=($!)
 for _ in $(seq 1 100); do curl -sf -o /dev/null --cacert "$tls/ca.pem" -X POST "https://localhost:$sink_port/3/device/00" && break; sleep 0.1; done
 
 gateway_port=$(bench_free_port)

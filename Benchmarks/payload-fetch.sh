@@ -27,24 +27,12 @@ curl -sf -u alice:alice-password -o "$bench_work/fetched.png" "$base/api/notific
 cmp -s "$bench_work/fetched.png" "$bench_work/payload.png" || { echo "the gateway served other bytes" >&2; exit 1; }
 
 nginx_port=$(bench_free_port)
-mkdir -p "$bench_work/nginx/logs"
 printf 'alice:{SHA}%s\n' "$(printf 'alice-password' | openssl dgst -sha1 -binary | base64)" >"$bench_work/htpasswd"
 chmod 644 "$bench_work/htpasswd"
-cat >"$bench_work/nginx/nginx.conf" <<CONF
-worker_processes auto;
-pid $bench_work/nginx/nginx.pid;
-error_log $bench_work/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
+bench_start_nginx auto <<CONF
     sendfile on;
     tcp_nopush on;
     keepalive_requests 10000000;
-    client_body_temp_path $bench_work/nginx/body;
-    proxy_temp_path $bench_work/nginx/proxy;
-    fastcgi_temp_path $bench_work/nginx/fastcgi;
-    uwsgi_temp_path $bench_work/nginx/uwsgi;
-    scgi_temp_path $bench_work/nginx/scgi;
     server {
         listen 127.0.0.1:$nginx_port;
         location = /api/notifications/$id {
@@ -54,10 +42,7 @@ http {
             alias $bench_work/payload.png;
         }
     }
-}
 CONF
-nginx -p "$bench_work/nginx" -c "$bench_work/nginx/nginx.conf" -g 'daemon off;' &
-bench_pids+=($!)
 bench_wait_for "http://alice:alice-password@127.0.0.1:$nginx_port/api/notifications/$id"
 
 authorization="Authorization: Basic $(printf 'alice:alice-password' | base64)"

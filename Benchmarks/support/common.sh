@@ -18,6 +18,31 @@ bench_build_gateway() {
     richpush_binary="$(swift build -c release --scratch-path .build-release --static-swift-stdlib --show-bin-path)/richpush"
 }
 
+# bench_start_nginx WORKERS: runs nginx from $bench_work/nginx with WORKERS worker processes; standard input is what goes
+# in its http block besides the logs and temporary paths every benchmark's nginx shares.
+bench_start_nginx() {
+    mkdir -p "$bench_work/nginx/logs"
+    local http
+    http=$(cat)
+    cat >"$bench_work/nginx/nginx.conf" <<CONF
+worker_processes $1;
+pid $bench_work/nginx/nginx.pid;
+error_log $bench_work/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $bench_work/nginx/body;
+    proxy_temp_path $bench_work/nginx/proxy;
+    fastcgi_temp_path $bench_work/nginx/fastcgi;
+    uwsgi_temp_path $bench_work/nginx/uwsgi;
+    scgi_temp_path $bench_work/nginx/scgi;
+$http
+}
+CONF
+    nginx -p "$bench_work/nginx" -c "$bench_work/nginx/nginx.conf" -g 'daemon off;' &
+    bench_pids+=($!)
+}
+
 bench_free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
