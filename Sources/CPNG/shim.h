@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -44,11 +45,23 @@ static void rp_png_warn(png_structp png, png_const_charp message) {
 }
 
 /*
- * Decodes the PNG in `data` to 8-bit RGBA. With `rgba` NULL it only validates. Returns 0 on success, 1 when the
- * pixel count exceeds `max_pixels` (width and height are still set), 2 when the data is not a valid PNG.
+ * Hands each decoded row to the caller, top to bottom: `y` counts from 0 and `row` holds width × channels bytes that
+ * are valid until the call returns. The sink must not call libpng.
  */
-static inline int rp_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, uint8_t *rgba, size_t rgba_capacity,
-                                uint32_t *width, uint32_t *height, char *error, size_t error_capacity) {
+typedef void (*rp_png_row_sink)(void *context, const uint8_t *row, uint32_t y, uint32_t width, uint32_t height,
+                                uint32_t channels);
+
+/*
+ * Decodes the PNG in `data` to 8 bits per sample: RGBA, or RGB when `rgb_if_opaque` is set and the image carries no
+ * alpha (no alpha channel, no tRNS chunk); each row reaches `sink` with its channel count. With `sink` NULL it only
+ * validates, holding one row in memory; an interlaced image needs all its rows before the first is final, so it is
+ * decoded whole first.
+ * Returns 0 on success, 1 when the pixel count exceeds `max_pixels` (width and height are still set), 2 when the
+ * data is not a valid PNG.
+ */
+static inline int rp_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int rgb_if_opaque,
+                                rp_png_row_sink sink, void *context, uint32_t *width, uint32_t *height,
+                                char *error, size_t error_capacity) {
     rp_png_source source = {data, size, 0, error, error_capacity};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, rp_png_fail, rp_png_warn);
     if (png == NULL) {
@@ -56,7 +69,8 @@ static inline int rp_png_decode(const uint8_t *data, size_t size, uint64_t max_p
         return 2;
     }
     png_infop info = png_create_info_struct(png);
-    png_bytep row = NULL;
+    /* volatile: assigned after setjmp and freed by the longjmp path. */
+    png_bytep volatile pixels = NULL;
     volatile int result = 2;
     if (info == NULL) {
         snprintf(error, error_capacity, "out of memory");
@@ -64,7 +78,7 @@ static inline int rp_png_decode(const uint8_t *data, size_t size, uint64_t max_p
         return 2;
     }
     if (setjmp(png_jmpbuf(png))) {
-        png_free(png, row);
+        free(pixels);
         png_destroy_read_struct(&png, &info, NULL);
         return result == 1 ? 1 : 2;
     }
@@ -86,24 +100,31 @@ static inline int rp_png_decode(const uint8_t *data, size_t size, uint64_t max_p
         png_longjmp(png, 1);
     }
 
+    int has_alpha = (png_get_color_type(png, info) & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS);
     png_set_expand(png);
     png_set_strip_16(png);
     png_set_gray_to_rgb(png);
-    png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    if (has_alpha || !rgb_if_opaque) {
+        png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    }
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
+    png_uint_32 channels = png_get_channels(png, info);
 
-    size_t stride = (size_t)w * 4;
-    if (rgba != NULL && rgba_capacity < stride * h) {
-        snprintf(error, error_capacity, "the output buffer is too small");
-        png_longjmp(png, 1);
-    }
-    if (rgba == NULL) {
-        row = (png_bytep)png_malloc(png, png_get_rowbytes(png, info));
+    size_t stride = png_get_rowbytes(png, info);
+    /* Interlaced rows are refined pass by pass, so every row stays in memory; otherwise one row is reused. */
+    size_t rows_kept = (passes > 1 && sink != NULL) ? h : 1;
+    pixels = (png_bytep)malloc(stride * rows_kept);
+    if (pixels == NULL) {
+        png_error(png, "out of memory");
     }
     for (int pass = 0; pass < passes; pass++) {
         for (png_uint_32 y = 0; y < h; y++) {
-            png_read_row(png, rgba != NULL ? rgba + stride * y : row, NULL);
+            png_bytep row = pixels + (rows_kept > 1 ? stride * y : 0);
+            png_read_row(png, row, NULL);
+            if (sink != NULL && passes == 1) {
+                sink(context, row, y, w, h, channels);
+            }
         }
     }
     png_read_end(png, NULL);
@@ -111,7 +132,12 @@ static inline int rp_png_decode(const uint8_t *data, size_t size, uint64_t max_p
         snprintf(error, error_capacity, "%zu bytes follow the end of the image", source.size - source.offset);
         png_longjmp(png, 1);
     }
-    png_free(png, row);
+    if (sink != NULL && passes > 1) {
+        for (png_uint_32 y = 0; y < h; y++) {
+            sink(context, pixels + stride * y, y, w, h, channels);
+        }
+    }
+    free(pixels);
     png_destroy_read_struct(&png, &info, NULL);
     return 0;
 }

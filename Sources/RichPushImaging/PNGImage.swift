@@ -42,13 +42,29 @@ public struct PNGInfo: Sendable, Equatable {
     public var height: Int
 }
 
-/// 8-bit RGBA pixels, rows top to bottom without padding.
-public struct RGBAImage: Sendable, Equatable {
+/// 8-bit pixels, rows top to bottom without padding: RGB, or RGBA with straight (not premultiplied) alpha.
+public struct PixelImage: Sendable, Equatable {
     public var width: Int
     public var height: Int
+    /// 3 for RGB, 4 for RGBA.
+    public var channels: Int
     public var pixels: [UInt8]
 
-    public var rowStride: Int { width * 4 }
+    public var hasAlpha: Bool { channels == 4 }
+    public var rowStride: Int { width * channels }
+
+    /// An image from `rgba`: `width` × `height` RGBA quadruples, rows top to bottom.
+    public init(width: Int, height: Int, rgba: [UInt8]) {
+        precondition(rgba.count == width * height * 4, "RGBA pixels must number width × height × 4 bytes")
+        self.init(width: width, height: height, channels: 4, pixels: rgba)
+    }
+
+    init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.pixels = pixels
+    }
 }
 
 /// PNG validation and decoding over libpng.
@@ -62,37 +78,55 @@ public enum PNGImage {
 
     /// Decodes every row of `bytes` to prove it is a sound PNG within `limits`, keeping one row in memory.
     public static func validate(_ bytes: Data, limits: ImageLimits) throws(ImageError) -> PNGInfo {
-        try decode(bytes, limits: limits, into: nil)
+        try decodeRows(of: bytes, limits: limits, rgbIfOpaque: false, into: nil)
     }
 
-    /// Decodes `bytes` to RGBA.
-    public static func decode(_ bytes: Data, limits: ImageLimits) throws(ImageError) -> RGBAImage {
-        // IHDR comes first in every PNG: its size lets one pass decode straight into the buffer. Anything odd takes
-        // the validating pass first, which reports it.
-        let info: PNGInfo
-        if let header = headerSize(bytes, limits: limits) {
-            info = header
-        } else {
-            info = try validate(bytes, limits: limits)
+    /// Decodes `bytes` to RGBA, whatever the PNG's colour type.
+    public static func decode(_ bytes: Data, limits: ImageLimits) throws(ImageError) -> PixelImage {
+        var pixels: [UInt8] = []
+        let info = try decodeRows(of: bytes, limits: limits, rgbIfOpaque: false) { row, _ in pixels.append(contentsOf: row) }
+        return PixelImage(width: info.width, height: info.height, channels: 4, pixels: pixels)
+    }
+
+    /// Decodes `bytes` to an image that fits in `maximumEdge` × `maximumEdge` (see ``PixelImage/scaled(toFit:)``),
+    /// RGB when the PNG carries no transparency. A larger image is shrunk row by row as it decodes, so its
+    /// full-size pixels never exist in memory at once.
+    public static func decode(_ bytes: Data, limits: ImageLimits, fittingIn maximumEdge: Int) throws(ImageError) -> PixelImage {
+        var shrinker: BoxShrinker?
+        var pixels: [UInt8] = []
+        var channels = 4
+        let info = try decodeRows(of: bytes, limits: limits, rgbIfOpaque: true) { row, layout in
+            channels = layout.channels
+            if layout.y == 0, let target = BoxShrinker.targetSize(width: layout.width, height: layout.height, fitting: maximumEdge) {
+                shrinker = BoxShrinker(width: layout.width, height: layout.height, channels: layout.channels, target: target)
+            }
+            if shrinker != nil {
+                shrinker!.add(row)
+            } else {
+                pixels.append(contentsOf: row)
+            }
         }
-        var pixels = [UInt8](repeating: 0, count: info.width * info.height * 4)
-        let decoded = try pixels.withUnsafeMutableBufferPointer { (buffer) throws(ImageError) -> PNGInfo in
-            try decode(bytes, limits: limits, into: buffer)
-        }
-        return RGBAImage(width: decoded.width, height: decoded.height, pixels: pixels)
+        if let shrinker { return shrinker.image() }
+        return PixelImage(width: info.width, height: info.height, channels: channels, pixels: pixels)
     }
 
-    /// Width and height as IHDR states them, when they are within `limits`; libpng checks them again while decoding.
-    private static func headerSize(_ bytes: Data, limits: ImageLimits) -> PNGInfo? {
-        guard bytes.count >= 24, hasSignature(bytes), bytes.dropFirst(12).prefix(4).elementsEqual("IHDR".utf8) else { return nil }
-        let field = { (offset: Int) in bytes.dropFirst(offset).prefix(4).reduce(0) { $0 << 8 | Int($1) } }
-        let (width, height) = (field(16), field(20))
-        guard (1...1_000_000).contains(width), (1...1_000_000).contains(height), width * height <= limits.maximumPixels else { return nil }
-        return PNGInfo(width: width, height: height)
+    /// Where a decoded row belongs.
+    struct RowLayout {
+        var y: Int
+        var width: Int
+        var height: Int
+        var channels: Int
     }
 
-    private static func decode(
-        _ bytes: Data, limits: ImageLimits, into output: UnsafeMutableBufferPointer<UInt8>?
+    /// Carries the Swift closure through libpng's C callback.
+    private final class RowReceiver {
+        let body: (UnsafeBufferPointer<UInt8>, RowLayout) -> Void
+        init(_ body: @escaping (UnsafeBufferPointer<UInt8>, RowLayout) -> Void) { self.body = body }
+    }
+
+    /// Runs libpng over `bytes`, handing each decoded row to `receive` top to bottom; `nil` only validates.
+    private static func decodeRows(
+        of bytes: Data, limits: ImageLimits, rgbIfOpaque: Bool, into receive: ((UnsafeBufferPointer<UInt8>, RowLayout) -> Void)?
     ) throws(ImageError) -> PNGInfo {
         guard hasSignature(bytes) else { throw .notPNG }
         guard bytes.count <= limits.maximumBytes else {
@@ -101,11 +135,23 @@ public enum PNGImage {
         var width: UInt32 = 0
         var height: UInt32 = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = bytes.withUnsafeBytes { raw in
-            message.withUnsafeMutableBufferPointer { messageBuffer in
-                rp_png_decode(
-                    raw.bindMemory(to: UInt8.self).baseAddress, raw.count, UInt64(limits.maximumPixels),
-                    output?.baseAddress, output?.count ?? 0, &width, &height, messageBuffer.baseAddress, messageBuffer.count)
+        let receiver = receive.map(RowReceiver.init)
+        let sink: rp_png_row_sink? =
+            receiver == nil
+            ? nil
+            : { context, row, y, width, height, channels in
+                let receiver = Unmanaged<RowReceiver>.fromOpaque(context!).takeUnretainedValue()
+                let layout = RowLayout(y: Int(y), width: Int(width), height: Int(height), channels: Int(channels))
+                receiver.body(UnsafeBufferPointer(start: row, count: layout.width * layout.channels), layout)
+            }
+        let status = withExtendedLifetime(receiver) {
+            bytes.withUnsafeBytes { raw in
+                message.withUnsafeMutableBufferPointer { messageBuffer in
+                    rp_png_decode(
+                        raw.bindMemory(to: UInt8.self).baseAddress, raw.count, UInt64(limits.maximumPixels), rgbIfOpaque ? 1 : 0, sink,
+                        receiver.map { Unmanaged.passUnretained($0).toOpaque() }, &width, &height, messageBuffer.baseAddress,
+                        messageBuffer.count)
+                }
             }
         }
         switch status {

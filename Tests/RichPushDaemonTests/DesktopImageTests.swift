@@ -6,12 +6,12 @@ import Testing
 
 @Suite("PNG to the image-data hint")
 struct DesktopImageTests {
-    func decode(_ name: String) throws -> RGBAImage {
+    func decode(_ name: String) throws -> PixelImage {
         try PNGImage.decode(try fixture(name), limits: ImageLimits())
     }
 
     @Test func anImageWithTransparencyTravelsAsRGBA() {
-        let image = RGBAImage(width: 2, height: 2, rgba: [255, 0, 0, 255, 0, 255, 0, 128, 0, 0, 255, 0, 9, 9, 9, 255])
+        let image = PixelImage(width: 2, height: 2, rgba: [255, 0, 0, 255, 0, 255, 0, 128, 0, 0, 255, 0, 9, 9, 9, 255])
         let data = DesktopImage(image)
         #expect(data.width == 2 && data.height == 2)
         #expect(data.hasAlpha)
@@ -50,6 +50,32 @@ struct DesktopImageTests {
         #expect(Array(data.bytes[(row + 140 * 3)..<(row + 141 * 3)]) == [20, 230, 90])
     }
 
+    @Test func shrinkingWhileDecodingGivesTheAlertTheSameCopyAsShrinkingAfterwards() throws {
+        let whole = try decode("two-colors.png").scaled(toFit: 128)
+        let streamed = try PNGImage.decode(try fixture("two-colors.png"), limits: ImageLimits(), fittingIn: 128)
+        #expect(streamed.width == whole.width && streamed.height == whole.height)
+        #expect(DesktopImage(streamed) == DesktopImage(whole))
+    }
+
+    @Test func anImageWithoutTransparencyDecodesForTheAlertAsRGB() throws {
+        let image = try PNGImage.decode(try fixture("two-colors.png"), limits: ImageLimits(), fittingIn: 128)
+        #expect(!image.hasAlpha)
+        #expect(image.pixels.count == image.width * image.height * 3)
+        #expect(Array(image.pixels[0..<3]) == [250, 20, 200])
+    }
+
+    @Test func anImageWithAnAlphaChannelKeepsItWhenDecodedForTheAlert() throws {
+        let image = try PNGImage.decode(try fixture("valid-rgba.png"), limits: ImageLimits(), fittingIn: 4)
+        #expect(image.hasAlpha)
+        #expect(image.width == 4 && image.height == 3)
+    }
+
+    @Test func anInterlacedImageShrinksWhileDecodingLikeAProgressiveOne() throws {
+        let streamed = try PNGImage.decode(try fixture("valid-interlaced.png"), limits: ImageLimits(), fittingIn: 4)
+        let whole = try decode("valid-interlaced.png").scaled(toFit: 4)
+        #expect(DesktopImage(streamed) == DesktopImage(whole))
+    }
+
     @Test func aSmallImageIsNeverEnlarged() throws {
         let image = try decode("valid-rgba.png")
         #expect(image.scaled(toFit: 256) == image)
@@ -57,7 +83,7 @@ struct DesktopImageTests {
 
     @Test func transparentPixelsDoNotDarkenTheEdgesWhenShrinking() {
         // Two pixels: opaque red and fully transparent black. Averaged naively, the result would be dark red.
-        let image = RGBAImage(width: 2, height: 1, rgba: [255, 0, 0, 255, 0, 0, 0, 0])
+        let image = PixelImage(width: 2, height: 1, rgba: [255, 0, 0, 255, 0, 0, 0, 0])
         let scaled = image.scaled(toFit: 1)
         #expect(scaled.pixels == [255, 0, 0, 128])
     }

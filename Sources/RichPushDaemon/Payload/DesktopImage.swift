@@ -11,16 +11,16 @@ public struct DesktopImage: Sendable, Equatable {
     public var channels: Int32
     public var bytes: [UInt8]
 
-    /// The image in `image-data` form. A fully opaque image travels as RGB: a quarter fewer bytes on the bus.
-    public init(_ image: RGBAImage) {
+    /// The image in `image-data` form. An opaque image travels as RGB: a quarter fewer bytes on the bus than RGBA.
+    public init(_ image: PixelImage) {
         width = Int32(image.width)
         height = Int32(image.height)
         bitsPerSample = 8
-        let opaque = stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
+        let opaque = !image.hasAlpha || stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
         hasAlpha = !opaque
         channels = opaque ? 3 : 4
         rowStride = Int32(image.width) * channels
-        if opaque {
+        if image.hasAlpha && opaque {
             let count = image.width * image.height
             bytes = [UInt8](unsafeUninitializedCapacity: count * 3) { rgb, initialized in
                 image.pixels.withUnsafeBufferPointer { rgba in

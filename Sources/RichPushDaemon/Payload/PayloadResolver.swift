@@ -58,9 +58,9 @@ final class PayloadResolver {
 
     private func imageAlert(richId: Int64, message: String, response: HTTPResponse) throws(PayloadProblem) -> Alert {
         guard response.status == 200 else { throw PayloadProblem(GatewayError(response)) }
-        let decoded: RGBAImage
+        let image: PixelImage
         do {
-            decoded = try PNGImage.decode(Data(response.body), limits: limits)
+            image = try PNGImage.decode(Data(response.body), limits: limits, fittingIn: imageSize)
         } catch {
             throw .unusable("the image is not a valid PNG (\(error))")
         }
@@ -72,7 +72,7 @@ final class PayloadResolver {
         }
         return Alert(
             richId: richId, richType: .img, summary: Self.summary(of: .img), message: message,
-            image: DesktopImage(decoded.scaled(toFit: imageSize)), imageFile: file, openTarget: file)
+            image: DesktopImage(image), imageFile: file, openTarget: file)
     }
 
     private func linkAlert(richId: Int64, message: String, response: HTTPResponse) throws(PayloadProblem) -> Alert {
