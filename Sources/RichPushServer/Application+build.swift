@@ -40,6 +40,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     }
     if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
     let metrics = GatewayMetrics()
+    let fetches = FetchRecorder(store: store, logger: logger)
     let gateway = Gateway(
         configuration: configuration,
         store: store,
@@ -49,7 +50,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         broadcaster: broadcaster,
         dispatcherDoorbell: Doorbell(),
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
-        payloads: PayloadCache(store: store),
+        payloads: PayloadCache(store: store, fetches: fetches),
         metrics: metrics
     )
     var dispatcherLogger = logger
@@ -61,7 +62,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         policy: .init(lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval),
         logger: dispatcherLogger
     )
-    var services: [any Service] = [ResourceCloser(store: store, hubs: hubs), dispatcher]
+    var services: [any Service] = [ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher]
     if store.isShared {
         // Other processes write to the same store: hear their events and new work, and count their failed sign-ins.
         services.append(

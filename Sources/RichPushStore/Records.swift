@@ -193,3 +193,14 @@ public enum StoreError: Error, Sendable, Equatable {
     /// The store has no other processes to hear from: it is an exclusive one.
     case notShared
 }
+
+/// A recipient's fetch of a notification's payload.
+public struct PayloadFetch: Hashable, Sendable {
+    public var notificationId: Int64
+    public var username: String
+
+    public init(notificationId: Int64, username: String) {
+        self.notificationId = notificationId
+        self.username = username
+    }
+}

@@ -62,12 +62,15 @@ extension Store {
         try await engine.read { db in try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
     }
 
-    /// Notes the first time a recipient fetched the payload; later fetches change nothing.
-    public func recordFetch(notificationId: Int64, username: String, now: Date = .now) async throws {
+    /// Notes the first time each recipient fetched a payload, all in one transaction; later fetches change nothing.
+    public func recordFetches(_ fetches: [PayloadFetch], now: Date = .now) async throws {
+        guard !fetches.isEmpty else { return }
         try await engine.transaction { db in
-            try await db.update("feed_entries").set("fetched_at", to: EpochMilliseconds(now))
-                .where("notification_id", .equal, notificationId).where("username", .equal, username)
-                .where("fetched_at", .is, SQLLiteral.null).run()
+            for fetch in fetches {
+                try await db.update("feed_entries").set("fetched_at", to: EpochMilliseconds(now))
+                    .where("notification_id", .equal, fetch.notificationId).where("username", .equal, fetch.username)
+                    .where("fetched_at", .is, SQLLiteral.null).run()
+            }
         }
     }
 

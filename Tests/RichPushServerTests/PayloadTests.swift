@@ -126,6 +126,22 @@ struct PayloadTests {
         }
     }
 
+    @Test func aBurstOfFirstFetchesIsCountedWhole() async throws {
+        try await TestGateway().run { session in
+            var readers: [Credentials] = []
+            for index in 0..<12 { readers.append(try await session.createUser("reader\(index)")) }
+            let audience = readers.map { "username:\($0.username)" }.joined(separator: " || ")
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"\#(audience)"}"#, as: .admin)
+            try await withThrowingTaskGroup { group in
+                for reader in readers {
+                    group.addTask { try await session.request(.get, "/api/notifications/\(id)", as: reader).status }
+                }
+                for try await status in group { #expect(status == .ok) }
+            }
+            #expect(try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()["fetched"] as? Int64 == 12)
+        }
+    }
+
     @Test(arguments: ["0", "-1", "abc", "99999999999999999999999", "1.5", "%20"])
     func idsThatAreNotPositiveIntegersAre400(id: String) async throws {
         try await TestGateway().run { session in

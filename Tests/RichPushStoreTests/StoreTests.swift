@@ -315,8 +315,9 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
-            try await store.recordFetch(notificationId: notification.id, username: "alice")
-            try await store.recordFetch(notificationId: notification.id, username: "alice")
+            let fetch = PayloadFetch(notificationId: notification.id, username: "alice")
+            try await store.recordFetches([fetch, fetch])
+            try await store.recordFetches([fetch])
             #expect(try await store.counts(notificationId: notification.id).fetched == 1)
         }
     }

@@ -66,6 +66,7 @@ struct NotificationController {
         guard caller.role.mayRunCampaigns || record.createdBy == caller.username else {
             throw APIError.forbidden("Only marketers, admins and its creator may read the status of notification \(record.id).")
         }
+        await gateway.payloads.fetches.flushed()
         let counts = try await gateway.store.counts(notificationId: record.id)
         return try StatusJSON(id: record.id, state: state(of: record, tally: counts.tally), counts: counts).jsonResponse()
     }

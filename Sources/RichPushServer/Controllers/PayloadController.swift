@@ -37,7 +37,7 @@ struct PayloadController {
             throw APIError.gone("notification.gone", "Notification \(id) \(reason).")
         }
         if let caller, isRecipient {
-            try await gateway.payloads.recordFetch(notificationId: id, username: caller.username)
+            gateway.payloads.recordFetch(notificationId: id, username: caller.username)
         }
         var image: PayloadCache.Image?
         if case .image(let imageId) = record.payload {

@@ -17,6 +17,7 @@ final class PayloadCache: Sendable {
     }
 
     let store: Store
+    let fetches: FetchRecorder
     private let images = BoundedCache<Int64, Image>(maximumCost: 64 * 1024 * 1024)
     /// A recall on another process shows here within this time to live.
     private let notifications = BoundedCache<Int64, NotificationRecord>(timeToLive: 1, maximumCost: 10_000)
@@ -24,8 +25,9 @@ final class PayloadCache: Sendable {
     private let recipients = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
     private let fetchesRecorded = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
 
-    init(store: Store) {
+    init(store: Store, fetches: FetchRecorder) {
         self.store = store
+        self.fetches = fetches
     }
 
     func notification(id: Int64) async throws -> NotificationRecord? {
@@ -51,12 +53,12 @@ final class PayloadCache: Sendable {
         return answer
     }
 
-    /// Records a recipient's first fetch; later fetches cost a cache lookup.
-    func recordFetch(notificationId: Int64, username: String) async throws {
+    /// Records a recipient's first fetch (in the recorder's next batch); later fetches cost a cache lookup.
+    func recordFetch(notificationId: Int64, username: String) {
         let key = Recipient(notificationId: notificationId, username: username)
         guard fetchesRecorded[key] == nil else { return }
-        try await store.recordFetch(notificationId: notificationId, username: username)
         fetchesRecorded.set(key, true)
+        fetches.record(PayloadFetch(notificationId: notificationId, username: username))
     }
 
     /// The notification, when memory holds it.
