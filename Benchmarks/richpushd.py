@@ -6,7 +6,9 @@ Runs the release builds of the gateway and the daemon against a private session 
 notifications with a ~110 KB PNG one at a time, and reads the moment each `Notify` returned from the daemon's verbose
 log ("alert shown", written right after the call returns), timestamped as it arrives on a pipe. Then it lets the
 daemon idle through an hour's worth of heartbeats (the gateway sends one per second here instead of one per 15 s)
-and reads its memory from /proc. Prints the figures and their ratio to the issue's targets.
+and reads its memory from /proc. Prints the figures and their ratio to the issue's targets, and beside them the memory
+of two reference programs idling in the same run: a C program with the same C libraries (libcurl, libdbus, libpng)
+and a static Swift program with FoundationEssentials' JSON, what richpushd is built from before any code of its own.
 """
 import argparse
 import base64
@@ -93,6 +95,17 @@ class Gateway:
             return json.loads(response.read() or b"null")
 
 
+def build_floors(work):
+    """Builds the two reference programs of Benchmarks/support that show what richpushd's parts cost on their own."""
+    support = os.path.join(ROOT, "Benchmarks", "support")
+    library, swift = os.path.join(work, "library-floor"), os.path.join(work, "swift-floor")
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libcurl", "dbus-1", "libpng"], check=True,
+                           capture_output=True, text=True).stdout.split()
+    subprocess.run(["gcc", "-O2", os.path.join(support, "library-floor.c"), "-o", library, *flags], check=True)
+    subprocess.run(["swiftc", "-O", "-static-stdlib", os.path.join(support, "swift-floor.swift"), "-o", swift], check=True)
+    return {"library": library, "swift": swift}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=200)
@@ -102,6 +115,7 @@ def main():
     richpush, richpushd = os.path.join(args.bin, "richpush"), os.path.join(args.bin, "richpushd")
     work = tempfile.mkdtemp(prefix="richpushd-bench-")
     processes = []
+    floors = build_floors(work)
 
     def start(command, **options):
         process = subprocess.Popen(command, **options)
@@ -193,8 +207,14 @@ def main():
         latencies = [total for total, _ in measured]
         arrivals = [arrival for _, arrival in measured]
         after_load = memory(daemon.pid)
+        # The references idle beside the daemon: the same C libraries alone, and a static Swift program alone.
+        library_floor = start([floors["library"], base + "/health", "alice:alice-password", str(args.idle_heartbeats + 30)],
+                              env=desktop, stdout=subprocess.PIPE)
+        swift_floor = start([floors["swift"], str(args.idle_heartbeats + 30)], stdout=subprocess.PIPE)
+        library_floor.stdout.readline(), swift_floor.stdout.readline()
         time.sleep(args.idle_heartbeats)
         idle = memory(daemon.pid)
+        floor_figures = {"library": memory(library_floor.pid), "swift": memory(swift_floor.pid)}
 
         p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
         print(f"richpushd, {args.count} notifications with a {len(image) / 1024:.0f} KB PNG ({image_id=}), release build, "
@@ -213,10 +233,16 @@ def main():
         print(f"      Notify call                    p50 {percentile(notify, 0.5):6.2f} ms   p99 {percentile(notify, 0.99):6.2f} ms")
         print(f"  target                             p50 {TARGETS['p50_ms']:6.2f} ms   p99 {TARGETS['p99_ms']:6.2f} ms")
         print(f"  ratio to target                    p50 {p50 / TARGETS['p50_ms']:6.2f}      p99 {p99 / TARGETS['p99_ms']:6.2f}")
-        for label, figures in [("after the 200", after_load), (f"idle after {args.idle_heartbeats} heartbeats", idle)]:
+        for label, figures in [(f"after the {args.count}", after_load), (f"idle after {args.idle_heartbeats} heartbeats", idle)]:
             print(f"  memory {label:<28} RSS {figures['rss'] / 1024:5.1f} MB (anonymous {figures['anon'] / 1024:4.1f}, "
                   f"shared libraries and binary {figures['file'] / 1024:4.1f})   PSS {figures['pss'] / 1024:5.1f} MB")
         print(f"  idle RSS ratio to the {TARGETS['idle_rss_mb']:.0f} MB target: {idle['rss'] / 1024 / TARGETS['idle_rss_mb']:.2f}")
+        library, swift = floor_figures["library"], floor_figures["swift"]
+        print(f"  reference: C program with libcurl, libdbus, libpng, one GET, idle   RSS {library['rss'] / 1024:5.1f} MB "
+              f"(anonymous {library['anon'] / 1024:4.1f})")
+        print(f"  reference: static Swift program with FoundationEssentials JSON, idle RSS {swift['rss'] / 1024:5.1f} MB "
+              f"(anonymous {swift['anon'] / 1024:4.1f})")
+        print(f"  idle RSS ratio to the sum of the two references: {idle['rss'] / (library['rss'] + swift['rss']):.2f}")
     finally:
         for process in reversed(processes):
             process.terminate()
