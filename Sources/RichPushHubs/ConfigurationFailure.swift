@@ -15,6 +15,10 @@ final class ConfigurationFailure: Sendable {
     /// A failure that persists is logged again after this long, so it stays visible in the log.
     let reminderInterval: TimeInterval
     private let logged = Mutex<Logged?>(nil)
+    private let confirmed = Atomic<Bool>(false)
+
+    /// Whether the hub accepted a push since the start or since the last configuration failure.
+    var isConfirmed: Bool { confirmed.load(ordering: .relaxed) }
 
     init(hub: String, reminderInterval: TimeInterval = 600) {
         self.hub = hub
@@ -23,6 +27,7 @@ final class ConfigurationFailure: Sendable {
 
     /// The failed outcome for `code`, logged unless it was logged recently.
     func fail(code: String, message: String, logger: Logger, now: Date = .now) -> DeliveryOutcome {
+        confirmed.store(false, ordering: .relaxed)
         let shouldLog = logged.withLock { logged in
             if let last = logged, last.code == code, now.timeIntervalSince(last.at) < reminderInterval { return false }
             logged = Logged(code: code, at: now)
@@ -37,6 +42,7 @@ final class ConfigurationFailure: Sendable {
 
     /// A success shows the configuration works again; the next failure is logged at once.
     func clear() {
+        confirmed.store(true, ordering: .relaxed)
         logged.withLock { $0 = nil }
     }
 }

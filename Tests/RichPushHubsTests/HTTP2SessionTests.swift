@@ -10,14 +10,14 @@ import Testing
 struct HTTP2SessionTests {
     /// Runs `body` with a scripted server and a session to it.
     func withServer(
-        _ behaviour: ScriptedHTTP2Server.Behaviour, applicationProtocols: [String] = ["h2"],
+        _ behaviour: ScriptedHTTP2Server.Behaviour, applicationProtocols: [String] = ["h2"], maximumConcurrentStreams: Int = 256,
         _ body: (HTTP2Session, ScriptedHTTP2Server) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let authority = try TestCertificateAuthority(directory: scratch.url)
         let server = try await ScriptedHTTP2Server.start(behaviour, authority: authority, applicationProtocols: applicationProtocols)
-        let session = try HTTP2Session(baseURL: server.endpoint, caFile: authority.caFile)
+        let session = try HTTP2Session(baseURL: server.endpoint, caFile: authority.caFile, maximumConcurrentStreams: maximumConcurrentStreams)
         do {
             try await body(session, server)
         } catch {
@@ -35,15 +35,9 @@ struct HTTP2SessionTests {
             body: ByteBuffer(string: #"{"aps":{"content-available":1},"richId":"\#(index)"}"#))
     }
 
-    /// Sends `count` pushes at once and answers their statuses, or the error of each that failed.
+    /// Sends `count` pushes as one batch and answers their statuses, or the error of each that failed.
     func sendAll(_ count: Int, through session: HTTP2Session, timeout: TimeAmount = .seconds(10)) async -> [Result<Int, any Error>] {
-        await Array(0..<count).concurrentMap(maximum: count) { index in
-            do {
-                return .success(try await session.send(push(index), timeout: timeout).status)
-            } catch {
-                return .failure(error)
-            }
-        }
+        await session.send((0..<count).map(push), timeout: timeout).map { $0.map(\.status) }
     }
 
     @Test func aServerThatAnswersBeforeReadingTheBodyAnswersEveryRequest() async throws {
@@ -51,6 +45,15 @@ struct HTTP2SessionTests {
             let results = await sendAll(500, through: session)
             #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 500))
             #expect(server.answered == 500)
+            #expect(server.connections == 1)
+        }
+    }
+
+    @Test func aBatchLargerThanTheStreamLimitWaitsForFreeStreamsAndIsAnsweredWhole() async throws {
+        try await withServer(.answerBeforeBody, maximumConcurrentStreams: 8) { session, server in
+            let results = await sendAll(200, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 200))
+            #expect(server.answered == 200)
             #expect(server.connections == 1)
         }
     }

@@ -13,7 +13,6 @@ public struct APNsHub: NotificationHub {
     let session: HTTP2Session
     let tokens: APNsTokenProvider
     let failures = ConfigurationFailure(hub: "apns")
-    let maximumConcurrentRequests: Int
 
     public var name: String { Platform.apns.rawValue }
 
@@ -25,32 +24,35 @@ public struct APNsHub: NotificationHub {
         let pem = String(decoding: try HubSettings.contents(of: given[0], setting: "apns-key-file"), as: UTF8.self)
         let endpoint = try HubSettings.baseURL(settings.apnsEndpoint, setting: "apns-endpoint")
         return APNsHub(
-            topic: given[3], endpoint: endpoint, session: try HTTP2Session(baseURL: endpoint, caFile: settings.tlsCAFile),
-            tokens: try await APNsTokenProvider(privateKeyPEM: pem, keyId: given[1], teamId: given[2]),
-            maximumConcurrentRequests: settings.maximumConcurrentRequests)
+            topic: given[3], endpoint: endpoint,
+            session: try HTTP2Session(
+                baseURL: endpoint, caFile: settings.tlsCAFile, maximumConcurrentStreams: settings.maximumConcurrentRequests),
+            tokens: try await APNsTokenProvider(privateKeyPEM: pem, keyId: given[1], teamId: given[2]))
     }
 
+    /// Sends the batch as one round of streams with one provider token, so a push costs a stream and not a task, a
+    /// hop onto the connection's event loop and a token lookup of its own.
     public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
-        let abort = BatchAbort()
         // Every device of a notification gets the same bytes: encode them once per notification, not per device.
         var payloads: [Int64: ByteBuffer] = [:]
         for job in jobs where payloads[job.notificationId] == nil {
             payloads[job.notificationId] = ByteBuffer(bytes: job.push.apnsPayload())
         }
-        return await jobs.concurrentMap(maximum: maximumConcurrentRequests) { [payloads] job in
-            await self.deliver(job, payload: payloads[job.notificationId]!, abort: abort, logger: logger)
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: jobs.count)
+        var sendable: [(job: DeliveryJob, payload: ByteBuffer, index: Int)] = []
+        for (index, job) in jobs.enumerated() {
+            let payload = payloads[job.notificationId]!
+            if payload.readableBytes > SilentPush.apnsPayloadLimit {
+                outcomes[index] = .failed(
+                    code: "apns.payloadTooLarge", message: "the push is \(payload.readableBytes) bytes, more than the 4096 APNs accepts")
+            } else if !Platform.apns.accepts(pushChannel: job.pushChannel) {
+                outcomes[index] = .deviceGone(code: "apns.badDeviceToken", message: "the push channel is not a hexadecimal APNs device token")
+            } else {
+                sendable.append((job, payload, index))
+            }
         }
-    }
-
-    private func deliver(_ job: DeliveryJob, payload: ByteBuffer, abort: BatchAbort, logger: Logger) async -> DeliveryOutcome {
-        guard payload.readableBytes <= SilentPush.apnsPayloadLimit else {
-            return .failed(
-                code: "apns.payloadTooLarge", message: "the push is \(payload.readableBytes) bytes, more than the 4096 APNs accepts")
-        }
-        guard Platform.apns.accepts(pushChannel: job.pushChannel) else {
-            return .deviceGone(code: "apns.badDeviceToken", message: "the push channel is not a hexadecimal APNs device token")
-        }
-        return await CredentialedDelivery(hub: name, failures: failures, abort: abort, logger: logger).run(
+        let sent = await CredentialedDelivery(hub: name, failures: failures, abort: BatchAbort(), logger: logger).runBatch(
+            count: sendable.count,
             credential: { () async throws(CredentialFailure) -> String in
                 do {
                     return try await tokens.token()
@@ -59,14 +61,19 @@ public struct APNsHub: NotificationHub {
                 }
             },
             renew: { token in await tokens.expire(token) },
-            send: { token in
-                let response = try await session.send(request(for: job, payload: payload, token: token))
-                return .apns(status: response.status, reason: response.jsonObject?["reason"] as? String, retryAfter: response.retryAfter)
+            send: { indices, token in
+                let authorization = "bearer \(token)"
+                let requests = indices.map { request(for: sendable[$0].job, payload: sendable[$0].payload, authorization: authorization) }
+                return await session.send(requests).map { answer in
+                    answer.map { .apns(status: $0.status, reason: $0.jsonObject?["reason"] as? String, retryAfter: $0.retryAfter) }
+                }
             })
+        for (position, outcome) in sent.enumerated() { outcomes[sendable[position].index] = outcome }
+        return outcomes.map { $0! }
     }
 
-    func request(for job: DeliveryJob, payload: ByteBuffer, token: String) -> HTTP2Request {
-        var headers: HPACKHeaders = ["authorization": "bearer \(token)", "apns-topic": topic]
+    func request(for job: DeliveryJob, payload: ByteBuffer, authorization: String) -> HTTP2Request {
+        var headers: HPACKHeaders = ["authorization": authorization, "apns-topic": topic]
         switch job.pushStyle {
         case .silent:
             headers.add(name: "apns-push-type", value: "background")

@@ -47,16 +47,27 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
+    typealias Completion = (Result<HubResponse, any Error>) -> Void
+
     private struct Exchange {
-        let promise: EventLoopPromise<HubResponse>
+        let complete: Completion
         let deadline: NIODeadline
         var status: Int?
         var headers = HTTPHeaders()
         var body = ByteBuffer()
     }
 
+    /// A request held back until a stream is free.
+    private struct Waiting {
+        let request: HTTP2Request
+        let timeout: TimeAmount
+        let complete: Completion
+    }
+
     private let authority: String
     private let scheme: String
+    private let maximumConcurrentStreams: Int
+    private var waiting = CircularBuffer<Waiting>()
     /// Cleared once the connection cannot take new requests (GOAWAY, closed, stream ids used up).
     private let health: ConnectionHealth
     private var context: ChannelHandlerContext?
@@ -71,9 +82,10 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
     private var unacknowledgedBytes = 0
     private static let windowUpdateThreshold = 32 * 1024
 
-    init(authority: String, scheme: String, health: ConnectionHealth) {
+    init(authority: String, scheme: String, maximumConcurrentStreams: Int, health: ConnectionHealth) {
         self.authority = authority
         self.scheme = scheme
+        self.maximumConcurrentStreams = max(1, maximumConcurrentStreams)
         self.health = health
     }
 
@@ -87,18 +99,40 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
         self.context = nil
     }
 
-    /// Writes `request` and completes `promise` with its answer; called on the connection's event loop.
-    func start(_ request: HTTP2Request, timeout: TimeAmount, promise: EventLoopPromise<HubResponse>) {
+    /// Sends every request of `batch`, at most `maximumConcurrentStreams` at once, and calls `completion` once with
+    /// their answers in order; called on the connection's event loop. One hop onto the loop serves the whole batch.
+    func start(_ batch: [HTTP2Request], timeout: TimeAmount, completion: @escaping ([Result<HubResponse, any Error>]) -> Void) {
+        guard !batch.isEmpty else { return completion([]) }
+        let answers = BatchAnswers(count: batch.count, completion: completion)
+        for (index, request) in batch.enumerated() {
+            let complete: Completion = { answers.set(index, $0) }
+            if exchanges.count < maximumConcurrentStreams {
+                open(request, timeout: timeout, complete: complete)
+            } else {
+                waiting.append(Waiting(request: request, timeout: timeout, complete: complete))
+            }
+        }
+    }
+
+    /// Opens the streams of waiting requests while there is room; on a retired connection they fail unsent.
+    private func startWaiting() {
+        while exchanges.count < maximumConcurrentStreams, let next = waiting.popFirst() {
+            open(next.request, timeout: next.timeout, complete: next.complete)
+        }
+        closeIfDrained()
+    }
+
+    private func open(_ request: HTTP2Request, timeout: TimeAmount, complete: @escaping Completion) {
         guard let context, health.isUsable, nextStreamID < Int(Int32.max) else {
             health.retire()
-            promise.fail(health.failure ?? HTTP2TransportError.notProcessed)
+            complete(.failure(health.failure ?? HTTP2TransportError.notProcessed))
             closeIfDrained()
             return
         }
         let id = nextStreamID
         nextStreamID += 2
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        exchanges[id] = Exchange(promise: promise, deadline: .now() + timeout)
+        exchanges[id] = Exchange(complete: complete, deadline: .now() + timeout)
         if sweep == nil {
             sweep = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.sweepInterval, delay: Self.sweepInterval) { _ in
                 loopBound.value.expireOverdue()
@@ -212,23 +246,23 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
 
     private func complete(stream id: Int) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
-        defer { closeIfDrained() }
+        defer { startWaiting() }
         guard let status = exchange.status else {
-            exchange.promise.fail(HTTP2TransportError.streamReset(.protocolError))
+            exchange.complete(.failure(HTTP2TransportError.streamReset(.protocolError)))
             return
         }
-        exchange.promise.succeed(HubResponse(status: status, headers: exchange.headers, body: exchange.body))
+        exchange.complete(.success(HubResponse(status: status, headers: exchange.headers, body: exchange.body)))
     }
 
     private func fail(stream id: Int, with error: any Error) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
-        exchange.promise.fail(error)
-        closeIfDrained()
+        exchange.complete(.failure(error))
+        startWaiting()
     }
 
-    /// A retired connection closes once its last exchange is over.
+    /// A retired connection closes once its last exchange is over; the requests still waiting then fail unsent.
     private func closeIfDrained() {
-        guard !health.isUsable, exchanges.isEmpty, let context, context.channel.isActive else { return }
+        guard !health.isUsable, exchanges.isEmpty, waiting.isEmpty, let context, context.channel.isActive else { return }
         context.close(promise: nil)
     }
 
@@ -242,5 +276,24 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(id), payload: .rstStream(.cancel))), promise: nil)
         }
         scheduleFlush(context)
+    }
+}
+
+/// The answers of one batch, collected on the event loop until the last arrives.
+private final class BatchAnswers {
+    private var answers: [Result<HubResponse, any Error>?]
+    private var missing: Int
+    private let completion: ([Result<HubResponse, any Error>]) -> Void
+
+    init(count: Int, completion: @escaping ([Result<HubResponse, any Error>]) -> Void) {
+        answers = Array(repeating: nil, count: count)
+        missing = count
+        self.completion = completion
+    }
+
+    func set(_ index: Int, _ answer: Result<HubResponse, any Error>) {
+        answers[index] = answer
+        missing -= 1
+        if missing == 0 { completion(answers.map { $0! }) }
     }
 }

@@ -39,14 +39,18 @@ final class HTTP2Session: Sendable {
 
     private let host: String
     private let port: Int
+    private let maximumConcurrentStreams: Int
     private let authority: String
     private let tls: NIOSSLContext?
     private let group: any EventLoopGroup
     private let state = Mutex<State>(.idle)
 
     /// A session to `baseURL` (`https://host[:port]`, or `http://` for HTTP/2 without TLS), trusting the system's
-    /// CAs plus `caFile`.
-    init(baseURL: String, caFile: String?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(HubConfigurationError) {
+    /// CAs plus `caFile`, with at most `maximumConcurrentStreams` requests in flight (fewer if the server says so).
+    init(
+        baseURL: String, caFile: String?, maximumConcurrentStreams: Int = 256,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws(HubConfigurationError) {
         guard let url = URL(string: baseURL), let host = url.host, let scheme = url.scheme?.lowercased() else {
             throw HubConfigurationError("'\(baseURL)' is not an http or https URL")
         }
@@ -54,6 +58,7 @@ final class HTTP2Session: Sendable {
         self.host = host
         self.port = url.port ?? (secure ? 443 : 80)
         self.authority = url.port.map { "\(host):\($0)" } ?? host
+        self.maximumConcurrentStreams = maximumConcurrentStreams
         self.group = group
         if secure {
             var configuration = TLSConfiguration.makeClientConfiguration()
@@ -69,26 +74,44 @@ final class HTTP2Session: Sendable {
         }
     }
 
-    /// Sends `request` and collects the answer. A request the server never processed is sent again on a new
-    /// connection, up to three times in all; any other failure to get an answer throws.
+    /// Sends `request` and collects the answer; see ``send(_:timeout:)-([HTTP2Request],_)``.
     func send(_ request: HTTP2Request, timeout: TimeAmount = .seconds(30)) async throws -> HubResponse {
-        var attempt = 1
-        while true {
-            do {
-                return try await exchange(request, timeout: timeout)
-            } catch HTTP2TransportError.notProcessed where attempt < 3 {
-                attempt += 1
-            }
-        }
+        try await send([request], timeout: timeout)[0].get()
     }
 
-    private func exchange(_ request: HTTP2Request, timeout: TimeAmount) async throws -> HubResponse {
-        let connection = try await usableConnection()
-        let promise = connection.channel.eventLoop.makePromise(of: HubResponse.self)
-        connection.channel.eventLoop.execute {
-            connection.handler.value.start(request, timeout: timeout, promise: promise)
+    /// Sends every request and collects their answers, in order. A request the server never processed is sent again
+    /// on a new connection, up to three times in all; any other failure to get an answer is that request's failure.
+    func send(_ requests: [HTTP2Request], timeout: TimeAmount = .seconds(30)) async -> [Result<HubResponse, any Error>] {
+        var answers = [Result<HubResponse, any Error>?](repeating: nil, count: requests.count)
+        var pending = Array(requests.indices)
+        for attempt in 1...3 where !pending.isEmpty {
+            let round = await exchange(pending.map { requests[$0] }, timeout: timeout)
+            var unprocessed: [Int] = []
+            for (index, answer) in zip(pending, round) {
+                if attempt < 3, case .failure(let error) = answer, error as? HTTP2TransportError == .notProcessed {
+                    unprocessed.append(index)
+                } else {
+                    answers[index] = answer
+                }
+            }
+            pending = unprocessed
         }
-        return try await promise.futureResult.get()
+        return answers.map { $0! }
+    }
+
+    private func exchange(_ requests: [HTTP2Request], timeout: TimeAmount) async -> [Result<HubResponse, any Error>] {
+        let connection: Connection
+        do {
+            connection = try await usableConnection()
+        } catch {
+            return requests.map { _ in .failure(error) }
+        }
+        let promise = connection.channel.eventLoop.makePromise(of: [Result<HubResponse, any Error>].self)
+        connection.channel.eventLoop.execute {
+            connection.handler.value.start(requests, timeout: timeout) { promise.succeed($0) }
+        }
+        // The handler answers every request of the batch, one way or another; the promise never fails.
+        return (try? await promise.futureResult.get()) ?? requests.map { _ in .failure(HTTP2TransportError.connectionLost) }
     }
 
     private func usableConnection() async throws -> Connection {
@@ -125,7 +148,7 @@ final class HTTP2Session: Sendable {
     }
 
     private func connect() -> EventLoopFuture<Connection> {
-        let (tls, host, authority) = (self.tls, self.host, self.authority)
+        let (tls, host, authority, maximumConcurrentStreams) = (self.tls, self.host, self.authority, self.maximumConcurrentStreams)
         let (connection, streams) = Self.http2Configuration()
         let health = ConnectionHealth()
         return ClientBootstrap(group: group)
@@ -140,7 +163,10 @@ final class HTTP2Session: Sendable {
                         try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: name))
                     }
                     try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: streams))
-                    try sync.addHandler(HTTP2ExchangeHandler(authority: authority, scheme: tls == nil ? "http" : "https", health: health))
+                    try sync.addHandler(
+                        HTTP2ExchangeHandler(
+                            authority: authority, scheme: tls == nil ? "http" : "https", maximumConcurrentStreams: maximumConcurrentStreams,
+                            health: health))
                 }
             }
             .connect(host: host, port: port)
