@@ -39,16 +39,16 @@ public struct APNsHub: NotificationHub {
             payloads[job.notificationId] = ByteBuffer(bytes: job.push.apnsPayload())
         }
         var outcomes = [DeliveryOutcome?](repeating: nil, count: jobs.count)
-        var sendable: [(job: DeliveryJob, payload: ByteBuffer, index: Int)] = []
+        // Indexes, not copies: a job carries a dozen strings whose retains add up over a batch.
+        var sendable: [Int] = []
         for (index, job) in jobs.enumerated() {
-            let payload = payloads[job.notificationId]!
-            if payload.readableBytes > SilentPush.apnsPayloadLimit {
-                outcomes[index] = .failed(
-                    code: "apns.payloadTooLarge", message: "the push is \(payload.readableBytes) bytes, more than the 4096 APNs accepts")
+            let size = payloads[job.notificationId]!.readableBytes
+            if size > SilentPush.apnsPayloadLimit {
+                outcomes[index] = .failed(code: "apns.payloadTooLarge", message: "the push is \(size) bytes, more than the 4096 APNs accepts")
             } else if !Platform.apns.accepts(pushChannel: job.pushChannel) {
                 outcomes[index] = .deviceGone(code: "apns.badDeviceToken", message: "the push channel is not a hexadecimal APNs device token")
             } else {
-                sendable.append((job, payload, index))
+                sendable.append(index)
             }
         }
         let sent = await CredentialedDelivery(hub: name, failures: failures, abort: BatchAbort(), logger: logger).runBatch(
@@ -63,12 +63,15 @@ public struct APNsHub: NotificationHub {
             renew: { token in await tokens.expire(token) },
             send: { indices, token in
                 let authorization = "bearer \(token)"
-                let requests = indices.map { request(for: sendable[$0].job, payload: sendable[$0].payload, authorization: authorization) }
+                let requests = indices.map { position in
+                    let job = jobs[sendable[position]]
+                    return request(for: job, payload: payloads[job.notificationId]!, authorization: authorization)
+                }
                 return await session.send(requests).map { answer in
                     answer.map { .apns(status: $0.status, reason: $0.jsonObject?["reason"] as? String, retryAfter: $0.retryAfter) }
                 }
             })
-        for (position, outcome) in sent.enumerated() { outcomes[sendable[position].index] = outcome }
+        for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
         return outcomes.map { $0! }
     }
 
