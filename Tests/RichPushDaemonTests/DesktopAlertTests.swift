@@ -157,6 +157,23 @@ extension EndToEndTests {
             #expect(try scene.desktop.displayedCount() == 1)
         }
 
+        @Test func aGatewayRestartMidRunPopsUpEveryAlertExactlyOnce() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            let monitor = try await scene.desktop.monitorNotifyCalls()
+            var sent = [try await scene.showImage(message: "before the restart")]
+            scene.gateway.stop()
+            try await scene.gateway.start()
+            // Sent before the daemon is back: it reaches the daemon through the replay after Last-Event-ID.
+            sent.append(try scene.gateway.sendImage(message: "while it reconnects", to: scene.alice.0))
+            try await scene.daemon.waitUntilShown(sent, timeout: .seconds(20))
+            sent.append(try await scene.showImage(message: "after the restart"))
+            try await Task.sleep(for: .seconds(1))
+            #expect(scene.daemon.shown == sent)
+            #expect(monitor.output.components(separatedBy: "member=Notify").count - 1 == 3)
+            #expect(try scene.desktop.heldCount() == 3)
+        }
+
         @Test func aRecalledNotificationDisappearsFromTheScreen() async throws {
             let scene = try await Scene()
             defer { scene.stop() }

@@ -107,6 +107,12 @@ final class TestDesktop: @unchecked Sendable {
         Int(try control(["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
+    /// How many alerts dunst holds: on screen, and waiting for room on it.
+    func heldCount() throws -> Int {
+        let waiting = Int(try control(["count", "waiting"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        return try displayedCount() + waiting
+    }
+
     /// The alerts dunst closed, newest first, as field → value (dunst lists an alert only once it is closed).
     func history() throws -> [[String: Any]] {
         let output = try control(["history"]).output
