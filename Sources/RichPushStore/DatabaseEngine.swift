@@ -36,6 +36,23 @@ extension DatabaseEngine {
     }
 }
 
+extension SQLDatabase {
+    /// Runs `body` between `begin` and `COMMIT`, or `ROLLBACK` when it throws: the framing both engines share.
+    nonisolated(nonsending) func inTransaction<T>(
+        begin: String, _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
+    ) async throws -> sending T {
+        try await raw(SQLQueryString(begin)).run()
+        do {
+            let result = try await body(self)
+            try await raw("COMMIT").run()
+            return result
+        } catch {
+            try? await raw("ROLLBACK").run()
+            throw error
+        }
+    }
+}
+
 /// News one gateway process gives the others through the database.
 public enum StoreSignal: Sendable, Hashable {
     /// A direct-stream event was appended; the listener reads the event to learn whose streams to wake.

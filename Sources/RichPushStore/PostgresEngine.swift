@@ -58,16 +58,7 @@ public final class PostgresEngine: DatabaseEngine {
         while true {
             do {
                 return try await client.withConnection { connection in
-                    let db = connection.sql(queryLogLevel: nil)
-                    try await db.raw("BEGIN").run()
-                    do {
-                        let result = try await body(db)
-                        try await db.raw("COMMIT").run()
-                        return result
-                    } catch {
-                        try? await db.raw("ROLLBACK").run()
-                        throw error
-                    }
+                    try await connection.sql(queryLogLevel: nil).inTransaction(begin: "BEGIN", body)
                 }
             } catch let error as PSQLError where attempt < 3 && Self.isRetryable(error) {
                 logger.debug("transaction retried", metadata: ["richpush.sqlstate": "\(error.serverInfo?[.sqlState] ?? "")"])

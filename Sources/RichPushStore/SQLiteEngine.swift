@@ -57,20 +57,9 @@ public final class SQLiteEngine: DatabaseEngine {
     }
 
     public func transaction<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await writeLock.withLock {
-            let db = writer.sql()
-            // IMMEDIATE takes the write lock up front, so a concurrent writer in another process waits at BEGIN
-            // instead of failing at the first write.
-            try await db.raw("BEGIN IMMEDIATE").run()
-            do {
-                let result = try await body(db)
-                try await db.raw("COMMIT").run()
-                return result
-            } catch {
-                try? await db.raw("ROLLBACK").run()
-                throw error
-            }
-        }
+        // IMMEDIATE takes the write lock up front, so a concurrent writer in another process waits at BEGIN instead of
+        // failing at the first write.
+        try await writeLock.withLock { try await writer.sql().inTransaction(begin: "BEGIN IMMEDIATE", body) }
     }
 
     /// Closes every connection, even when one fails, and reports the first failure.
