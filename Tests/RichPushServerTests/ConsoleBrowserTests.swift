@@ -17,11 +17,7 @@ struct ConsoleBrowserTests {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }
         try await gateway.start()
-        var environment = ProcessInfo.processInfo.environment
-        environment["BASE"] = gateway.baseURL
-        environment["ADMIN_PASSWORD"] = Credentials.admin.password
-        environment["FIXTURES"] = repositoryRoot.appendingPathComponent("Tests/Fixtures").path
-        environment["LOGO"] = repositoryRoot.appendingPathComponent("img/logo.png").path
+        var environment = gateway.scriptEnvironment
         environment["OUTPUT"] = Self.output.path
         let script = repositoryRoot.appendingPathComponent("Tests/console/console_test.py").path
         // A browser that hangs must fail the run, not stall it.

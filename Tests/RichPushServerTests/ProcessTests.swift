@@ -80,12 +80,8 @@ struct ProcessTests {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }
         try await gateway.start()
-        var environment = ProcessInfo.processInfo.environment
-        environment["BASE"] = gateway.baseURL
-        environment["ADMIN_PASSWORD"] = Credentials.admin.password
-        environment["LOGO"] = repositoryRoot.appendingPathComponent("img/logo.png").path
-        environment["FIXTURES"] = repositoryRoot.appendingPathComponent("Tests/Fixtures").path
-        let result = try runProcess("/bin/bash", [repositoryRoot.appendingPathComponent("Tests/qa/walkthrough.sh").path], environment: environment)
+        let result = try runProcess(
+            "/bin/bash", [repositoryRoot.appendingPathComponent("Tests/qa/walkthrough.sh").path], environment: gateway.scriptEnvironment)
         #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
     }
 

@@ -28,6 +28,17 @@ final class GatewayProcess: @unchecked Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// This process's environment plus what the QA scripts read: the gateway's address, the admin's password, the
+    /// PNG fixtures and the logo.
+    var scriptEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["BASE"] = baseURL
+        environment["ADMIN_PASSWORD"] = Credentials.admin.password
+        environment["FIXTURES"] = repositoryRoot.appendingPathComponent("Tests/Fixtures").path
+        environment["LOGO"] = repositoryRoot.appendingPathComponent("img/logo.png").path
+        return environment
+    }
+
     /// Starts `richpush serve` and waits until `/health` answers.
     func start() async throws {
         let process = Process()
