@@ -71,7 +71,7 @@ struct HTTP2SessionTests {
         try await withServer(.silent) { session, _ in
             let started = ContinuousClock.now
             await #expect(throws: HTTP2TransportError.timedOut) {
-                try await session.send(push(1), timeout: .milliseconds(300))
+                try await session.send([push(1)], timeout: .milliseconds(300))[0].get()
             }
             #expect(ContinuousClock.now - started < .seconds(5))
         }
@@ -80,7 +80,7 @@ struct HTTP2SessionTests {
     @Test func aServerWithoutHTTP2IsRefusedAsSuch() async throws {
         try await withServer(.silent, applicationProtocols: ["http/1.1"]) { session, _ in
             await #expect(throws: HTTP2TransportError.notHTTP2(nil)) {
-                try await session.send(push(1), timeout: .seconds(5))
+                try await session.send([push(1)], timeout: .seconds(5))[0].get()
             }
         }
     }

@@ -74,11 +74,6 @@ final class HTTP2Session: Sendable {
         }
     }
 
-    /// Sends `request` and collects the answer; see ``send(_:timeout:)-([HTTP2Request],_)``.
-    func send(_ request: HTTP2Request, timeout: TimeAmount = .seconds(30)) async throws -> HubResponse {
-        try await send([request], timeout: timeout)[0].get()
-    }
-
     /// Sends every request and collects their answers, in order. A request the server never processed is sent again
     /// on a new connection, up to three times in all; any other failure to get an answer is that request's failure.
     func send(_ requests: [HTTP2Request], timeout: TimeAmount = .seconds(30)) async -> [Result<HubResponse, any Error>] {
