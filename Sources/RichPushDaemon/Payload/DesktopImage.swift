@@ -16,11 +16,12 @@ public struct DesktopImage: Sendable, Equatable {
         width = Int32(image.width)
         height = Int32(image.height)
         bitsPerSample = 8
-        let opaque = !image.hasAlpha || stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
-        hasAlpha = !opaque
-        channels = opaque ? 3 : 4
+        // An RGBA image whose every pixel is opaque sheds its alpha too.
+        let alphaIsFull = image.hasAlpha && stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
+        hasAlpha = image.hasAlpha && !alphaIsFull
+        channels = hasAlpha ? 4 : 3
         rowStride = Int32(image.width) * channels
-        if image.hasAlpha && opaque {
+        if alphaIsFull {
             let count = image.width * image.height
             bytes = [UInt8](unsafeUninitializedCapacity: count * 3) { rgb, initialized in
                 image.pixels.withUnsafeBufferPointer { rgba in
