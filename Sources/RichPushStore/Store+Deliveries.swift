@@ -22,53 +22,110 @@ extension Store {
             let nowMs = EpochMilliseconds(now)
             _ = try await Self.releaseDue(now: now, in: db)
             let skipLocked = Self.skipLockedClause(db)
-            var dueQuery = Self.claimable(db.select().columns("id").from("deliveries"), nowMs: nowMs)
-                .where("due_at", .lessThanOrEqual, nowMs)
+            let leaseUntil = EpochMilliseconds(now + lease)
+            let due = SQLSubqueryBuilder()
+            _ = Self.claimable(due.column("id").from("deliveries"), nowMs: nowMs).where("due_at", .lessThanOrEqual, nowMs)
             if !audiencePlatforms.isEmpty {
-                dueQuery = dueQuery.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
+                _ = due.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
             }
-            var ids = Set(try await dueQuery.skippingLocked(skipLocked).orderBy("due_at").orderBy("id").limit(limit).all().map { try $0.int64("id") })
+            _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
+            var claimed = try await Self.lease(SQLBinaryExpression(SQLIdentifier("id"), .in, due.query), until: leaseUntil, in: db)
             if !audiencePlatforms.isEmpty {
-                ids.formUnion(try await Self.claimAudiences(platforms: audiencePlatforms, nowMs: nowMs, skipLocked: skipLocked, in: db))
+                let audiences = try await Self.claimAudiences(platforms: audiencePlatforms, nowMs: nowMs, skipLocked: skipLocked, in: db)
+                for chunk in audiences.sorted().chunked(Self.insertChunk) {
+                    claimed += try await Self.lease(SQLIdSet("id", in: chunk), until: leaseUntil, in: db)
+                }
             }
-            guard !ids.isEmpty else { return [] }
-            var candidates: [DeliveryJob] = []
-            for chunk in ids.sorted().chunked(Self.insertChunk) {
-                candidates += try await Self.deliveryJobs(ids: Array(chunk), in: db)
+            guard !claimed.isEmpty else { return [] }
+            let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
+            var jobs: [DeliveryJob] = []
+            var gone: [Int64] = []
+            var expired: [Int64] = []
+            jobs.reserveCapacity(claimed.count)
+            for delivery in claimed.sorted(by: { $0.deliveryId < $1.deliveryId }) {
+                guard let notification = notifications[delivery.notificationId] else { continue }
+                if delivery.deviceGone {
+                    gone.append(delivery.deliveryId)
+                } else if let expiresAt = notification.expiresAt, expiresAt <= now {
+                    expired.append(delivery.deliveryId)
+                } else {
+                    jobs.append(
+                        DeliveryJob(
+                            deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId,
+                            message: notification.message, richType: notification.richType, pushStyle: notification.pushStyle,
+                            audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
+                            owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel))
+                }
             }
             // Only the rows in hand are checked against dead devices and expired notifications: looking through the
             // whole outbox for them on every claim would cost a large fan-out more than sending it.
-            let dead = try await Self.deadInstallations(among: Set(candidates.map(\.installationId)), in: db)
-            let gone = Set(candidates.filter { dead.contains($0.installationId) }.map(\.deliveryId))
-            let expired = Set(candidates.filter { !gone.contains($0.deliveryId) && $0.expiresAt.map { $0 <= now } ?? false }.map(\.deliveryId))
             try await Self.finish(
-                gone.sorted(), as: .failed, code: "installation.gone",
+                gone, as: .failed, code: "installation.gone",
                 message: "a hub reported the device gone; it is not sent to until it registers again", at: nowMs, in: db)
             try await Self.finish(
-                expired.sorted(), as: .expired, code: "notification.expired",
+                expired, as: .expired, code: "notification.expired",
                 message: "the notification expired before the device was reached", at: nowMs, in: db)
-            let jobs = candidates.filter { !gone.contains($0.deliveryId) && !expired.contains($0.deliveryId) }
-            for chunk in jobs.map(\.deliveryId).chunked(Self.insertChunk) {
-                try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
-                    .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
-                    .where("id", .in, Array(chunk)).run()
-            }
-            return jobs.map { job in
-                var job = job
-                job.attempt += 1
-                return job
-            }
+            return jobs
         }
     }
 
-    private static func deadInstallations(among installations: Set<String>, in db: any SQLDatabase) async throws -> Set<String> {
-        var dead: Set<String> = []
-        for chunk in installations.sorted().chunked(insertChunk) {
-            let rows = try await db.select().column("id").from("installations").where("id", .in, Array(chunk))
-                .where("dead_at", .isNot, SQLLiteral.null).all()
-            for row in rows { dead.insert(try row.string("id")) }
+    /// What a claim reads of a delivery row, with whether a hub reported its installation gone.
+    private struct ClaimedDelivery {
+        var deliveryId: Int64
+        var attempt: Int
+        var notificationId: Int64
+        var installationId: String
+        var owner: String
+        var platform: Platform
+        var pushChannel: String
+        var deviceGone: Bool
+    }
+
+    /// What the hubs need of a claimed notification: read once per notification, not once per delivery.
+    private struct ClaimedNotification {
+        var message: String
+        var richType: RichType
+        var pushStyle: PushStyle
+        var audience: String
+        var expiresAt: Date?
+    }
+
+    /// Leases the pending deliveries `predicate` selects, counts the attempt and reads them back in the same statement.
+    private static func lease(_ predicate: any SQLExpression, until leaseUntil: Int64, in db: any SQLDatabase) async throws -> [ClaimedDelivery] {
+        let deviceGone = SQLSubquery.select {
+            $0.column("dead_at").from("installations")
+                .where(SQLColumn("id", table: "installations"), .equal, SQLColumn("installation_id", table: "deliveries"))
         }
-        return dead
+        return try await db.update("deliveries").set("lease_until", to: leaseUntil)
+            .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+            .where(predicate)
+            .returning(
+                SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
+                SQLColumn("platform"), SQLColumn("push_channel"), SQLAlias(deviceGone, as: SQLIdentifier("dead_at"))
+            )
+            .all()
+            .map { row in
+                ClaimedDelivery(
+                    deliveryId: try row.int64("id"), attempt: try row.int("attempts"), notificationId: try row.int64("notification_id"),
+                    installationId: try row.string("installation_id"), owner: try row.string("owner"),
+                    platform: try row.enumeration("platform", as: Platform.self), pushChannel: try row.string("push_channel"),
+                    deviceGone: !(try row.decodeNil(column: "dead_at")))
+            }
+    }
+
+    private static func claimedNotifications(_ ids: Set<Int64>, in db: any SQLDatabase) async throws -> [Int64: ClaimedNotification] {
+        var notifications: [Int64: ClaimedNotification] = [:]
+        for chunk in ids.sorted().chunked(insertChunk) {
+            let rows = try await db.select().columns("id", "message", "rich_type", "push_style", "audience", "expires_at")
+                .from("notifications").where(SQLIdSet("id", in: chunk)).all()
+            for row in rows {
+                notifications[try row.int64("id")] = ClaimedNotification(
+                    message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
+                    pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
+                    expiresAt: try row.optionalDate("expires_at"))
+            }
+        }
+        return notifications
     }
 
     /// Ends pending deliveries without sending them.
@@ -78,12 +135,12 @@ extension Store {
         for chunk in ids.chunked(insertChunk) {
             try await db.update("deliveries").set("state", to: state.rawValue).set("finished_at", to: nowMs)
                 .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
-                .where("id", .in, Array(chunk)).run()
+                .where(SQLIdSet("id", in: chunk)).run()
         }
     }
 
     /// Pending deliveries that no live lease holds and whose notification has been released.
-    private static func claimable(_ query: SQLSelectBuilder, nowMs: Int64) -> SQLSelectBuilder {
+    private static func claimable<Query: SQLPredicateBuilder>(_ query: Query, nowMs: Int64) -> Query {
         query.where("state", .equal, DeliveryState.pending.rawValue)
             .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
             .where(
@@ -122,33 +179,6 @@ extension Store {
         db.dialect.exclusiveSelectLockExpression.map { SQLList([$0, SQLRaw("SKIP LOCKED")], separator: SQLRaw(" ")) }
     }
 
-    /// The claimed deliveries with what their hubs need of the notification.
-    private static func deliveryJobs(ids: [Int64], in db: any SQLDatabase) async throws -> [DeliveryJob] {
-        let rows = try await db.select()
-            .columns(
-                SQLColumn("id", table: "d"), SQLColumn("attempts", table: "d"), SQLColumn("notification_id", table: "d"),
-                SQLColumn("installation_id", table: "d"), SQLColumn("owner", table: "d"), SQLColumn("platform", table: "d"),
-                SQLColumn("push_channel", table: "d"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
-                SQLColumn("push_style", table: "n"), SQLColumn("audience", table: "n"), SQLColumn("expires_at", table: "n")
-            )
-            .from(SQLAlias(SQLIdentifier("deliveries"), as: SQLIdentifier("d")))
-            .join(
-                SQLAlias(SQLIdentifier("notifications"), as: SQLIdentifier("n")), method: SQLJoinMethod.inner,
-                on: SQLColumn("id", table: "n"), .equal, SQLColumn("notification_id", table: "d")
-            )
-            .where(SQLColumn("id", table: "d"), .in, SQLBind.group(ids))
-            .orderBy(SQLColumn("id", table: "d")).all()
-        return try rows.map { row in
-            DeliveryJob(
-                deliveryId: try row.int64("id"), attempt: try row.int("attempts"), notificationId: try row.int64("notification_id"),
-                message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
-                pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
-                expiresAt: try row.optionalDate("expires_at"), installationId: try row.string("installation_id"),
-                owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
-                pushChannel: try row.string("push_channel"))
-        }
-    }
-
     /// Records what the hubs answered. A retry makes the delivery due again after its delay; a gone device fails
     /// and its installation is never sent to again until it registers anew.
     public func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date = .now) async throws {
@@ -158,7 +188,7 @@ extension Store {
             let sent = results.filter { $0.outcome == .sent }.map(\.job.deliveryId)
             for chunk in sent.chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs)
-                    .set("lease_until", to: Int64?.none).where("id", .in, Array(chunk)).run()
+                    .set("lease_until", to: Int64?.none).where(SQLIdSet("id", in: chunk)).run()
             }
             for (job, outcome) in results {
                 switch outcome {
@@ -244,7 +274,7 @@ extension Store {
         try await engine.transaction { db in
             for chunk in deliveryIds.chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
-                    .where("id", .in, Array(chunk)).where("state", .equal, DeliveryState.pending.rawValue)
+                    .where(SQLIdSet("id", in: chunk)).where("state", .equal, DeliveryState.pending.rawValue)
                     .where("lease_until", .isNot, SQLLiteral.null).run()
             }
         }

@@ -97,6 +97,41 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func outcomesOfScatteredDeliveriesReachExactlyThoseDeliveries(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for index in 0..<10 { try await store.register("a\(index)", owner: "alice") }
+            let (notification, _) = try await store.send("username:alice")
+            let now = Date.now
+            let jobs = try await store.claimDueDeliveries(now: now, limit: 10, lease: 60)
+            #expect(jobs.map(\.deliveryId) == jobs.map(\.deliveryId).sorted())
+            let sent = [0, 1, 2, 5, 7, 8].map { jobs[$0] }
+            try await store.recordOutcomes(sent.map { ($0, .sent) })
+            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(pending: 4, sent: 6))
+            let reclaimed = try await store.claimDueDeliveries(now: now + 61, limit: 10, lease: 60)
+            #expect(reclaimed.map(\.deliveryId) == [3, 4, 6, 9].map { jobs[$0].deliveryId })
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aClaimedDeliveryCarriesWhatItsHubNeedsOfTheNotification(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("a1", owner: "alice", platform: .apns)
+            let expiresAt = Date(timeIntervalSince1970: (Date.now + 3600).timeIntervalSince1970.rounded(.down))
+            let (notification, _) = try await store.send("username:alice", expiresAt: expiresAt)
+            let job = try #require(try await store.claimDueDeliveries(limit: 10, lease: 60).first)
+            #expect(job.notificationId == notification.id)
+            #expect(job.message == "Hello")
+            #expect(job.richType == .text)
+            #expect(job.pushStyle == .silent)
+            #expect(job.audience == "username:alice")
+            #expect(job.expiresAt == expiresAt)
+            #expect(job.installationId == "a1")
+            #expect(job.owner == "alice")
+            #expect(job.platform == .apns)
+            #expect(job.pushChannel == "a1-channel")
+            #expect(job.attempt == 1)
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aGoneDeviceIsNotAddressedAgainUntilItRegistersAnew(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
