@@ -76,7 +76,10 @@ public struct APNsHub: NotificationHub {
     }
 
     func request(for job: DeliveryJob, payload: ByteBuffer, authorization: String) -> HTTP2Request {
-        var headers: HPACKHeaders = ["authorization": authorization, "apns-topic": topic]
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(8)
+        headers.add(name: "authorization", value: authorization)
+        headers.add(name: "apns-topic", value: topic)
         switch job.pushStyle {
         case .silent:
             headers.add(name: "apns-push-type", value: "background")
@@ -85,7 +88,9 @@ public struct APNsHub: NotificationHub {
             headers.add(name: "apns-push-type", value: "alert")
             headers.add(name: "apns-priority", value: "10")
         }
-        headers.add(name: "apns-id", value: Self.apnsId(notificationId: job.notificationId, installationId: job.installationId))
+        // Unique to this push: not worth a place in the connection's compression table.
+        headers.add(
+            name: "apns-id", value: Self.apnsId(notificationId: job.notificationId, installationId: job.installationId), indexing: .nonIndexable)
         headers.add(name: "apns-collapse-id", value: "richpush-\(job.notificationId)")
         if let expiresAt = job.expiresAt {
             headers.add(name: "apns-expiration", value: String(Int64(expiresAt.timeIntervalSince1970.rounded(.up))))

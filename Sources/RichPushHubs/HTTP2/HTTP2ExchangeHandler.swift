@@ -139,7 +139,14 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
             }
         }
 
-        var headers: HPACKHeaders = [":method": request.method, ":scheme": scheme, ":authority": authority, ":path": request.path]
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(4 + request.headers.count)
+        headers.add(name: ":method", value: request.method)
+        headers.add(name: ":scheme", value: scheme)
+        headers.add(name: ":authority", value: authority)
+        // A path names one device: kept out of the compression table, as nghttp2 does, where it would only push out
+        // the headers every request repeats and lengthen each lookup.
+        headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
         headers.add(contentsOf: request.headers)
         let streamID = HTTP2StreamID(id)
         let hasBody = request.body.readableBytes > 0
