@@ -70,13 +70,9 @@ start=$(date +%s.%N)
 id=$(curl -sf "${admin[@]}" -d '{"message":"Check this image out!","richType":"text","text":"x","audience":"topic:bench"}' \
     "$base/api/notifications" | bench_json id)
 accepted=$(date +%s.%N)
-while true; do
-    status=$(curl -sf "${admin[@]}" "$base/api/notifications/$id/status")
-    state=$(bench_json state <<<"$status")
-    [ "$state" = sending ] || break
-    sleep 0.25
-done
+status=$(bench_await_status "$base/api/notifications/$id/status" "${admin[@]}")
 finished=$(date +%s.%N)
+state=$(bench_json state <<<"$status")
 sent=$(bench_json sent <<<"$status")
 peak_rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")
 [ "$sent" = "$devices" ] || { echo "only $sent of $devices sent ($state): $status" >&2; exit 1; }

@@ -37,7 +37,7 @@ stop_gateways() {
 }
 
 # now_seconds: a monotonic-enough clock with sub-millisecond resolution.
-now_seconds() { python3 -c 'import time; print(time.time())'; }
+now_seconds() { date +%s.%N; }
 
 # fan_out LABEL STORE_FLAGS PROCESSES: registers the installations through the first process, then times the send.
 fan_out() {
@@ -66,17 +66,14 @@ PY
             "$base/api/installations/import" >/dev/null
     done
     echo "$label: sending…" >&2
-    local start created id state="sending" finished
+    local start created id status finished
     start=$(now_seconds)
     id=$(curl -sf "${admin[@]}" -d '{"message":"Benchmark","richType":"text","text":"x","audience":"topic:bench"}' \
         "$base/api/notifications" | bench_json id)
     created=$(now_seconds)
-    while [ "$state" != "delivered" ]; do
-        sleep 0.2
-        state=$(curl -sf "${admin[@]}" "$base/api/notifications/$id/status" | bench_json state)
-        case "$state" in sending | delivered) ;; *) echo "$label: the notification ended $state" >&2; exit 1 ;; esac
-    done
+    status=$(bench_await_status "$base/api/notifications/$id/status" "${admin[@]}")
     finished=$(now_seconds)
+    [[ $status =~ \"state\":\"delivered\" ]] || { echo "$label: the notification ended: $status" >&2; exit 1; }
     echo "fanout $label $start $created $finished" >>"$results"
     stop_gateways
 }

@@ -72,6 +72,20 @@ bench_json() {
     python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"
 }
 
+# bench_await_status STATUS_URL [curl flags…]: polls a notification's status until it is no longer sending and prints
+# the last status document. The state is matched in bash: a Python start-up per poll would take a good part of one of
+# the two cores from the gateway being measured.
+bench_await_status() {
+    local url=$1 status
+    shift
+    while true; do
+        status=$(curl -sf "$@" "$url")
+        [[ $status =~ \"state\":\"sending\" ]] || break
+        sleep 0.2
+    done
+    printf '%s\n' "$status"
+}
+
 # bench_wrk NAME URL [wrk flags…]: runs wrk and prints "NAME req_per_s p99_ms".
 bench_wrk() {
     local name=$1 url=$2
