@@ -17,6 +17,15 @@ public final class ScriptedHTTP2Server: Sendable {
         case goAwayOnFirstConnection
         /// Reads every request and never answers.
         case silent
+        /// Allows each stream a send window of 16 bytes, opened again by WINDOW_UPDATE as each DATA frame arrives,
+        /// and answers once the whole body has come.
+        case tinyStreamWindows
+        /// Allows one stream at a time and answers each after its body.
+        case oneStreamAtATime
+        /// Answers after the body with a 20 KB header, so the answer's header block spans HEADERS and CONTINUATION.
+        case largeAnswerHeaders
+        /// Pings the client on each request and answers only once the PING comes back acknowledged.
+        case pingBeforeAnswering
     }
 
     public let port: Int
@@ -25,12 +34,15 @@ public final class ScriptedHTTP2Server: Sendable {
 
     /// Requests answered with 200, over all connections.
     public var answered: Int { counters.answered.load(ordering: .relaxed) }
+    /// Request body bytes received, over all connections.
+    public var bodyBytes: Int { counters.bodyBytes.load(ordering: .relaxed) }
     /// Connections accepted.
     public var connections: Int { counters.connections.load(ordering: .relaxed) }
 
     final class Counters: Sendable {
         let answered = Atomic<Int>(0)
         let connections = Atomic<Int>(0)
+        let bodyBytes = Atomic<Int>(0)
     }
 
     /// Starts on a free loopback port; `applicationProtocols` is what ALPN offers (leave out `h2` to play a server
@@ -55,6 +67,11 @@ public final class ScriptedHTTP2Server: Sendable {
                     var settings = NIOHTTP2Handler.ConnectionConfiguration()
                     settings.maximumConnectionGlitches = Int(Int32.max)
                     settings.maximumRecentlyResetStreams = 100_000
+                    switch behaviour {
+                    case .tinyStreamWindows: settings.initialSettings.append(HTTP2Setting(parameter: .initialWindowSize, value: 16))
+                    case .oneStreamAtATime: settings.initialSettings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 1))
+                    default: break
+                    }
                     try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings, streamConfiguration: streams))
                     try sync.addHandler(ScriptHandler(behaviour: behaviour, counters: counters, connection: connection))
                 }
@@ -111,6 +128,31 @@ private final class ScriptHandler: ChannelInboundHandler {
         case (.goAwayOnFirstConnection, .data(let data)) where data.endStream:
             answer(frame.streamID, context: context)
             context.flush()
+        case (.tinyStreamWindows, .data(let data)):
+            let length = data.data.readableBytes
+            counters.bodyBytes.add(length, ordering: .relaxed)
+            if data.endStream {
+                answer(frame.streamID, context: context)
+            } else if length > 0 {
+                context.write(
+                    wrapOutboundOut(HTTP2Frame(streamID: frame.streamID, payload: .windowUpdate(windowSizeIncrement: length))), promise: nil)
+            }
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: length))), promise: nil)
+            context.flush()
+        case (.oneStreamAtATime, .data(let data)) where data.endStream:
+            answer(frame.streamID, context: context)
+            context.flush()
+        case (.largeAnswerHeaders, .data(let data)) where data.endStream:
+            answer(frame.streamID, context: context, extra: ["x-padding": String(repeating: "p", count: 20_000)])
+            context.flush()
+        case (.pingBeforeAnswering, .headers):
+            var opaque = HTTP2PingData()
+            opaque.integer = UInt64(Int32(frame.streamID))
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(opaque, ack: false))), promise: nil)
+            context.flush()
+        case (.pingBeforeAnswering, .ping(let opaque, ack: true)):
+            answer(HTTP2StreamID(Int32(opaque.integer)), context: context)
+            context.flush()
         default:
             break
         }
@@ -123,9 +165,10 @@ private final class ScriptHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func answer(_ stream: HTTP2StreamID, context: ChannelHandlerContext) {
+    private func answer(_ stream: HTTP2StreamID, context: ChannelHandlerContext, extra: HPACKHeaders = [:]) {
         counters.answered.add(1, ordering: .relaxed)
-        let headers: HPACKHeaders = [":status": "200", "apns-id": "00000000-0000-0000-0000-000000000000"]
+        var headers: HPACKHeaders = [":status": "200", "apns-id": "00000000-0000-0000-0000-000000000000"]
+        headers.add(contentsOf: extra)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
     }
 }

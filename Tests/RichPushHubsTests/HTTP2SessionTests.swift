@@ -58,6 +58,39 @@ struct HTTP2SessionTests {
         }
     }
 
+    @Test func bodiesLargerThanTheServersStreamWindowGoOutAsTheWindowOpens() async throws {
+        try await withServer(.tinyStreamWindows) { session, server in
+            let requests = (0..<20).map(push)
+            let answers = await session.send(requests, timeout: .seconds(10))
+            #expect(answers.compactMap { try? $0.get().status } == Array(repeating: 200, count: 20))
+            #expect(server.bodyBytes == requests.map(\.body.readableBytes).reduce(0, +))
+        }
+    }
+
+    @Test func aServerThatAllowsOneStreamAtATimeGetsItsRequestsOneAfterAnother() async throws {
+        try await withServer(.oneStreamAtATime) { session, server in
+            let results = await sendAll(30, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 30))
+            #expect(server.connections == 1)
+        }
+    }
+
+    @Test func anAnswerWhoseHeadersSpanContinuationFramesIsReadWhole() async throws {
+        try await withServer(.largeAnswerHeaders) { session, _ in
+            let answer = try await session.send([push(1), push(2)], timeout: .seconds(10)).map { try $0.get() }
+            #expect(answer.map(\.status) == [200, 200])
+            #expect(answer.map { $0.headers.first(name: "x-padding")?.count } == [20_000, 20_000])
+            #expect(answer.map { $0.headers.first(name: "apns-id") } == Array(repeating: "00000000-0000-0000-0000-000000000000", count: 2))
+        }
+    }
+
+    @Test func aPingFromTheServerIsAcknowledged() async throws {
+        try await withServer(.pingBeforeAnswering) { session, _ in
+            let results = await sendAll(5, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 5))
+        }
+    }
+
     @Test func requestsAServerTurnedAwayWithGoAwayAreSentAgainOnANewConnection() async throws {
         try await withServer(.goAwayOnFirstConnection) { session, server in
             let results = await sendAll(60, through: session)

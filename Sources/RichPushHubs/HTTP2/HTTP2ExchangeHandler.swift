@@ -2,7 +2,6 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
-import NIOSSL
 import NIOTLS
 
 /// One request to send on an HTTP/2 connection: a `POST` (or other method) with its headers and whole body.
@@ -36,51 +35,82 @@ enum HTTP2TransportError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Runs the exchanges of one HTTP/2 connection, below `NIOHTTP2Handler` without a stream multiplexer: each request is
-/// its HEADERS and DATA frames written together, and requests written in the same event-loop tick share one flush.
+/// Speaks HTTP/2 (RFC 9113) on one client connection, straight on the TLS bytes: frames, HPACK, flow control and the
+/// exchanges of its streams, one request and one answer each.
 ///
-/// Writing the body with the headers matters: a server that answers on HEADERS alone (nginx's `return`) never sees a
-/// stream whose body is still to come, and one write per batch rather than three per request is what lets a
-/// single connection carry tens of thousands of pushes a second.
-final class HTTP2ExchangeHandler: ChannelDuplexHandler {
-    typealias InboundIn = HTTP2Frame
-    typealias OutboundIn = HTTP2Frame
-    typealias OutboundOut = HTTP2Frame
+/// A general HTTP/2 stack spends most of a push's time in its per-stream machinery; a hub connection needs only this
+/// much of the protocol. Frames written in one event-loop tick go out in one buffer and one flush, each request's
+/// HEADERS and DATA together: a server that answers on HEADERS alone (nginx's `return`) never sees a stream whose
+/// body is still to come.
+final class HTTP2ExchangeHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     typealias Completion = (Result<HubResponse, any Error>) -> Void
 
-    private struct Exchange {
+    struct Exchange {
         let complete: Completion
         let deadline: NIODeadline
         var status: Int?
         var headers = HTTPHeaders()
         var body = ByteBuffer()
+        /// What this stream may still send (RFC 9113 §6.9.1).
+        var sendWindow: Int
+        /// The part of the request body flow control holds back, nil once the body has gone out whole.
+        var unsent: ByteBuffer?
+        var receivedSinceWindowUpdate = 0
     }
 
     /// A request held back until a stream is free.
-    private struct Waiting {
+    struct Waiting {
         let request: HTTP2Request
-        let timeout: TimeAmount
+        let deadline: NIODeadline
         let complete: Completion
     }
 
-    private let authority: String
-    private let scheme: String
-    private let maximumConcurrentStreams: Int
-    private var waiting = CircularBuffer<Waiting>()
+    static let receiveWindow = 1 << 20
+    /// An answer larger than this is no hub's answer: the stream is cancelled.
+    static let maximumAnswerBytes = 1 << 20
+    static let maximumAnswerHeaders = 64 * 1024
+    static let maximumInboundFrame = 16_384
+    static let largestWindow = Int(Int32.max)
+
+    let authority: String
+    let scheme: String
+    let maximumConcurrentStreams: Int
     /// Cleared once the connection cannot take new requests (GOAWAY, closed, stream ids used up).
-    private let health: ConnectionHealth
-    private var context: ChannelHandlerContext?
-    private var exchanges: [Int: Exchange] = [:]
-    private var nextStreamID = 1
-    private var flushScheduled = false
+    let health: ConnectionHealth
+    var context: ChannelHandlerContext?
+    var exchanges: [Int: Exchange] = [:]
+    var waiting = CircularBuffer<Waiting>()
+    /// Streams with body bytes waiting for a window, in the order they were opened.
+    var blocked = CircularBuffer<Int>()
+    var nextStreamID = 1
+
+    // What the server's SETTINGS allow; no stream opens before they arrive.
+    var peerSettingsReceived = false
+    var peerMaximumConcurrentStreams = Int.max
+    var peerInitialWindow = 65_535
+    var peerMaximumFrame = 16_384
+    var connectionSendWindow = 65_535
+    var receivedSinceWindowUpdate = 0
+
+    // Huffman coding would shorten a device path by a fifth, at more CPU per push than the bytes are worth on a
+    // connection whose bandwidth is never what limits it.
+    var encoder = HPACKEncoder(allocator: ByteBufferAllocator(), useHuffmanEncoding: false)
+    var decoder = HPACKDecoder(
+        allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: maximumAnswerHeaders)
+    var headerBlock = ByteBuffer()
+    /// A header block still to be completed by CONTINUATION frames: its stream, END_STREAM and bytes so far.
+    var continuing: (stream: Int, endStream: Bool, block: ByteBuffer)?
+    var inbound: ByteBuffer?
+    var outbound = ByteBuffer()
+    /// Streams whose first frames wait in `outbound`: if its write fails, the server never saw them.
+    var unflushed: [Int] = []
+    var flushScheduled = false
     /// One timer per connection looks for overdue exchanges, rather than a timer armed and cancelled per push.
-    private var sweep: RepeatedTask?
-    private static let sweepInterval = TimeAmount.milliseconds(100)
-    /// Response bytes received since the last connection-level WINDOW_UPDATE; NIOHTTP2 leaves that window to us
-    /// when no multiplexer sits on the connection.
-    private var unacknowledgedBytes = 0
-    private static let windowUpdateThreshold = 32 * 1024
+    var sweep: RepeatedTask?
+    static let sweepInterval = TimeAmount.milliseconds(100)
 
     init(authority: String, scheme: String, maximumConcurrentStreams: Int, health: ConnectionHealth) {
         self.authority = authority
@@ -91,6 +121,9 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        outbound = context.channel.allocator.buffer(capacity: 64 * 1024)
+        headerBlock = context.channel.allocator.buffer(capacity: 1024)
+        if context.channel.isActive { sendPreface(context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -99,103 +132,149 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
         self.context = nil
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        sendPreface(context)
+        context.fireChannelActive()
+    }
+
+    private func sendPreface(_ context: ChannelHandlerContext) {
+        outbound.writeString(http2ClientPreface)
+        outbound.writeHTTP2Settings([
+            (HTTP2SettingsParameter.enablePush, 0),
+            (HTTP2SettingsParameter.maxConcurrentStreams, 0),
+            (HTTP2SettingsParameter.initialWindowSize, UInt32(Self.receiveWindow)),
+            (HTTP2SettingsParameter.maxHeaderListSize, UInt32(Self.maximumAnswerHeaders)),
+        ])
+        outbound.writeHTTP2WindowUpdate(stream: 0, increment: Self.receiveWindow - 65_535)
+        scheduleFlush(context)
+    }
+
     /// Sends every request of `batch`, at most `maximumConcurrentStreams` at once, and calls `completion` once with
     /// their answers in order; called on the connection's event loop. One hop onto the loop serves the whole batch.
     func start(_ batch: [HTTP2Request], timeout: TimeAmount, completion: @escaping ([Result<HubResponse, any Error>]) -> Void) {
         guard !batch.isEmpty else { return completion([]) }
         let answers = BatchAnswers(count: batch.count, completion: completion)
+        let deadline = NIODeadline.now() + timeout
         for (index, request) in batch.enumerated() {
-            let complete: Completion = { answers.set(index, $0) }
-            if exchanges.count < maximumConcurrentStreams {
-                open(request, timeout: timeout, complete: complete)
-            } else {
-                waiting.append(Waiting(request: request, timeout: timeout, complete: complete))
-            }
+            waiting.append(Waiting(request: request, deadline: deadline, complete: { answers.set(index, $0) }))
         }
+        startWaiting()
     }
 
     /// Opens the streams of waiting requests while there is room; on a retired connection they fail unsent.
-    private func startWaiting() {
-        while exchanges.count < maximumConcurrentStreams, let next = waiting.popFirst() {
-            open(next.request, timeout: next.timeout, complete: next.complete)
+    func startWaiting() {
+        let limit = min(maximumConcurrentStreams, peerMaximumConcurrentStreams)
+        while peerSettingsReceived || !health.isUsable, exchanges.count < limit, let next = waiting.popFirst() {
+            open(next)
         }
         closeIfDrained()
     }
 
-    private func open(_ request: HTTP2Request, timeout: TimeAmount, complete: @escaping Completion) {
+    private func open(_ waiting: Waiting) {
         guard let context, health.isUsable, nextStreamID < Int(Int32.max) else {
             health.retire()
-            complete(.failure(health.failure ?? HTTP2TransportError.notProcessed))
-            closeIfDrained()
+            waiting.complete(.failure(health.failure ?? HTTP2TransportError.notProcessed))
             return
         }
         let id = nextStreamID
         nextStreamID += 2
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        exchanges[id] = Exchange(complete: complete, deadline: .now() + timeout)
+        let request = waiting.request
+        let hasBody = request.body.readableBytes > 0
+        headerBlock.clear()
+        do {
+            var headers = HPACKHeaders()
+            headers.reserveCapacity(4 + request.headers.count)
+            headers.add(name: ":method", value: request.method)
+            headers.add(name: ":scheme", value: scheme)
+            headers.add(name: ":authority", value: authority)
+            // A path names one device: kept out of the compression table, as nghttp2 does, where it would only push
+            // out the headers every request repeats and lengthen each lookup.
+            headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
+            headers.add(contentsOf: request.headers)
+            try encoder.encode(headers: headers, to: &headerBlock)
+        } catch {
+            waiting.complete(.failure(error))
+            return
+        }
+        writeHeaderBlock(stream: id, endStream: !hasBody)
+        exchanges[id] = Exchange(
+            complete: waiting.complete, deadline: waiting.deadline, sendWindow: peerInitialWindow, unsent: hasBody ? request.body : nil)
+        unflushed.append(id)
+        if hasBody, !sendBody(of: id) { blocked.append(id) }
         if sweep == nil {
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             sweep = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.sweepInterval, delay: Self.sweepInterval) { _ in
                 loopBound.value.expireOverdue()
             }
         }
-
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(4 + request.headers.count)
-        headers.add(name: ":method", value: request.method)
-        headers.add(name: ":scheme", value: scheme)
-        headers.add(name: ":authority", value: authority)
-        // A path names one device: kept out of the compression table, as nghttp2 does, where it would only push out
-        // the headers every request repeats and lengthen each lookup.
-        headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
-        headers.add(contentsOf: request.headers)
-        let streamID = HTTP2StreamID(id)
-        let hasBody = request.body.readableBytes > 0
-        let written = context.eventLoop.makePromise(of: Void.self)
-        // A stream whose frames could not be written (the connection closed or went away first) never reached the
-        // server.
-        written.futureResult.whenFailure { _ in loopBound.value.fail(stream: id, with: HTTP2TransportError.notProcessed) }
-        context.write(
-            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: !hasBody)))),
-            promise: hasBody ? nil : written)
-        if hasBody {
-            context.write(
-                wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))),
-                promise: written)
-        }
         scheduleFlush(context)
     }
 
-    private func scheduleFlush(_ context: ChannelHandlerContext) {
+    /// HEADERS, and CONTINUATION frames for what does not fit the server's frame size.
+    private func writeHeaderBlock(stream: Int, endStream: Bool) {
+        var type = HTTP2FrameType.headers
+        var flags = endStream ? HTTP2FrameFlag.endStream : 0
+        repeat {
+            let length = min(headerBlock.readableBytes, peerMaximumFrame)
+            let last = length == headerBlock.readableBytes
+            outbound.writeHTTP2FrameHeader(length: length, type: type, flags: flags | (last ? HTTP2FrameFlag.endHeaders : 0), stream: stream)
+            var fragment = headerBlock.readSlice(length: length)!
+            outbound.writeBuffer(&fragment)
+            type = .continuation
+            flags = 0
+        } while headerBlock.readableBytes > 0
+    }
+
+    /// Writes as much of a stream's body as the windows allow; true once it has all gone.
+    func sendBody(of stream: Int) -> Bool {
+        guard var exchange = exchanges[stream], var unsent = exchange.unsent else { return true }
+        while unsent.readableBytes > 0 {
+            let length = min(unsent.readableBytes, exchange.sendWindow, connectionSendWindow, peerMaximumFrame)
+            guard length > 0 else { break }
+            let last = length == unsent.readableBytes
+            outbound.writeHTTP2FrameHeader(length: length, type: .data, flags: last ? HTTP2FrameFlag.endStream : 0, stream: stream)
+            var chunk = unsent.readSlice(length: length)!
+            outbound.writeBuffer(&chunk)
+            exchange.sendWindow -= length
+            connectionSendWindow -= length
+        }
+        exchange.unsent = unsent.readableBytes > 0 ? unsent : nil
+        exchanges[stream] = exchange
+        return exchange.unsent == nil
+    }
+
+    /// Sends the bodies that wait for a window, in order, as far as the windows now allow.
+    func resumeBlocked() {
+        guard let context, !blocked.isEmpty else { return }
+        var stillBlocked = CircularBuffer<Int>()
+        while let stream = blocked.popFirst() {
+            if exchanges[stream] != nil, !sendBody(of: stream) { stillBlocked.append(stream) }
+        }
+        blocked = stillBlocked
+        scheduleFlush(context)
+    }
+
+    func scheduleFlush(_ context: ChannelHandlerContext) {
         guard !flushScheduled else { return }
         flushScheduled = true
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        context.eventLoop.execute {
-            let handler = loopBound.value
-            handler.flushScheduled = false
-            handler.context?.flush()
-        }
+        context.eventLoop.execute { loopBound.value.flush() }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        let id = Int(Int32(frame.streamID))
-        switch frame.payload {
-        case .headers(let headers):
-            received(headers.headers, endStream: headers.endStream, stream: id)
-        case .data(let data):
-            acknowledge(data.data.readableBytes, context: context)
-            if case .byteBuffer(var bytes) = data.data { exchanges[id]?.body.writeBuffer(&bytes) }
-            if data.endStream { complete(stream: id) }
-        case .rstStream(let code):
-            fail(stream: id, with: code == .refusedStream ? HTTP2TransportError.notProcessed : HTTP2TransportError.streamReset(code))
-        case .goAway(let lastStreamID, _, _):
-            health.retire()
-            let last = Int(Int32(lastStreamID))
-            for stream in exchanges.keys where stream > last { fail(stream: stream, with: HTTP2TransportError.notProcessed) }
-            closeIfDrained()
-        default:
-            break
+    private func flush() {
+        flushScheduled = false
+        guard let context, outbound.readableBytes > 0 else { return }
+        let streams = unflushed
+        unflushed.removeAll(keepingCapacity: true)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        if !streams.isEmpty {
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            written.futureResult.whenFailure { _ in
+                for stream in streams { loopBound.value.fail(stream: stream, with: HTTP2TransportError.notProcessed) }
+            }
         }
+        context.writeAndFlush(wrapOutboundOut(outbound), promise: written)
+        outbound = context.channel.allocator.buffer(capacity: 64 * 1024)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -211,64 +290,49 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
         sweep = nil
         health.retire()
         for stream in exchanges.keys { fail(stream: stream, with: HTTP2TransportError.connectionLost) }
+        while let next = waiting.popFirst() { next.complete(.failure(health.failure ?? HTTP2TransportError.notProcessed)) }
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        switch error {
-        // One stream's trouble, already answered with RST_STREAM by NIOHTTP2, or a stream opened after GOAWAY whose
-        // write failed: the connection and its other exchanges go on.
-        case is NIOHTTP2Errors.StreamClosed, is NIOHTTP2Errors.NoSuchStream, is NIOHTTP2Errors.CreatedStreamAfterGoaway:
-            return
-        default:
-            break
-        }
         health.retire(because: error)
         for stream in exchanges.keys { fail(stream: stream, with: error) }
+        while let next = waiting.popFirst() { next.complete(.failure(error)) }
         context.close(promise: nil)
     }
 
-    private func received(_ headers: HPACKHeaders, endStream: Bool, stream id: Int) {
-        guard var exchange = exchanges[id] else { return }
-        if exchange.status == nil {
-            guard let status = headers.first(name: ":status").flatMap(Int.init) else { return }
-            // Informational answers (100 Continue) come before the real one.
-            if status < 200 { return }
-            exchange.status = status
-        }
-        for (name, value, _) in headers where !name.hasPrefix(":") { exchange.headers.add(name: name, value: value) }
-        exchanges[id] = exchange
-        if endStream { complete(stream: id) }
+    /// Answers a protocol violation with GOAWAY and closes the connection.
+    func abandon(_ error: HTTP2ConnectionError) {
+        guard let context else { return }
+        var goAway = context.channel.allocator.buffer(capacity: 17)
+        goAway.writeHTTP2GoAway(lastStream: 0, code: error.code)
+        context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
+        errorCaught(context: context, error: error)
     }
 
-    private func acknowledge(_ bytes: Int, context: ChannelHandlerContext) {
-        unacknowledgedBytes += bytes
-        guard unacknowledgedBytes >= Self.windowUpdateThreshold else { return }
-        context.write(
-            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledgedBytes))),
-            promise: nil)
-        unacknowledgedBytes = 0
-        scheduleFlush(context)
-    }
-
-    private func complete(stream id: Int) {
+    func complete(stream id: Int) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
         defer { startWaiting() }
         guard let status = exchange.status else {
             exchange.complete(.failure(HTTP2TransportError.streamReset(.protocolError)))
             return
         }
+        // The answer is whole: a body flow control still holds back is not wanted any more.
+        if exchange.unsent != nil, let context {
+            outbound.writeHTTP2ResetStream(id, code: .cancel)
+            scheduleFlush(context)
+        }
         exchange.complete(.success(HubResponse(status: status, headers: exchange.headers, body: exchange.body)))
     }
 
-    private func fail(stream id: Int, with error: any Error) {
+    func fail(stream id: Int, with error: any Error) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
         exchange.complete(.failure(error))
         startWaiting()
     }
 
-    /// A retired connection closes once its last exchange is over; the requests still waiting then fail unsent.
-    private func closeIfDrained() {
+    /// A retired connection closes once its last exchange is over.
+    func closeIfDrained() {
         guard !health.isUsable, exchanges.isEmpty, waiting.isEmpty, let context, context.channel.isActive else { return }
         context.close(promise: nil)
     }
@@ -276,11 +340,16 @@ final class HTTP2ExchangeHandler: ChannelDuplexHandler {
     private func expireOverdue() {
         guard let context else { return }
         let now = NIODeadline.now()
+        if waiting.contains(where: { $0.deadline <= now }) {
+            let overdue = waiting.filter { $0.deadline <= now }
+            waiting.removeAll { $0.deadline <= now }
+            for request in overdue { request.complete(.failure(HTTP2TransportError.timedOut)) }
+        }
         let overdue = exchanges.filter { $0.value.deadline <= now }.keys
         guard !overdue.isEmpty else { return }
         for id in overdue {
             fail(stream: id, with: HTTP2TransportError.timedOut)
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(id), payload: .rstStream(.cancel))), promise: nil)
+            outbound.writeHTTP2ResetStream(id, code: .cancel)
         }
         scheduleFlush(context)
     }

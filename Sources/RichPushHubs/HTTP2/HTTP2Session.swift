@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -144,7 +143,6 @@ final class HTTP2Session: Sendable {
 
     private func connect() -> EventLoopFuture<Connection> {
         let (tls, host, authority, maximumConcurrentStreams) = (self.tls, self.host, self.authority, self.maximumConcurrentStreams)
-        let (connection, streams) = Self.http2Configuration()
         let health = ConnectionHealth()
         return ClientBootstrap(group: group)
             .connectTimeout(.seconds(10))
@@ -157,7 +155,6 @@ final class HTTP2Session: Sendable {
                         let name = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
                         try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: name))
                     }
-                    try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: streams))
                     try sync.addHandler(
                         HTTP2ExchangeHandler(
                             authority: authority, scheme: tls == nil ? "http" : "https", maximumConcurrentStreams: maximumConcurrentStreams,
@@ -169,26 +166,6 @@ final class HTTP2Session: Sendable {
                 let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ExchangeHandler.self)
                 return Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), health: health)
             }
-    }
-
-    private static func http2Configuration() -> (NIOHTTP2Handler.ConnectionConfiguration, NIOHTTP2Handler.StreamConfiguration) {
-        var connection = NIOHTTP2Handler.ConnectionConfiguration()
-        connection.initialSettings = [
-            HTTP2Setting(parameter: .enablePush, value: 0),
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
-        ]
-        // Every header sent is built here from checked values (a hexadecimal token, the configured topic), and of an
-        // answer only `:status` and a few values are read: re-validating each field's characters cost a tenth of the
-        // event loop's time per push.
-        connection.headerBlockValidation = .disabled
-        // The rapid-reset guard protects servers from clients; a hub that answers before reading each body resets
-        // every stream with NO_ERROR, which is allowed and must not cost the connection.
-        var streams = NIOHTTP2Handler.StreamConfiguration()
-        streams.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
-        streams.streamErrorRateLimit.maximumCount = Int(Int32.max)
-        return (connection, streams)
     }
 
     /// Closes the connection; requests in flight fail.
