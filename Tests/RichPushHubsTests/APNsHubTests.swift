@@ -74,7 +74,9 @@ struct APNsHubTests {
         #expect(first == APNsHub.apnsId(notificationId: 7, installationId: "phone"))
         #expect(first != APNsHub.apnsId(notificationId: 7, installationId: "tablet"))
         #expect(first != APNsHub.apnsId(notificationId: 8, installationId: "phone"))
-        #expect(UUID(uuidString: first) != nil)
+        #expect(UUID(uuidString: first)?.uuidString.lowercased() == first)
+        #expect(Array(first)[14] == "8", "version 8")
+        #expect("89ab".contains(Array(first)[19]), "the RFC 4122 variant")
     }
 
     @Test func oneProviderTokenServesEveryPushUntilItIsRefreshed() async throws {

@@ -76,27 +76,18 @@ public struct APNsHub: NotificationHub {
     }
 
     func request(for job: DeliveryJob, payload: ByteBuffer, authorization: String) -> HTTP2Request {
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(8)
-        headers.add(name: "authorization", value: authorization)
-        headers.add(name: "apns-topic", value: topic)
-        switch job.pushStyle {
-        case .silent:
-            headers.add(name: "apns-push-type", value: "background")
-            headers.add(name: "apns-priority", value: "5")
-        case .alert:
-            headers.add(name: "apns-push-type", value: "alert")
-            headers.add(name: "apns-priority", value: "10")
-        }
+        let (pushType, priority) = job.pushStyle == .silent ? ("background", "5") : ("alert", "10")
+        var headers = HPACKHeaders([
+            ("authorization", authorization), ("apns-topic", topic), ("apns-push-type", pushType), ("apns-priority", priority),
+            ("apns-collapse-id", "richpush-\(job.notificationId)"), ("content-type", "application/json"),
+            ("content-length", String(payload.readableBytes)),
+        ])
         // Unique to this push: not worth a place in the connection's compression table.
         headers.add(
             name: "apns-id", value: Self.apnsId(notificationId: job.notificationId, installationId: job.installationId), indexing: .nonIndexable)
-        headers.add(name: "apns-collapse-id", value: "richpush-\(job.notificationId)")
         if let expiresAt = job.expiresAt {
             headers.add(name: "apns-expiration", value: String(Int64(expiresAt.timeIntervalSince1970.rounded(.up))))
         }
-        headers.add(name: "content-type", value: "application/json")
-        headers.add(name: "content-length", value: String(payload.readableBytes))
         return HTTP2Request(path: "/3/device/\(job.pushChannel)", headers: headers, body: payload)
     }
 
@@ -108,15 +99,24 @@ public struct APNsHub: NotificationHub {
     /// The same UUID for every attempt of one notification to one installation, so a resend after a crash carries
     /// the `apns-id` of the first try.
     public static func apnsId(notificationId: Int64, installationId: String) -> String {
-        var bytes = Array(SHA256.hash(data: Data("richpush-apns-id:\(notificationId):\(installationId)".utf8)).prefix(16))
+        var bytes = Array(SHA256.hash(data: Array("richpush-apns-id:\(notificationId):\(installationId)".utf8)).prefix(16))
         // RFC 9562 version 8 (custom) with the RFC 4122 variant: a well-formed UUID whose bits are ours.
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let uuid = UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
-        return uuid.uuidString.lowercased()
+        // Written out by hand, in UUID's lower-case text form: formatting through UUID costs a printf per push.
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var position = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                text[position] = digits.utf8Start[Int(byte >> 4)]
+                text[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                position += 2
+            }
+            return position
+        }
     }
 }

@@ -100,7 +100,6 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     var encoder = HPACKEncoder(allocator: ByteBufferAllocator(), useHuffmanEncoding: false)
     var decoder = HPACKDecoder(
         allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: maximumAnswerHeaders)
-    var headerBlock = ByteBuffer()
     /// A header block still to be completed by CONTINUATION frames: its stream, END_STREAM and bytes so far.
     var continuing: (stream: Int, endStream: Bool, block: ByteBuffer)?
     var inbound: ByteBuffer?
@@ -122,7 +121,6 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         outbound = context.channel.allocator.buffer(capacity: 64 * 1024)
-        headerBlock = context.channel.allocator.buffer(capacity: 1024)
         if context.channel.isActive { sendPreface(context) }
     }
 
@@ -180,23 +178,24 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         nextStreamID += 2
         let request = waiting.request
         let hasBody = request.body.readableBytes > 0
-        headerBlock.clear()
+        let headerBlock: ByteBuffer
         do {
-            var headers = HPACKHeaders()
-            headers.reserveCapacity(4 + request.headers.count)
-            headers.add(name: ":method", value: request.method)
-            headers.add(name: ":scheme", value: scheme)
-            headers.add(name: ":authority", value: authority)
+            try encoder.beginEncoding(allocator: context.channel.allocator)
+            try encoder.append(header: ":method", value: request.method)
+            try encoder.append(header: ":scheme", value: scheme)
+            try encoder.append(header: ":authority", value: authority)
             // A path names one device: kept out of the compression table, as nghttp2 does, where it would only push
             // out the headers every request repeats and lengthen each lookup.
-            headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
-            headers.add(contentsOf: request.headers)
-            try encoder.encode(headers: headers, to: &headerBlock)
+            try encoder.appendNonIndexed(header: ":path", value: request.path)
+            try encoder.append(headers: request.headers)
+            headerBlock = try encoder.endEncoding()
         } catch {
+            // The compression table may hold what the server never saw: nothing more can be sent on this connection.
             waiting.complete(.failure(error))
+            abandon(HTTP2ConnectionError(code: .internalError, reason: "a request's headers could not be encoded: \(error)"))
             return
         }
-        writeHeaderBlock(stream: id, endStream: !hasBody)
+        writeHeaderBlock(headerBlock, stream: id, endStream: !hasBody)
         exchanges[id] = Exchange(
             complete: waiting.complete, deadline: waiting.deadline, sendWindow: peerInitialWindow, unsent: hasBody ? request.body : nil)
         unflushed.append(id)
@@ -211,7 +210,8 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     }
 
     /// HEADERS, and CONTINUATION frames for what does not fit the server's frame size.
-    private func writeHeaderBlock(stream: Int, endStream: Bool) {
+    private func writeHeaderBlock(_ headerBlock: ByteBuffer, stream: Int, endStream: Bool) {
+        var headerBlock = headerBlock
         var type = HTTP2FrameType.headers
         var flags = endStream ? HTTP2FrameFlag.endStream : 0
         repeat {
