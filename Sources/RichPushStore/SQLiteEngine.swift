@@ -11,6 +11,10 @@ import Synchronization
 /// on their own threads, one each, so no other blocking work (bcrypt, file I/O) can queue the database.
 public final class SQLiteEngine: DatabaseEngine {
     private let threads: NIOThreadPool
+    /// Where each statement's completion is delivered: a loop of the store's own, since on a loop that also carries
+    /// hub connections every statement's answer waits its turn behind their traffic, and a transaction holds the
+    /// write lock through several.
+    private let completions: MultiThreadedEventLoopGroup
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
     private let nextReader = Atomic<Int>(0)
@@ -18,8 +22,9 @@ public final class SQLiteEngine: DatabaseEngine {
 
     public var isExclusive: Bool { true }
 
-    private init(threads: NIOThreadPool, writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(threads: NIOThreadPool, completions: MultiThreadedEventLoopGroup, writer: SQLiteConnection, readers: [SQLiteConnection]) {
         self.threads = threads
+        self.completions = completions
         self.writer = writer
         self.readers = readers
     }
@@ -28,9 +33,10 @@ public final class SQLiteEngine: DatabaseEngine {
     public static func open(path: String, readerCount: Int = 2, logger: Logger) async throws -> SQLiteEngine {
         let threads = NIOThreadPool(numberOfThreads: readerCount + 1)
         threads.start()
+        let completions = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         func open() async throws -> SQLiteConnection {
             try await SQLiteConnection.open(
-                storage: .file(path: path), threadPool: threads, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
+                storage: .file(path: path), threadPool: threads, logger: logger, on: completions.any())
         }
         let writer = try await open()
         // WAL survives in the file; FULL makes every commit durable before it is acknowledged.
@@ -50,7 +56,7 @@ public final class SQLiteEngine: DatabaseEngine {
             // 64 MB that walk was a fifth of a fan-out's SQLite time.
             try await db.raw("PRAGMA cache_size = -4096").run()
         }
-        return SQLiteEngine(threads: threads, writer: writer, readers: Array(connections.dropFirst()))
+        return SQLiteEngine(threads: threads, completions: completions, writer: writer, readers: Array(connections.dropFirst()))
     }
 
     public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
@@ -75,6 +81,7 @@ public final class SQLiteEngine: DatabaseEngine {
             }
         }
         try await threads.shutdownGracefully()
+        try await completions.shutdownGracefully()
         if let firstError { throw firstError }
     }
 }
