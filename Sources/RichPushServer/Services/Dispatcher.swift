@@ -65,15 +65,12 @@ struct Dispatcher: Service {
         }
     }
 
-    /// Releases due scheduled notifications and brings the remote hub's registrations in step (so a new device is
-    /// there before a push to it), then claims one batch; also says how many registrations it brought in step.
+    /// Brings the remote hub's registrations in step (so a new device is there before a push to it), then claims one
+    /// batch, whose transaction first releases the scheduled notifications now due into their feeds; also says how
+    /// many registrations it brought in step.
     func claimBatch() async throws -> (jobs: [DeliveryJob], mirrored: Int) {
-        // One instant for both: a notification falling due between them would be pushed before its feed entry is released.
-        let now = Date.now
-        _ = try await store.releaseDueNotifications(now: now)
         let mirrored = try await syncMirror()
-        let jobs = try await store.claimDueDeliveries(
-            now: now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
+        let jobs = try await store.claimDueDeliveries(limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
         return (jobs, mirrored)
     }
 
