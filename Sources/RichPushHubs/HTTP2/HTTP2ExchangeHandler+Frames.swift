@@ -6,16 +6,16 @@ import NIOHTTP2
 extension HTTP2ExchangeHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
-        if inbound == nil || inbound!.readableBytes == 0 {
+        if inbound.readableBytes == 0 {
             inbound = bytes
         } else {
-            inbound!.writeBuffer(&bytes)
+            inbound.writeBuffer(&bytes)
         }
         do {
-            while self.context != nil, let frame = try inbound!.readHTTP2Frame(maximumLength: Self.maximumInboundFrame) {
+            while self.context != nil, let frame = try inbound.readHTTP2Frame(maximumLength: Self.maximumInboundFrame) {
                 try process(frame)
             }
-            inbound!.discardReadBytes()
+            inbound.discardReadBytes()
         } catch {
             abandon(error)
         }
@@ -48,7 +48,7 @@ extension HTTP2ExchangeHandler {
         if receivedSinceWindowUpdate >= Self.receiveWindow / 2 {
             outbound.writeHTTP2WindowUpdate(stream: 0, increment: receivedSinceWindowUpdate)
             receivedSinceWindowUpdate = 0
-            if let context { scheduleFlush(context) }
+            scheduleFlush()
         }
         var payload = frame.payload
         try payload.removeHTTP2Padding(of: frame)
@@ -57,14 +57,14 @@ extension HTTP2ExchangeHandler {
         if exchange.body.readableBytes + payload.readableBytes > Self.maximumAnswerBytes {
             fail(stream: frame.stream, with: HTTP2TransportError.streamReset(.cancel))
             outbound.writeHTTP2ResetStream(frame.stream, code: .cancel)
-            if let context { scheduleFlush(context) }
+            scheduleFlush()
             return
         }
         exchange.body.writeBuffer(&payload)
         if exchange.receivedSinceWindowUpdate >= Self.receiveWindow / 2, !frame.has(HTTP2FrameFlag.endStream) {
             outbound.writeHTTP2WindowUpdate(stream: frame.stream, increment: exchange.receivedSinceWindowUpdate)
             exchange.receivedSinceWindowUpdate = 0
-            if let context { scheduleFlush(context) }
+            scheduleFlush()
         }
         exchanges[frame.stream] = exchange
         if frame.has(HTTP2FrameFlag.endStream) { complete(stream: frame.stream) }
@@ -83,7 +83,7 @@ extension HTTP2ExchangeHandler {
     }
 
     private func receiveContinuation(_ frame: HTTP2InboundFrame) throws(HTTP2ConnectionError) {
-        guard var (stream, endStream, block) = continuing else {
+        guard case (let stream, let endStream, var block)? = continuing else {
             throw HTTP2ConnectionError(code: .protocolError, reason: "CONTINUATION without a header block to continue")
         }
         var fragment = frame.payload
@@ -145,7 +145,7 @@ extension HTTP2ExchangeHandler {
         }
         outbound.writeHTTP2FrameHeader(length: 0, type: .settings, flags: HTTP2FrameFlag.ack, stream: 0)
         peerSettingsReceived = true
-        if let context { scheduleFlush(context) }
+        scheduleFlush()
         resumeBlocked()
         startWaiting()
     }
@@ -187,7 +187,7 @@ extension HTTP2ExchangeHandler {
         var opaque = frame.payload
         outbound.writeHTTP2FrameHeader(length: 8, type: .ping, flags: HTTP2FrameFlag.ack, stream: 0)
         outbound.writeBuffer(&opaque)
-        if let context { scheduleFlush(context) }
+        scheduleFlush()
     }
 
     private func receiveGoAway(_ frame: HTTP2InboundFrame) throws(HTTP2ConnectionError) {

@@ -102,7 +102,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: maximumAnswerHeaders)
     /// A header block still to be completed by CONTINUATION frames: its stream, END_STREAM and bytes so far.
     var continuing: (stream: Int, endStream: Bool, block: ByteBuffer)?
-    var inbound: ByteBuffer?
+    var inbound = ByteBuffer()
     var outbound = ByteBuffer()
     /// Streams whose first frames wait in `outbound`: if its write fails, the server never saw them.
     var unflushed: [Int] = []
@@ -121,7 +121,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         outbound = context.channel.allocator.buffer(capacity: 64 * 1024)
-        if context.channel.isActive { sendPreface(context) }
+        if context.channel.isActive { sendPreface() }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -131,11 +131,11 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        sendPreface(context)
+        sendPreface()
         context.fireChannelActive()
     }
 
-    private func sendPreface(_ context: ChannelHandlerContext) {
+    private func sendPreface() {
         outbound.writeString(http2ClientPreface)
         outbound.writeHTTP2Settings([
             (HTTP2SettingsParameter.enablePush, 0),
@@ -144,7 +144,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
             (HTTP2SettingsParameter.maxHeaderListSize, UInt32(Self.maximumAnswerHeaders)),
         ])
         outbound.writeHTTP2WindowUpdate(stream: 0, increment: Self.receiveWindow - 65_535)
-        scheduleFlush(context)
+        scheduleFlush()
     }
 
     /// Sends every request of `batch`, at most `maximumConcurrentStreams` at once, and calls `completion` once with
@@ -206,7 +206,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
                 loopBound.value.expireOverdue()
             }
         }
-        scheduleFlush(context)
+        scheduleFlush()
     }
 
     /// HEADERS, and CONTINUATION frames for what does not fit the server's frame size.
@@ -245,17 +245,18 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
 
     /// Sends the bodies that wait for a window, in order, as far as the windows now allow.
     func resumeBlocked() {
-        guard let context, !blocked.isEmpty else { return }
+        guard !blocked.isEmpty else { return }
         var stillBlocked = CircularBuffer<Int>()
         while let stream = blocked.popFirst() {
             if exchanges[stream] != nil, !sendBody(of: stream) { stillBlocked.append(stream) }
         }
         blocked = stillBlocked
-        scheduleFlush(context)
+        scheduleFlush()
     }
 
-    func scheduleFlush(_ context: ChannelHandlerContext) {
-        guard !flushScheduled else { return }
+    /// Flushes what this tick wrote once the tick is over; nothing once the handler is gone.
+    func scheduleFlush() {
+        guard let context, !flushScheduled else { return }
         flushScheduled = true
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         context.eventLoop.execute { loopBound.value.flush() }
@@ -318,9 +319,9 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
             return
         }
         // The answer is whole: a body flow control still holds back is not wanted any more.
-        if exchange.unsent != nil, let context {
+        if exchange.unsent != nil {
             outbound.writeHTTP2ResetStream(id, code: .cancel)
-            scheduleFlush(context)
+            scheduleFlush()
         }
         exchange.complete(.success(HubResponse(status: status, headers: exchange.headers, body: exchange.body)))
     }
@@ -338,7 +339,6 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     }
 
     private func expireOverdue() {
-        guard let context else { return }
         let now = NIODeadline.now()
         if waiting.contains(where: { $0.deadline <= now }) {
             let overdue = waiting.filter { $0.deadline <= now }
@@ -351,7 +351,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
             fail(stream: id, with: HTTP2TransportError.timedOut)
             outbound.writeHTTP2ResetStream(id, code: .cancel)
         }
-        scheduleFlush(context)
+        scheduleFlush()
     }
 }
 
