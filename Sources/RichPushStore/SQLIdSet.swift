@@ -18,8 +18,9 @@ struct SQLIdSet: SQLExpression {
         func close(_ run: ClosedRange<Int64>) {
             if run.count == 1 { singles.append(run.lowerBound) } else { ranges.append(run) }
         }
-        for id in Set(ids).sorted() {
-            if let current = run, current.upperBound == id - 1 {
+        for id in ids.sorted() {
+            if let current = run, id <= current.upperBound + 1 {
+                // The next id of the run, or one named twice.
                 run = current.lowerBound...id
             } else {
                 run.map(close)
