@@ -1,13 +1,6 @@
+import Foundation
 public import RichPushCore
 import SQLKit
-
-/// An installation addressed by an audience, as the outbox records it.
-struct AudienceMember: Sendable {
-    var installationId: String
-    var owner: String
-    var platform: String
-    var pushChannel: String
-}
 
 /// How many devices and people an audience reaches at one instant, as a notification created then would address.
 public struct AudienceSize: Sendable, Equatable {
@@ -20,66 +13,110 @@ public struct AudienceSize: Sendable, Equatable {
     public var installationsByPlatform: [Platform: Int]
 }
 
+/// An audience resolved by the database itself: a campaign to a hundred thousand devices is one `INSERT … SELECT`,
+/// not a hundred thousand rows read into the process and written back.
 extension Store {
     /// The size of `audience` now, resolved by the same queries that fill a new notification's outbox.
     public func audienceSize(_ audience: TagExpression) async throws -> AudienceSize {
         try await engine.read { db in
-            let members = try await Self.resolveAudience(audience, in: db)
+            let rows = try await Self.addressed(by: audience, db.select().column(SQLColumn("platform", table: "i")))
+                .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").groupBy(SQLColumn("platform", table: "i")).all()
             var byPlatform = Dictionary(uniqueKeysWithValues: Platform.allCases.map { ($0, 0) })
-            for member in members {
-                if let platform = Platform(rawValue: member.platform) { byPlatform[platform, default: 0] += 1 }
+            for row in rows {
+                if let platform = Platform(rawValue: try row.string("platform")) { byPlatform[platform, default: 0] += try row.int("n") }
             }
-            let recipients = try await Self.recipients(of: members, audience: audience, in: db)
-            return AudienceSize(installations: members.count, recipients: recipients.count, installationsByPlatform: byPlatform)
+            let owners = Self.addressed(by: audience, SQLSubqueryBuilder().column(SQLColumn("owner", table: "i"), as: "username"))
+            let recipients = Self.recipients(owners: owners.select, audience: audience)
+            let counted = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+                .from(SQLAlias(SQLGroupExpression(recipients), as: SQLIdentifier("recipients"))).first()!.int("n")
+            return AudienceSize(
+                installations: byPlatform.values.reduce(0, +), recipients: counted, installationsByPlatform: byPlatform)
         }
     }
 
-    /// Everyone who gets a feed entry: the owners of the addressed installations and the named users.
-    static func recipients(of members: [AudienceMember], audience: TagExpression, in db: any SQLDatabase) async throws -> Set<String> {
-        Set(members.map(\.owner)).union(try await namedRecipients(audience, in: db))
+    /// Writes the outbox of notification `id`: one pending delivery per live installation that `audience` addresses,
+    /// due at `due`, in installation order; says whether there is any.
+    static func insertDeliveries(notificationId id: Int64, audience: TagExpression, due: Date, in db: any SQLDatabase) async throws
+        -> Bool
+    {
+        try await db.insert(into: "deliveries")
+            .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at")
+            .select { select in
+                Self.addressed(
+                    by: audience,
+                    select.column(SQLBind(id)).column(SQLColumn("id", table: "i")).column(SQLColumn("owner", table: "i"))
+                        .column(SQLColumn("platform", table: "i")).column(SQLColumn("push_channel", table: "i"))
+                        .column(SQLBind(DeliveryState.pending.rawValue)).column(SQLLiteral.numeric("0"))
+                        .column(SQLBind(EpochMilliseconds(due)))
+                )
+                .orderBy(SQLColumn("id", table: "i"))
+            }
+            .run()
+        return try await db.select().column("id").from("deliveries").where("notification_id", .equal, id).limit(1).first() != nil
     }
 
-    /// The live installations whose tags satisfy `audience`, evaluated inside the creating transaction so the
-    /// outbox matches the registrations of that instant.
-    static func resolveAudience(_ audience: TagExpression, in db: any SQLDatabase) async throws -> [AudienceMember] {
-        var query = db.select()
-            .columns(SQLColumn("installation_id", table: "t"), SQLColumn("tag", table: "t"))
-            .columns(SQLColumn("owner", table: "i"), SQLColumn("platform", table: "i"), SQLColumn("push_channel", table: "i"))
-            .from(SQLAlias(SQLIdentifier("installation_tags"), as: SQLIdentifier("t")))
-            .join(
-                SQLAlias(SQLIdentifier("installations"), as: SQLIdentifier("i")), method: SQLJoinMethod.inner,
-                on: SQLColumn("id", table: "i"), .equal, SQLColumn("installation_id", table: "t")
-            )
+    /// Gives every recipient of notification `id` an unread feed entry: the owners of its deliveries and the users the
+    /// audience names.
+    static func insertFeedEntries(notificationId id: Int64, audience: TagExpression, now: Date, in db: any SQLDatabase) async throws {
+        let owners = SQLSubqueryBuilder().column("owner", as: "username").from("deliveries").where("notification_id", .equal, id)
+        try await db.insert(into: "feed_entries")
+            .columns("notification_id", "username", "read_state", "user_action_state", "updated_at")
+            .select { select in
+                select.column(SQLBind(id)).column("username").column(SQLBind(ReadState.unread.rawValue))
+                    .column(SQLBind(UserActionState.noInteraction.rawValue)).column(SQLBind(EpochMilliseconds(now)))
+                    .from(SQLAlias(SQLGroupExpression(Self.recipients(owners: owners.select, audience: audience)), as: SQLIdentifier("recipients")))
+                    .orderBy("username")
+            }
+            .run()
+    }
+
+    /// Restricts `select` to the live installations (table alias `i`) whose tags satisfy `audience`.
+    ///
+    /// Installations are looked up by tag when the expression needs one of a few tags; only an expression more
+    /// complex than a choice of tags is then evaluated on each candidate.
+    static func addressed<Select: SQLSubqueryClauseBuilder>(by audience: TagExpression, _ select: Select) -> Select {
+        let installation = SQLColumn("id", table: "i")
+        _ = select.from(SQLAlias(SQLIdentifier("installations"), as: SQLIdentifier("i")))
             .where(SQLColumn("dead_at", table: "i"), .is, SQLLiteral.null)
         if let required = audience.requiredTags {
-            // Only installations holding one of these tags can match: look them up by tag instead of scanning all.
-            query = query.where(
-                SQLColumn("installation_id", table: "t"), .in,
-                SQLSubquery.select { $0.column("installation_id").from("installation_tags").where("tag", .in, Array(required)) })
+            _ = select.where(
+                installation, .in,
+                SQLSubquery.select { $0.column("installation_id").from("installation_tags").where("tag", .in, required.sorted()) })
         }
-        var tagsByInstallation: [String: Set<String>] = [:]
-        var members: [String: AudienceMember] = [:]
-        for row in try await query.all() {
-            let id = try row.string("installation_id")
-            tagsByInstallation[id, default: []].insert(try row.string("tag"))
-            if members[id] == nil {
-                members[id] = AudienceMember(
-                    installationId: id, owner: try row.string("owner"), platform: try row.string("platform"),
-                    pushChannel: try row.string("push_channel"))
-            }
+        if audience.requiredTags == nil || !audience.isPureDisjunction {
+            _ = select.where(audience.sqlPredicate(installation: installation))
         }
-        return members.values.filter { audience.matches(tagsByInstallation[$0.installationId] ?? []) }
-            .sorted { $0.installationId < $1.installationId }
+        return select
     }
 
-    /// Users the audience names with `username:` who are addressed even without a device, so the payload and the
-    /// feed entry wait for them when they register.
-    static func namedRecipients(_ audience: TagExpression, in db: any SQLDatabase) async throws -> Set<String> {
-        let named = audience.tags.filter { $0.hasPrefix("username:") }
-            .filter { audience.matches([$0]) }
-            .map { String($0.dropFirst("username:".count)) }
-        guard !named.isEmpty else { return [] }
-        let existing = try await db.select().column("username").from("users").where("username", .in, Array(named)).all()
-        return Set(try existing.map { try $0.string("username") })
+    /// The usernames (one column, `username`, no repeats) of the owners `owners` selects and of the users the
+    /// audience names with `username:` who are addressed even without a device, so the payload and the feed entry
+    /// wait for them when they register.
+    static func recipients(owners: SQLSelect, audience: TagExpression) -> any SQLExpression {
+        let named = audience.tags.filter { $0.hasPrefix("username:") && audience.matches([$0]) }
+            .map { String($0.dropFirst("username:".count)) }.sorted()
+        guard !named.isEmpty else {
+            return SQLQueryString("SELECT DISTINCT \(ident: "username") FROM (\(owners)) AS \(ident: "owners")")
+        }
+        let users = SQLSubqueryBuilder().column("username").from("users").where("username", .in, named)
+        return SQLQueryString("\(owners) UNION \(users.select)")
+    }
+}
+
+extension TagExpression {
+    /// SQL that holds for the installation whose id is `installation` exactly when ``matches(_:)`` holds for its tags.
+    func sqlPredicate(installation: any SQLExpression) -> any SQLExpression {
+        switch self {
+        case .tag(let tag):
+            SQLQueryString(
+                "EXISTS (SELECT 1 FROM \(ident: "installation_tags") AS \(ident: "t") WHERE \(ident: "t").\(ident: "installation_id") = \(installation) AND \(ident: "t").\(ident: "tag") = \(bind: tag))"
+            )
+        case .not(let inner):
+            SQLQueryString("NOT (\(inner.sqlPredicate(installation: installation)))")
+        case .and(let left, let right):
+            SQLQueryString("(\(left.sqlPredicate(installation: installation)) AND \(right.sqlPredicate(installation: installation)))")
+        case .or(let left, let right):
+            SQLQueryString("(\(left.sqlPredicate(installation: installation)) OR \(right.sqlPredicate(installation: installation)))")
+        }
     }
 }

@@ -64,31 +64,11 @@ extension Store {
                 return (try Self.notificationRecord(first), false)
             }
 
-            let members = try await Self.resolveAudience(draft.audience, in: db)
-            for chunk in members.chunked(Self.insertChunk) {
-                try await db.insert(into: "deliveries")
-                    .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at")
-                    .rows(
-                        chunk.map {
-                            Self.binds(
-                                id, $0.installationId, $0.owner, $0.platform, $0.pushChannel, DeliveryState.pending.rawValue, 0,
-                                EpochMilliseconds(due))
-                        }
-                    ).run()
-            }
-            let recipients = try await Self.recipients(of: members, audience: draft.audience, in: db).sorted()
-            for chunk in recipients.chunked(Self.insertChunk) {
-                try await db.insert(into: "feed_entries")
-                    .columns("notification_id", "username", "read_state", "user_action_state", "updated_at")
-                    .rows(
-                        chunk.map {
-                            Self.binds(id, $0, ReadState.unread.rawValue, UserActionState.noInteraction.rawValue, EpochMilliseconds(now))
-                        }
-                    ).run()
-            }
+            let addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: due, in: db)
+            try await Self.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
             if released {
                 try await Self.assignFeedSequence(notificationId: id, in: db)
-                if !members.isEmpty { try await engine.announce([.deliveriesDue], in: db) }
+                if addressed { try await engine.announce([.deliveriesDue], in: db) }
             }
             let row = try await db.select().columns(Self.notificationColumns).from("notifications").where("id", .equal, id).first()!
             return (try Self.notificationRecord(row), true)
@@ -170,15 +150,19 @@ extension Store {
 
     /// Gives each feed entry of a notification a fresh, distinct sequence number, so feed sync with `since` sees it.
     static func assignFeedSequence(notificationId: Int64, in db: any SQLDatabase) async throws {
-        let users = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, notificationId)
-            .orderBy("username").all().map { try $0.string("username") }
-        guard !users.isEmpty else { return }
-        var seq = try await reserveFeedSequence(count: users.count, in: db)
-        for username in users {
-            try await db.update("feed_entries").set("seq", to: seq).where("notification_id", .equal, notificationId)
-                .where("username", .equal, username).run()
-            seq += 1
-        }
+        let count = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("feed_entries")
+            .where("notification_id", .equal, notificationId).first()!.int("n")
+        guard count > 0 else { return }
+        let first = try await reserveFeedSequence(count: count, in: db)
+        // One statement numbers the recipients in username order, however many there are.
+        try await db.raw(
+            """
+            UPDATE feed_entries SET seq = \(bind: first - 1) + numbered.position
+            FROM (SELECT username, ROW_NUMBER() OVER (ORDER BY username) AS position FROM feed_entries
+                  WHERE notification_id = \(bind: notificationId)) AS numbered
+            WHERE feed_entries.notification_id = \(bind: notificationId) AND feed_entries.username = numbered.username
+            """
+        ).run()
     }
 
     /// Reserves `count` consecutive feed sequence numbers and returns the first.

@@ -46,6 +46,56 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func theDatabaseAddressesExactlyTheInstallationsAnExpressionMatches(_ engine: Engine) async throws {
+        let topics = ["topic:sale", "topic:news", "lang:fr", "lang:de", "vip"]
+        // Every combination of the five tags, on installations of three owners: 96 installations.
+        let installations = (0..<96).map { index in
+            (id: "i\(index)", owner: ["alice", "bob", "carol"][index % 3], tags: topics.indices.filter { index >> $0 & 1 == 1 }.map { topics[$0] })
+        }
+        let expressions = [
+            "topic:sale", "topic:sale || vip", "topic:sale && !lang:fr", "!lang:fr", "!(topic:sale || topic:news)",
+            "(topic:sale || topic:news) && !lang:fr || lang:de && vip", "!vip && !lang:de && username:bob", "username:dave || vip",
+            "platform:direct && !(vip && lang:fr)",
+        ]
+        try await withStore(engine) { store in
+            for installation in installations {
+                try await store.register(installation.id, owner: installation.owner, tags: installation.tags)
+            }
+            for text in expressions {
+                let expression = try TagExpression(parsing: text)
+                let expected = installations.filter { installation in
+                    expression.matches(
+                        Set(installation.tags + ["username:\(installation.owner)", "installation:\(installation.id)", "platform:direct"]))
+                }
+                let size = try await store.audienceSize(expression)
+                #expect(size.installations == expected.count, "\(text)")
+                #expect(size.recipients == Set(expected.map(\.owner)).count, "\(text)")
+                let (notification, _) = try await store.send(text)
+                let jobs = try await store.claimDueDeliveries(limit: 500, lease: 60)
+                #expect(jobs.allSatisfy { $0.notificationId == notification.id })
+                #expect(jobs.map(\.installationId).sorted() == expected.map(\.id).sorted(), "\(text)")
+                try await store.recordOutcomes(jobs.map { ($0, .sent) })
+            }
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func everyRecipientFindsTheNotificationInTheirFeedAtADistinctPlace(_ engine: Engine) async throws {
+        let owners = (0..<300).map { "user\($0)" }
+        try await withStore(engine) { store in
+            for owner in owners { try await store.register("\(owner)-phone", owner: owner, tags: ["topic:sale"]) }
+            let (notification, _) = try await store.send("topic:sale")
+            var sequence: [Int64] = []
+            for owner in owners {
+                let feed = try await store.feed(username: owner, since: nil, limit: 10)
+                #expect(feed.items.map(\.id) == [notification.id], "\(owner)")
+                sequence += feed.items.map(\.seq)
+            }
+            // Each entry has its own place in the sequence that feed sync pages through.
+            #expect(Set(sequence).count == owners.count)
+            #expect(sequence.max()! - sequence.min()! == Int64(owners.count - 1))
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aClaimedDeliveryIsNotClaimedAgainUntilItsLeaseRunsOut(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
