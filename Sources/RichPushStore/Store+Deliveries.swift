@@ -15,11 +15,16 @@ extension Store {
     /// Several processes may claim at once on a shared store: rows another claimer holds are skipped, never waited
     /// for (`FOR UPDATE SKIP LOCKED` where the dialect locks rows), and deliveries of a notification that another
     /// process is still releasing wait for its release.
+    ///
+    /// `finished` are the outcomes of earlier claims, recorded in the same transaction as ``recordOutcomes(_:now:)``
+    /// would: a dispatcher that records one batch as it claims the next commits once for both.
     public func claimDueDeliveries(
-        now: Date = .now, limit: Int, lease: TimeInterval, audiencePlatforms: Set<Platform> = []
+        recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)] = [], now: Date = .now, limit: Int, lease: TimeInterval,
+        audiencePlatforms: Set<Platform> = []
     ) async throws -> [DeliveryJob] {
         try await engine.transaction { db in
             let nowMs = EpochMilliseconds(now)
+            try await Self.record(finished, now: now, in: db)
             _ = try await Self.releaseDue(now: now, in: db)
             let skipLocked = Self.skipLockedClause(db)
             let leaseUntil = EpochMilliseconds(now + lease)
@@ -183,29 +188,31 @@ extension Store {
     /// and its installation is never sent to again until it registers anew.
     public func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         guard !results.isEmpty else { return }
+        try await engine.transaction { db in try await Self.record(results, now: now, in: db) }
+    }
+
+    private static func record(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase) async throws {
         let nowMs = EpochMilliseconds(now)
-        try await engine.transaction { db in
-            let sent = results.filter { $0.outcome == .sent }.map(\.job.deliveryId)
-            for chunk in sent.chunked(Self.insertChunk) {
-                try await db.update("deliveries").set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs)
-                    .set("lease_until", to: Int64?.none).where(SQLIdSet("id", in: chunk)).run()
-            }
-            for (job, outcome) in results {
-                switch outcome {
-                case .sent:
-                    continue
-                case .retry(let after, let code, let message):
-                    try await db.update("deliveries").set("due_at", to: EpochMilliseconds(now + after))
-                        .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
-                        .where("id", .equal, job.deliveryId).run()
-                case .failed(let code, let message), .deviceGone(let code, let message):
-                    try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
-                        .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
-                        .where("id", .equal, job.deliveryId).run()
-                    if case .deviceGone = outcome {
-                        try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
-                            .where("id", .equal, job.installationId).where("dead_at", .is, SQLLiteral.null).run()
-                    }
+        let sent = results.filter { $0.outcome == .sent }.map(\.job.deliveryId)
+        for chunk in sent.chunked(Self.insertChunk) {
+            try await db.update("deliveries").set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs)
+                .set("lease_until", to: Int64?.none).where(SQLIdSet("id", in: chunk)).run()
+        }
+        for (job, outcome) in results {
+            switch outcome {
+            case .sent:
+                continue
+            case .retry(let after, let code, let message):
+                try await db.update("deliveries").set("due_at", to: EpochMilliseconds(now + after))
+                    .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
+                    .where("id", .equal, job.deliveryId).run()
+            case .failed(let code, let message), .deviceGone(let code, let message):
+                try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
+                    .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
+                    .where("id", .equal, job.deliveryId).run()
+                if case .deviceGone = outcome {
+                    try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
+                        .where("id", .equal, job.installationId).where("dead_at", .is, SQLLiteral.null).run()
                 }
             }
         }

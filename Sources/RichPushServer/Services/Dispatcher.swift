@@ -31,54 +31,62 @@ struct Dispatcher: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { sending in
+            await withTaskGroup(of: [SentDelivery].self) { sending in
                 var inFlight = 0
+                // Outcomes of batches back from the hubs, recorded by the next claim's transaction: one commit for both.
+                var finished: [SentDelivery] = []
                 while !doorbell.isClosed {
                     do {
-                        let (jobs, mirrored) = try await claimBatch()
+                        let (jobs, mirrored) = try await claimBatch(recording: finished)
+                        finished = []
                         if jobs.isEmpty {
                             if mirrored > 0 { continue }
                             // Nothing more to claim: let a batch in flight finish (it may have scheduled retries)
                             // before sleeping.
                             if inFlight > 0 {
-                                await sending.next()
+                                finished = await sending.next() ?? []
                                 inFlight -= 1
                             } else {
                                 await doorbell.wait(upTo: try await idleWait())
                             }
                             continue
                         }
-                        if inFlight == policy.batchesInFlight {
-                            await sending.next()
-                            inFlight -= 1
-                        }
                         sending.addTask { await send(jobs) }
                         inFlight += 1
+                        if inFlight == policy.batchesInFlight {
+                            finished = await sending.next() ?? []
+                            inFlight -= 1
+                        }
                     } catch {
-                        logger.error("dispatch failed", metadata: ["error": "\(error)"])
+                        logger.error("dispatch failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(finished.count)"])
                         await doorbell.wait(upTo: policy.idleInterval)
                     }
                 }
+                // Shutting down: the batches in hand finish and are recorded; nothing more is claimed.
+                for await batch in sending { finished += batch }
+                await record(finished)
             }
         } onGracefulShutdown: {
             doorbell.close()
         }
     }
 
-    /// Brings the remote hub's registrations in step (so a new device is there before a push to it), then claims one
-    /// batch, whose transaction first releases the scheduled notifications now due into their feeds; also says how
-    /// many registrations it brought in step.
-    func claimBatch() async throws -> (jobs: [DeliveryJob], mirrored: Int) {
+    /// Records `finished` (outcomes of earlier batches) and brings the remote hub's registrations in step (so a new
+    /// device is there before a push to it), then claims one batch, whose transaction also releases the scheduled
+    /// notifications now due into their feeds; also says how many registrations it brought in step.
+    func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
-        let jobs = try await store.claimDueDeliveries(limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
+        let jobs = try await store.claimDueDeliveries(
+            recording: finished, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
+        count(finished)
         return (jobs, mirrored)
     }
 
-    /// Hands a claimed batch to the hubs of its platforms and records every outcome. A batch whose outcomes cannot be
-    /// recorded is sent again once its lease runs out.
-    func send(_ jobs: [DeliveryJob]) async {
-        // Batches in flight share the hubs, so one may outlast the lease it was claimed with: renew it until its
-        // outcomes are recorded, or another process would claim and send it again.
+    /// Hands a claimed batch to the hubs of its platforms and answers every outcome, to be recorded with the next
+    /// claim. A batch whose outcomes are never recorded (the process ends) is sent again once its lease runs out.
+    func send(_ jobs: [DeliveryJob]) async -> [SentDelivery] {
+        // Batches in flight share the hubs, so one may outlast the lease it was claimed with: renew it until it is
+        // back, or another process would claim and send it again.
         let renewal = Task {
             while true {
                 try await Task.sleep(for: .seconds(policy.lease / 3))
@@ -87,8 +95,8 @@ struct Dispatcher: Service {
         }
         defer { renewal.cancel() }
         let byPlatform = Dictionary(grouping: jobs, by: \.platform)
-        var results: [(job: DeliveryJob, outcome: DeliveryOutcome)] = []
-        await withTaskGroup(of: [(job: DeliveryJob, outcome: DeliveryOutcome)].self) { group in
+        var results: [SentDelivery] = []
+        await withTaskGroup(of: [SentDelivery].self) { group in
             for (platform, platformJobs) in byPlatform {
                 let hub = hubs.hubs[platform] ?? UnconfiguredHub(platform: platform)
                 group.addTask {
@@ -98,19 +106,29 @@ struct Dispatcher: Service {
             }
             for await partial in group { results.append(contentsOf: partial) }
         }
+        return results
+    }
+
+    /// Records the outcomes of the last batches when no claim follows to carry them.
+    private func record(_ finished: [SentDelivery]) async {
         do {
-            try await store.recordOutcomes(results)
+            try await store.recordOutcomes(finished)
+            count(finished)
         } catch {
-            logger.error("recording outcomes failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(results.count)"])
-            return
+            logger.error("recording outcomes failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(finished.count)"])
         }
+    }
+
+    /// Counts recorded outcomes in `richpush_deliveries_total`, each series once per batch.
+    private func count(_ recorded: [SentDelivery]) {
+        guard !recorded.isEmpty else { return }
         var tally: [DeliveryTallyKey: Int] = [:]
-        for (job, outcome) in results { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
+        for (job, outcome) in recorded { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
         for (key, count) in tally {
             Counter(label: "richpush_deliveries_total", dimensions: [("platform", key.platform.rawValue), ("outcome", key.outcome)])
                 .increment(by: count)
         }
-        logger.debug("dispatched", metadata: ["richpush.deliveries": "\(results.count)"])
+        logger.debug("dispatched", metadata: ["richpush.deliveries": "\(recorded.count)"])
     }
 
     /// A retry becomes a failure after the last attempt; otherwise it waits at least the hub's delay and at least an
@@ -134,6 +152,9 @@ struct Dispatcher: Service {
         return min(policy.idleInterval, .milliseconds(Int64(seconds * 1000)))
     }
 }
+
+/// A delivery back from its hub, with what became of it.
+typealias SentDelivery = (job: DeliveryJob, outcome: DeliveryOutcome)
 
 /// One series of `richpush_deliveries_total`: a batch counts its outcomes first and touches each series once.
 private struct DeliveryTallyKey: Hashable {
