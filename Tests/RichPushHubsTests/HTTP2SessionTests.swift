@@ -31,7 +31,7 @@ struct HTTP2SessionTests {
 
     func push(_ index: Int) -> HTTP2Request {
         HTTP2Request(
-            path: "/3/device/\(String(format: "%064x", index))", headers: ["apns-topic": "com.example.app"],
+            path: "/3/device/\(String(format: "%064x", index))", headers: [HTTP2Header("apns-topic", "com.example.app")],
             body: ByteBuffer(string: #"{"aps":{"content-available":1},"richId":"\#(index)"}"#))
     }
 

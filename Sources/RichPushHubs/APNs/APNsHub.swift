@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 public import Logging
 import NIOCore
-import NIOHPACK
 public import RichPushCore
 
 /// Apple Push Notification service: token auth, one `POST /3/device/<token>` per delivery as a stream of one
@@ -62,33 +61,19 @@ public struct APNsHub: NotificationHub {
             },
             renew: { token in await tokens.expire(token) },
             send: { indices, token in
-                let authorization = "bearer \(token)"
+                var notifications: [Int64: NotificationRequests] = [:]
                 let requests = indices.map { position in
                     let job = jobs[sendable[position]]
-                    return request(for: job, payload: payloads[job.notificationId]!, authorization: authorization)
+                    if notifications[job.notificationId] == nil {
+                        notifications[job.notificationId] = NotificationRequests(
+                            job, payload: payloads[job.notificationId]!, authorization: "bearer \(token)", topic: topic)
+                    }
+                    return notifications[job.notificationId]!.request(to: job)
                 }
-                return await session.send(requests).map { answer in
-                    answer.map { .apns(status: $0.status, reason: $0.jsonObject?["reason"] as? String, retryAfter: $0.retryAfter) }
-                }
+                return await session.send(requests).map { answer in answer.map(HubVerdict.apns) }
             })
         for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
         return outcomes.map { $0! }
-    }
-
-    func request(for job: DeliveryJob, payload: ByteBuffer, authorization: String) -> HTTP2Request {
-        let (pushType, priority) = job.pushStyle == .silent ? ("background", "5") : ("alert", "10")
-        var headers = HPACKHeaders([
-            ("authorization", authorization), ("apns-topic", topic), ("apns-push-type", pushType), ("apns-priority", priority),
-            ("apns-collapse-id", "richpush-\(job.notificationId)"), ("content-type", "application/json"),
-            ("content-length", String(payload.readableBytes)),
-        ])
-        // Unique to this push: not worth a place in the connection's compression table.
-        headers.add(
-            name: "apns-id", value: Self.apnsId(notificationId: job.notificationId, installationId: job.installationId), indexing: .nonIndexable)
-        if let expiresAt = job.expiresAt {
-            headers.add(name: "apns-expiration", value: String(Int64(expiresAt.timeIntervalSince1970.rounded(.up))))
-        }
-        return HTTP2Request(path: "/3/device/\(job.pushChannel)", headers: headers, body: payload)
     }
 
     /// Closes the connection to APNs.
@@ -99,24 +84,73 @@ public struct APNsHub: NotificationHub {
     /// The same UUID for every attempt of one notification to one installation, so a resend after a crash carries
     /// the `apns-id` of the first try.
     public static func apnsId(notificationId: Int64, installationId: String) -> String {
-        var bytes = Array(SHA256.hash(data: Array("richpush-apns-id:\(notificationId):\(installationId)".utf8)).prefix(16))
-        // RFC 9562 version 8 (custom) with the RFC 4122 variant: a well-formed UUID whose bits are ours.
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        // Written out by hand, in UUID's lower-case text form: formatting through UUID costs a printf per push.
-        let digits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 36) { text in
-            var position = 0
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    text[position] = UInt8(ascii: "-")
-                    position += 1
+        apnsId(of: installationId, after: apnsIdHash(notificationId: notificationId))
+    }
+
+    /// The hash of every apns-id of one notification, before the installation's id is added.
+    static func apnsIdHash(notificationId: Int64) -> SHA256 {
+        var hash = SHA256()
+        hash.update(data: Array("richpush-apns-id:\(notificationId):".utf8))
+        return hash
+    }
+
+    static func apnsId(of installationId: String, after notificationHash: SHA256) -> String {
+        var hash = notificationHash
+        var installationId = installationId
+        installationId.withUTF8 { hash.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        return hash.finalize().withUnsafeBytes { digest in
+            // Written out by hand, in UUID's lower-case text form: formatting through UUID costs a printf per push.
+            let digits: StaticString = "0123456789abcdef"
+            return String(unsafeUninitializedCapacity: 36) { text in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    // RFC 9562 version 8 (custom) with the RFC 4122 variant: a well-formed UUID whose bits are ours.
+                    let byte =
+                        switch index {
+                        case 6: digest[6] & 0x0F | 0x80
+                        case 8: digest[8] & 0x3F | 0x80
+                        default: digest[index]
+                        }
+                    text[position] = digits.utf8Start[Int(byte >> 4)]
+                    text[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    position += 2
                 }
-                text[position] = digits.utf8Start[Int(byte >> 4)]
-                text[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                position += 2
+                return position
             }
-            return position
         }
+    }
+}
+
+/// What the pushes of one notification in a batch share: their headers but the apns-id, their body, and the start
+/// of their apns-id's hash.
+struct NotificationRequests {
+    let headers: [HTTP2Header]
+    let payload: ByteBuffer
+    let idHash: SHA256
+
+    init(_ job: DeliveryJob, payload: ByteBuffer, authorization: String, topic: String) {
+        let (pushType, priority) = job.pushStyle == .silent ? ("background", "5") : ("alert", "10")
+        var headers = [
+            HTTP2Header("authorization", authorization), HTTP2Header("apns-topic", topic), HTTP2Header("apns-push-type", pushType),
+            HTTP2Header("apns-priority", priority), HTTP2Header("apns-collapse-id", "richpush-\(job.notificationId)"),
+            HTTP2Header("content-type", "application/json"), HTTP2Header("content-length", String(payload.readableBytes)),
+        ]
+        if let expiresAt = job.expiresAt {
+            headers.append(HTTP2Header("apns-expiration", String(Int64(expiresAt.timeIntervalSince1970.rounded(.up)))))
+        }
+        self.headers = headers
+        self.payload = payload
+        self.idHash = APNsHub.apnsIdHash(notificationId: job.notificationId)
+    }
+
+    /// The push to `job`'s device.
+    func request(to job: DeliveryJob) -> HTTP2Request {
+        // Unique to this push: not worth a place in the connection's compression table.
+        let id = HTTP2Header("apns-id", APNsHub.apnsId(of: job.installationId, after: idHash), indexable: false)
+        return HTTP2Request(path: "/3/device/\(job.pushChannel)", sharedHeaders: headers, headers: [id], body: payload)
     }
 }

@@ -1,6 +1,13 @@
 import Foundation
 
 extension HubVerdict {
+    /// What an APNs answer means. Nearly every answer is a 200 without a body: it is told apart before anything of it
+    /// is read.
+    static func apns(_ response: HubResponse) -> HubVerdict {
+        guard response.status != 200 else { return .sent }
+        return apns(status: response.status, reason: response.jsonObject?["reason"] as? String, retryAfter: response.retryAfter)
+    }
+
     /// What an APNs answer means, from Apple's documented status codes and `reason` values.
     static func apns(status: Int, reason: String?, retryAfter: TimeInterval?) -> HubVerdict {
         let reason = reason ?? "status \(status)"

@@ -152,8 +152,8 @@ extension HTTP2ExchangeHandler {
 
     private func apply(_ parameter: UInt16, _ value: Int) throws(HTTP2ConnectionError) {
         switch parameter {
-        case HTTP2SettingsParameter.headerTableSize where value < encoder.allowedDynamicTableSize:
-            try? encoder.setDynamicTableSize(value)
+        case HTTP2SettingsParameter.headerTableSize:
+            encoder.setMaximumTableSize(value)
         case HTTP2SettingsParameter.maxConcurrentStreams:
             peerMaximumConcurrentStreams = value
         case HTTP2SettingsParameter.initialWindowSize:

@@ -8,7 +8,10 @@ import NIOTLS
 struct HTTP2Request: Sendable {
     var method = "POST"
     var path: String
-    var headers: HPACKHeaders
+    /// Headers the requests of a batch have in common: one array serves them all.
+    var sharedHeaders: [HTTP2Header] = []
+    /// This request's own headers, after the shared ones.
+    var headers: [HTTP2Header]
     var body: ByteBuffer
 }
 
@@ -97,7 +100,9 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
 
     // Huffman coding would shorten a device path by a fifth, at more CPU per push than the bytes are worth on a
     // connection whose bandwidth is never what limits it.
-    var encoder = HPACKEncoder(allocator: ByteBufferAllocator(), useHuffmanEncoding: false)
+    var encoder = HPACKRequestEncoder()
+    /// Where each request's header block is encoded before it is framed; its storage serves every request.
+    var headerBlock = ByteBuffer()
     var decoder = HPACKDecoder(
         allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: maximumAnswerHeaders)
     /// A header block still to be completed by CONTINUATION frames: its stream, END_STREAM and bytes so far.
@@ -178,23 +183,10 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         nextStreamID += 2
         let request = waiting.request
         let hasBody = request.body.readableBytes > 0
-        let headerBlock: ByteBuffer
-        do {
-            try encoder.beginEncoding(allocator: context.channel.allocator)
-            try encoder.append(header: ":method", value: request.method)
-            try encoder.append(header: ":scheme", value: scheme)
-            try encoder.append(header: ":authority", value: authority)
-            // A path names one device: kept out of the compression table, as nghttp2 does, where it would only push
-            // out the headers every request repeats and lengthen each lookup.
-            try encoder.appendNonIndexed(header: ":path", value: request.path)
-            try encoder.append(headers: request.headers)
-            headerBlock = try encoder.endEncoding()
-        } catch {
-            // The compression table may hold what the server never saw: nothing more can be sent on this connection.
-            waiting.complete(.failure(error))
-            abandon(HTTP2ConnectionError(code: .internalError, reason: "a request's headers could not be encoded: \(error)"))
-            return
-        }
+        headerBlock.clear()
+        encoder.encodeRequest(
+            method: request.method, scheme: scheme, authority: authority, path: request.path,
+            headers: [request.sharedHeaders, request.headers].joined(), into: &headerBlock)
         writeHeaderBlock(headerBlock, stream: id, endStream: !hasBody)
         exchanges[id] = Exchange(
             complete: waiting.complete, deadline: waiting.deadline, sendWindow: peerInitialWindow, unsent: hasBody ? request.body : nil)
