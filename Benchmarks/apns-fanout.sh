@@ -79,35 +79,42 @@ h2load_rate() {
     awk '/^finished in/ {gsub(",", "", $4); print $4}' <<<"$out"
 }
 
+# The gateway's CPU time so far (user and system, in clock ticks): CPU per push is steadier than a rate on a shared
+# machine, since it does not count the time the gateway waits for a core.
+gateway_ticks() { awk '{print $14 + $15}' "/proc/$gateway_pid/stat"; }
+
 # Rounds of one notification to every installation, each followed by h2load: on a shared two-core machine either
 # rate can vary by half from one minute to the next, so each ratio compares neighbours and the median is reported.
 rounds=${ROUNDS:-3}
 for round in $(seq 1 "$rounds"); do
     echo "round $round: sending one notification to all of them…" >&2
-    start=$(date +%s.%N)
+    start=$(date +%s.%N) start_ticks=$(gateway_ticks)
     created=$(curl -sf "${admin[@]}" -d '{"message":"Check this image out!","richType":"text","text":"x","audience":"topic:bench"}' \
         "$base/api/notifications")
-    accepted=$(date +%s.%N)
+    accepted=$(date +%s.%N) accepted_ticks=$(gateway_ticks)
     id=$(bench_json id <<<"$created")
     status=$(bench_await_status "$base/api/notifications/$id/status" "${admin[@]}")
-    finished=$(date +%s.%N)
+    finished=$(date +%s.%N) finished_ticks=$(gateway_ticks)
     sent=$(bench_json sent <<<"$status")
     [ "$sent" = "$devices" ] || { echo "only $sent of $devices sent: $status" >&2; exit 1; }
-    echo "$start $accepted $finished $(h2load_rate)" >>"$bench_work/rounds"
+    echo "$start $accepted $finished $(h2load_rate) $((accepted_ticks - start_ticks)) $((finished_ticks - accepted_ticks))" \
+        >>"$bench_work/rounds"
 done
 peak_rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")
 
-python3 - "$devices" "$peak_rss_kb" "$bench_work/rounds" <<'PY'
+python3 - "$devices" "$peak_rss_kb" "$bench_work/rounds" "$(getconf CLK_TCK)" <<'PY'
 import statistics, sys
-devices, rss = int(sys.argv[1]), float(sys.argv[2])
+devices, rss, ticks_per_second = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[4])
 print(f"APNs fan-out to {devices} installations, loopback nginx HTTP/2 over TLS (1 worker)")
-print("  round  accepted in  dispatch/s  end to end/s  h2load req/s  ratio")
+print("  round  accepted in  dispatch/s  end to end/s  h2load req/s  ratio  CPU µs/push: accept  dispatch")
 ratios = []
 for number, line in enumerate(open(sys.argv[3]), 1):
-    start, accepted, finished, h2load = (float(v) for v in line.split())
+    start, accepted, finished, h2load, accept_ticks, dispatch_ticks = (float(v) for v in line.split())
     dispatch, end_to_end = devices / (finished - accepted), devices / (finished - start)
     ratios.append((dispatch / h2load, dispatch, end_to_end, h2load))
-    print(f"  {number:5}  {accepted - start:9.2f} s  {dispatch:10.0f}  {end_to_end:12.0f}  {h2load:12.0f}  {dispatch / h2load:4.2f}x")
+    accept_cpu, dispatch_cpu = (ticks / ticks_per_second / devices * 1e6 for ticks in (accept_ticks, dispatch_ticks))
+    print(f"  {number:5}  {accepted - start:9.2f} s  {dispatch:10.0f}  {end_to_end:12.0f}  {h2load:12.0f}  {dispatch / h2load:4.2f}x"
+          f"  {accept_cpu:18.1f}  {dispatch_cpu:8.1f}")
 ratio, dispatch, end_to_end, h2load = sorted(ratios)[len(ratios) // 2]
 print(f"  median round: richpush dispatch {dispatch:.0f} pushes/s ({end_to_end:.0f} end to end), h2load {h2load:.0f} requests/s")
 print(f"  ratio (dispatch / h2load) {ratio:.2f}x   (rounds: {', '.join(f'{r[0]:.2f}x' for r in ratios)})")
