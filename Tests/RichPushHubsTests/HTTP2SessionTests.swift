@@ -106,7 +106,8 @@ struct HTTP2SessionTests {
             await #expect(throws: HTTP2TransportError.timedOut) {
                 try await session.send([push(1)], timeout: .milliseconds(300))[0].get()
             }
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // Well short of the 30 s default, with room for a TLS handshake on a machine busy with the other tests.
+            #expect(ContinuousClock.now - started < .seconds(15))
         }
     }
 
