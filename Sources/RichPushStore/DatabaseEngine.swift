@@ -6,8 +6,9 @@ public import SQLKit
 public protocol DatabaseEngine: Sendable {
     /// Runs `body` with a database for reads outside any transaction.
     func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
-    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
-    func transaction<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws; with `durability`
+    /// `.deferred` the commit may return before it reaches the disk.
+    func transaction<T>(_ durability: CommitDurability, _ body: (any SQLDatabase) async throws -> T) async throws -> T
     /// Whether this process is the only one using the data, so claims left by an earlier run are stale at start.
     var isExclusive: Bool { get }
     /// Tells every process that uses the data about `signals` once the transaction of `db` commits.
@@ -23,7 +24,22 @@ public protocol DatabaseEngine: Sendable {
     func close() async throws
 }
 
+/// When a commit reaches the disk.
+public enum CommitDurability: Sendable {
+    /// Before the commit returns: nothing committed is ever lost.
+    case synced
+    /// Soon after: a crash of the process loses nothing, a power loss may lose the last such commits. For the
+    /// dispatcher's bookkeeping, whose loss only repeats work (a push sent again with the same apns-id), so a fan-out
+    /// does not wait for the disk at every batch.
+    case deferred
+}
+
 extension DatabaseEngine {
+    /// Runs `body` in one transaction whose commit reaches the disk before it returns.
+    public func transaction<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await transaction(.synced, body)
+    }
+
     /// An exclusive engine's transactions already exclude each other, migrations included.
     public func withMigrationLock<T>(_ body: () async throws -> T) async throws -> T {
         try await body()

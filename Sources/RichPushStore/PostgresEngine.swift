@@ -53,12 +53,16 @@ public final class PostgresEngine: DatabaseEngine {
 
     /// Runs `body` in a transaction; a deadlock or serialization failure, which PostgreSQL resolves by aborting one
     /// of the transactions involved, runs it again, up to three times.
-    public func transaction<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    public func transaction<T>(_ durability: CommitDurability, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
                 return try await client.withConnection { connection in
-                    try await connection.sql(queryLogLevel: nil).inTransaction(begin: "BEGIN", body)
+                    try await connection.sql(queryLogLevel: nil).inTransaction(begin: "BEGIN") { db in
+                        // The server answers the commit before its WAL record is flushed, for this transaction only.
+                        if durability == .deferred { try await db.raw("SET LOCAL synchronous_commit = off").run() }
+                        return try await body(db)
+                    }
                 }
             } catch let error as PSQLError where attempt < 3 && Self.isRetryable(error) {
                 logger.debug("transaction retried", metadata: ["richpush.sqlstate": "\(error.serverInfo?[.sqlState] ?? "")"])

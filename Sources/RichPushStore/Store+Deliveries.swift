@@ -22,56 +22,79 @@ extension Store {
         recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)] = [], now: Date = .now, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform> = []
     ) async throws -> [DeliveryJob] {
-        try await engine.transaction { db in
-            let nowMs = EpochMilliseconds(now)
-            try await Self.record(finished, now: now, in: db)
-            _ = try await Self.releaseDue(now: now, in: db)
-            let skipLocked = Self.skipLockedClause(db)
-            let leaseUntil = EpochMilliseconds(now + lease)
-            let due = SQLSubqueryBuilder()
-            _ = Self.claimable(due.column("id").from("deliveries"), nowMs: nowMs).where("due_at", .lessThanOrEqual, nowMs)
-            if !audiencePlatforms.isEmpty {
-                _ = due.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
-            }
-            _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
-            var claimed = try await Self.lease(SQLBinaryExpression(SQLIdentifier("id"), .in, due.query), until: leaseUntil, in: db)
-            if !audiencePlatforms.isEmpty {
-                let audiences = try await Self.claimAudiences(platforms: audiencePlatforms, nowMs: nowMs, skipLocked: skipLocked, in: db)
-                for chunk in audiences.sorted().chunked(Self.insertChunk) {
-                    claimed += try await Self.lease(SQLIdSet("id", in: chunk), until: leaseUntil, in: db)
+        let held = self.held
+        var taken: [Int64] = []
+        do {
+            let jobs = try await engine.transaction(.deferred) { db in
+                let nowMs = EpochMilliseconds(now)
+                try await Self.record(finished, now: now, countingAttempts: held != nil, in: db)
+                _ = try await Self.releaseDue(now: now, in: db)
+                let excluded = try await Self.heldIds(held, at: nowMs, in: db)
+                let skipLocked = Self.skipLockedClause(db)
+                let leaseUntil = EpochMilliseconds(now + lease)
+                let due = SQLSubqueryBuilder()
+                _ = Self.claimable(due.column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
+                    .where("due_at", .lessThanOrEqual, nowMs)
+                if !audiencePlatforms.isEmpty {
+                    _ = due.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
                 }
-            }
-            guard !claimed.isEmpty else { return [] }
-            let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
-            var jobs: [DeliveryJob] = []
-            var gone: [Int64] = []
-            var expired: [Int64] = []
-            jobs.reserveCapacity(claimed.count)
-            for delivery in claimed.sorted(by: { $0.deliveryId < $1.deliveryId }) {
-                guard let notification = notifications[delivery.notificationId] else { continue }
-                if delivery.deviceGone {
-                    gone.append(delivery.deliveryId)
-                } else if let expiresAt = notification.expiresAt, expiresAt <= now {
-                    expired.append(delivery.deliveryId)
-                } else {
-                    jobs.append(
-                        DeliveryJob(
-                            deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId,
-                            message: notification.message, richType: notification.richType, pushStyle: notification.pushStyle,
-                            audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
-                            owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel))
+                _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
+                var claimed = try await Self.take(
+                    SQLBinaryExpression(SQLIdentifier("id"), .in, due.query), until: leaseUntil, holding: held, in: db)
+                taken = claimed.map(\.deliveryId)
+                if !audiencePlatforms.isEmpty {
+                    let audiences = try await Self.claimAudiences(
+                        platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
+                    for chunk in audiences.sorted().chunked(Self.insertChunk) {
+                        claimed += try await Self.take(SQLIdSet("id", in: chunk), until: leaseUntil, holding: held, in: db)
+                        taken = claimed.map(\.deliveryId)
+                    }
                 }
+                return try await Self.jobs(of: claimed, now: now, in: db)
             }
-            // Only the rows in hand are checked against dead devices and expired notifications: looking through the
-            // whole outbox for them on every claim would cost a large fan-out more than sending it.
-            try await Self.finish(
-                gone, as: .failed, code: "installation.gone",
-                message: "a hub reported the device gone; it is not sent to until it registers again", at: nowMs, in: db)
-            try await Self.finish(
-                expired, as: .expired, code: "notification.expired",
-                message: "the notification expired before the device was reached", at: nowMs, in: db)
+            held?.release(finished.map(\.job.deliveryId))
             return jobs
+        } catch {
+            // Nothing of the claim was committed: what it held is free again.
+            held?.release(taken)
+            throw error
         }
+    }
+
+    /// The jobs of claimed deliveries. Those of expired notifications are marked expired, and those to installations
+    /// a hub reported gone fail, without being sent.
+    private static func jobs(of claimed: [ClaimedDelivery], now: Date, in db: any SQLDatabase) async throws -> [DeliveryJob] {
+        guard !claimed.isEmpty else { return [] }
+        let nowMs = EpochMilliseconds(now)
+        let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
+        var jobs: [DeliveryJob] = []
+        var gone: [Int64] = []
+        var expired: [Int64] = []
+        jobs.reserveCapacity(claimed.count)
+        for delivery in claimed.sorted(by: { $0.deliveryId < $1.deliveryId }) {
+            guard let notification = notifications[delivery.notificationId] else { continue }
+            if delivery.deviceGone {
+                gone.append(delivery.deliveryId)
+            } else if let expiresAt = notification.expiresAt, expiresAt <= now {
+                expired.append(delivery.deliveryId)
+            } else {
+                jobs.append(
+                    DeliveryJob(
+                        deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId,
+                        message: notification.message, richType: notification.richType, pushStyle: notification.pushStyle,
+                        audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
+                        owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel))
+            }
+        }
+        // Only the rows in hand are checked against dead devices and expired notifications: looking through the
+        // whole outbox for them on every claim would cost a large fan-out more than sending it.
+        try await Self.finish(
+            gone, as: .failed, code: "installation.gone",
+            message: "a hub reported the device gone; it is not sent to until it registers again", at: nowMs, in: db)
+        try await Self.finish(
+            expired, as: .expired, code: "notification.expired",
+            message: "the notification expired before the device was reached", at: nowMs, in: db)
+        return jobs
     }
 
     /// What a claim reads of a delivery row, with whether a hub reported its installation gone.
@@ -95,27 +118,51 @@ extension Store {
         var expiresAt: Date?
     }
 
-    /// Leases the pending deliveries `predicate` selects, counts the attempt and reads them back in the same statement.
-    private static func lease(_ predicate: any SQLExpression, until leaseUntil: Int64, in db: any SQLDatabase) async throws -> [ClaimedDelivery] {
+    /// Takes the pending deliveries `predicate` selects until `leaseUntil` and reads them, each with the attempt this
+    /// claim makes. Where leases are written into the rows, one statement leases them, counts the attempt and reads
+    /// them back; `held` holds them in memory instead, and the attempt is counted when its outcome is recorded.
+    private static func take(
+        _ predicate: any SQLExpression, until leaseUntil: Int64, holding held: HeldDeliveries?, in db: any SQLDatabase
+    ) async throws -> [ClaimedDelivery] {
         let deviceGone = SQLSubquery.select {
             $0.column("dead_at").from("installations")
                 .where(SQLColumn("id", table: "installations"), .equal, SQLColumn("installation_id", table: "deliveries"))
         }
-        return try await db.update("deliveries").set("lease_until", to: leaseUntil)
-            .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
-            .where(predicate)
-            .returning(
-                SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
-                SQLColumn("platform"), SQLColumn("push_channel"), SQLAlias(deviceGone, as: SQLIdentifier("dead_at"))
-            )
-            .all()
-            .map { row in
-                ClaimedDelivery(
-                    deliveryId: try row.int64("id"), attempt: try row.int("attempts"), notificationId: try row.int64("notification_id"),
-                    installationId: try row.string("installation_id"), owner: try row.string("owner"),
-                    platform: try row.enumeration("platform", as: Platform.self), pushChannel: try row.string("push_channel"),
-                    deviceGone: !(try row.decodeNil(column: "dead_at")))
+        let columns: [any SQLExpression] = [
+            SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
+            SQLColumn("platform"), SQLColumn("push_channel"), SQLAlias(deviceGone, as: SQLIdentifier("dead_at")),
+        ]
+        let rows =
+            if held == nil {
+                try await db.update("deliveries").set("lease_until", to: leaseUntil)
+                    .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+                    .where(predicate).returning(columns).all()
+            } else {
+                try await db.select().columns(columns).from("deliveries").where(predicate).all()
             }
+        let attemptsBefore = held == nil ? 0 : 1
+        let claimed = try rows.map { row in
+            ClaimedDelivery(
+                deliveryId: try row.int64("id"), attempt: try row.int("attempts") + attemptsBefore,
+                notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
+                owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
+                pushChannel: try row.string("push_channel"), deviceGone: !(try row.decodeNil(column: "dead_at")))
+        }
+        held?.hold(claimed.map(\.deliveryId), until: leaseUntil)
+        return claimed
+    }
+
+    /// The deliveries `held` holds at `nowMs`, nil where leases are in the rows. Holds that ran out count the attempt
+    /// their claim made, as a lease running out in the rows does.
+    private static func heldIds(_ held: HeldDeliveries?, at nowMs: Int64, in db: any SQLDatabase) async throws -> [Int64]? {
+        guard let held else { return nil }
+        let (ids, lapsed) = held.held(at: nowMs)
+        for chunk in lapsed.chunked(insertChunk) {
+            try await db.update("deliveries")
+                .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+                .where(SQLIdSet("id", in: chunk)).where("state", .equal, DeliveryState.pending.rawValue).run()
+        }
+        return ids
     }
 
     private static func claimedNotifications(_ ids: Set<Int64>, in db: any SQLDatabase) async throws -> [Int64: ClaimedNotification] {
@@ -144,13 +191,18 @@ extension Store {
         }
     }
 
-    /// Pending deliveries that no live lease holds and whose notification has been released.
-    private static func claimable<Query: SQLPredicateBuilder>(_ query: Query, nowMs: Int64) -> Query {
-        query.where("state", .equal, DeliveryState.pending.rawValue)
-            .where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
-            .where(
-                "notification_id", .notIn,
-                SQLSubquery.select { $0.column("id").from("notifications").where("released_at", .is, SQLLiteral.null) })
+    /// Pending deliveries that no live lease holds and whose notification has been released: `excluded` are the
+    /// deliveries held in memory, nil where leases are in the rows.
+    private static func claimable<Query: SQLPredicateBuilder>(_ query: Query, nowMs: Int64, excluding excluded: [Int64]?) -> Query {
+        _ = query.where("state", .equal, DeliveryState.pending.rawValue)
+        if let excluded {
+            if !excluded.isEmpty { _ = query.where(SQLQueryString("NOT \(SQLIdSet("id", in: excluded))")) }
+        } else {
+            _ = query.where { $0.where("lease_until", .is, SQLLiteral.null).orWhere("lease_until", .lessThan, nowMs) }
+        }
+        return query.where(
+            "notification_id", .notIn,
+            SQLSubquery.select { $0.column("id").from("notifications").where("released_at", .is, SQLLiteral.null) })
     }
 
     /// The claimable deliveries of a few notifications with due deliveries on an audience platform, every one of them.
@@ -158,12 +210,14 @@ extension Store {
     /// The notification's row is locked first, skipping those another claimer holds: one claimer at a time takes a
     /// notification's audience, so two processes never each send it to the same audience.
     private static func claimAudiences(
-        platforms: Set<Platform>, nowMs: Int64, skipLocked: (any SQLExpression)?, in db: any SQLDatabase
+        platforms: Set<Platform>, nowMs: Int64, excluding excluded: [Int64]?, skipLocked: (any SQLExpression)?, in db: any SQLDatabase
     ) async throws -> [Int64] {
         let platformNames = platforms.map(\.rawValue).sorted()
-        let due = try await claimable(db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs)
-            .where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
-            .orderBy("notification_id").limit(10).all()
+        let due = try await claimable(
+            db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs, excluding: excluded
+        )
+        .where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
+        .orderBy("notification_id").limit(10).all()
         var audiences: [Int64: [String]] = [:]
         for row in due { audiences[try row.int64("notification_id"), default: []].append(try row.string("platform")) }
         var ids: [Int64] = []
@@ -171,7 +225,7 @@ extension Store {
             let locked = try await db.select().column("id").from("notifications").where("id", .equal, notificationId)
                 .skippingLocked(skipLocked).first()
             guard locked != nil else { continue }
-            ids += try await claimable(db.select().column("id").from("deliveries"), nowMs: nowMs)
+            ids += try await claimable(db.select().column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
                 .where("notification_id", .equal, notificationId).where("platform", .in, audience)
                 .skippingLocked(skipLocked).all().map { try $0.int64("id") }
         }
@@ -188,28 +242,35 @@ extension Store {
     /// and its installation is never sent to again until it registers anew.
     public func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         guard !results.isEmpty else { return }
-        try await engine.transaction { db in try await Self.record(results, now: now, in: db) }
+        try await engine.transaction(.deferred) { db in try await Self.record(results, now: now, countingAttempts: held != nil, in: db) }
+        held?.release(results.map(\.job.deliveryId))
     }
 
-    private static func record(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase) async throws {
+    /// Records outcomes; `countingAttempts` where the claim did not count the attempt (deliveries held in memory).
+    private static func record(
+        _ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, countingAttempts: Bool, in db: any SQLDatabase
+    ) async throws {
         let nowMs = EpochMilliseconds(now)
+        func update(_ ids: any SQLExpression) -> SQLUpdateBuilder {
+            let update = db.update("deliveries").set("lease_until", to: Int64?.none).where(ids)
+            guard countingAttempts else { return update }
+            return update.set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+        }
         let sent = results.filter { $0.outcome == .sent }.map(\.job.deliveryId)
         for chunk in sent.chunked(Self.insertChunk) {
-            try await db.update("deliveries").set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs)
-                .set("lease_until", to: Int64?.none).where(SQLIdSet("id", in: chunk)).run()
+            try await update(SQLIdSet("id", in: chunk)).set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs).run()
         }
         for (job, outcome) in results {
+            let delivery = SQLBinaryExpression(SQLIdentifier("id"), .equal, SQLBind(job.deliveryId))
             switch outcome {
             case .sent:
                 continue
             case .retry(let after, let code, let message):
-                try await db.update("deliveries").set("due_at", to: EpochMilliseconds(now + after))
-                    .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
-                    .where("id", .equal, job.deliveryId).run()
+                try await update(delivery).set("due_at", to: EpochMilliseconds(now + after)).set("error_code", to: code)
+                    .set("error_message", to: message).run()
             case .failed(let code, let message), .deviceGone(let code, let message):
-                try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
-                    .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
-                    .where("id", .equal, job.deliveryId).run()
+                try await update(delivery).set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
+                    .set("error_code", to: code).set("error_message", to: message).run()
                 if case .deviceGone = outcome {
                     try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
                         .where("id", .equal, job.installationId).where("dead_at", .is, SQLLiteral.null).run()
@@ -278,7 +339,10 @@ extension Store {
     /// Keeps claimed deliveries that are still being sent to their claimer for another `lease`, so a batch that
     /// takes longer than the lease is not claimed and sent a second time by another process.
     public func extendLease(of deliveryIds: [Int64], by lease: TimeInterval, now: Date = .now) async throws {
-        try await engine.transaction { db in
+        if let held {
+            return held.extend(deliveryIds, until: EpochMilliseconds(now + lease))
+        }
+        try await engine.transaction(.deferred) { db in
             for chunk in deliveryIds.chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
                     .where(SQLIdSet("id", in: chunk)).where("state", .equal, DeliveryState.pending.rawValue)

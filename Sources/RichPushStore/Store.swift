@@ -9,6 +9,9 @@ import SQLKit
 public struct Store: Sendable {
     let engine: any DatabaseEngine
     let logger: Logger
+    /// The claims of this process's dispatchers, on an engine no other process claims from; nil where leases are
+    /// written into the claimed rows.
+    let held: HeldDeliveries?
     /// Platforms whose installations are copied into a remote hub's registrations (Notification Hubs): their
     /// changes queue a sync in the same transaction.
     public var mirroredPlatforms: Set<Platform> = []
@@ -16,6 +19,7 @@ public struct Store: Sendable {
     init(engine: any DatabaseEngine, logger: Logger) {
         self.engine = engine
         self.logger = logger
+        self.held = engine.isExclusive ? HeldDeliveries() : nil
     }
 
     /// Opens the embedded SQLite store in `directory` (created if missing) and brings its schema up to date.

@@ -63,3 +63,12 @@ func withStores<T>(_ engine: Engine, count: Int, _ body: ([Store]) async throws 
         throw error
     }
 }
+
+/// `count` dispatchers on fresh data of `engine`: on PostgreSQL each in a gateway process of its own, a store each; on
+/// SQLite all in the one process an embedded store has, sharing its store.
+func withDispatchers<T>(_ engine: Engine, count: Int, _ body: ([Store]) async throws -> T) async throws -> T {
+    switch engine {
+    case .postgresql: try await withStores(engine, count: count, body)
+    case .sqlite: try await withStore(engine) { store in try await body(Array(repeating: store, count: count)) }
+    }
+}

@@ -32,7 +32,7 @@ extension Store {
 struct SharedStoreTests {
     @Test(arguments: Engine.allCases)
     func twoDispatchersClaimingAtOnceNeverClaimTheSameDelivery(_ engine: Engine) async throws {
-        try await withStores(engine, count: 2) { stores in
+        try await withDispatchers(engine, count: 2) { stores in
             try await stores[0].registerMany(400, owner: "alice")
             _ = try await stores[0].send("username:alice")
             async let first = stores[0].claimAll(batch: 25)
@@ -46,7 +46,7 @@ struct SharedStoreTests {
 
     @Test(arguments: Engine.allCases)
     func anAudienceHubsNotificationIsClaimedWholeByOneDispatcher(_ engine: Engine) async throws {
-        try await withStores(engine, count: 2) { stores in
+        try await withDispatchers(engine, count: 2) { stores in
             try await stores[0].registerMany(200, owner: "alice", platform: .apns)
             _ = try await stores[0].send("username:alice")
             async let first = stores[0].claimDueDeliveries(limit: 10, lease: 60, audiencePlatforms: [.apns])
@@ -151,7 +151,7 @@ struct SharedStoreTests {
 
     @Test(arguments: Engine.allCases)
     func aLeaseExtendedWhileItsBatchIsSentKeepsTheDeliveriesFromAnotherClaimer(_ engine: Engine) async throws {
-        try await withStores(engine, count: 2) { stores in
+        try await withDispatchers(engine, count: 2) { stores in
             try await stores[0].register("a1", owner: "alice")
             _ = try await stores[0].send("username:alice")
             let now = Date.now

@@ -58,11 +58,24 @@ public final class SQLiteEngine: DatabaseEngine {
         return try await Self.on(readers[index % readers.count], body)
     }
 
-    public func transaction<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    public func transaction<T>(_ durability: CommitDurability, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         // IMMEDIATE takes the write lock up front, so a concurrent writer in another process waits at BEGIN instead of
         // failing at the first write.
         try await writeLock.withLock {
-            try await Self.on(writer) { db in try await db.inTransaction(begin: "BEGIN IMMEDIATE", body) }
+            try await Self.on(writer) { db in
+                guard durability == .deferred else { return try await db.inTransaction(begin: "BEGIN IMMEDIATE", body) }
+                // In WAL mode NORMAL writes the commit to the log without waiting for the disk; the next FULL commit or
+                // checkpoint syncs it.
+                try await db.raw("PRAGMA synchronous = NORMAL").run()
+                do {
+                    let result = try await db.inTransaction(begin: "BEGIN IMMEDIATE", body)
+                    try await db.raw("PRAGMA synchronous = FULL").run()
+                    return result
+                } catch {
+                    try await db.raw("PRAGMA synchronous = FULL").run()
+                    throw error
+                }
+            }
         }
     }
 
