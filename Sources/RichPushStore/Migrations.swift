@@ -9,6 +9,7 @@ enum Migrations {
 
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
+        narrowOutboxIndexes,
     ]
 
     static func run(on engine: some DatabaseEngine) async throws {
@@ -201,5 +202,18 @@ enum Migrations {
     /// reading every delivery row of a large campaign.
     private static func indexDeliveriesByNotificationState(_ db: any SQLDatabase) async throws {
         try await db.create(index: "deliveries_notification_state").on("deliveries").column("notification_id").column("state").run()
+    }
+
+    /// Each outbox index holds only the deliveries its queries look for: the pending ones by due time, and the
+    /// finished ones by notification and state for the counts. A delivery going from pending to sent then leaves one
+    /// and enters the other, instead of being removed from and inserted into both, which was half of what recording
+    /// a fan-out's outcomes cost. Queries name `'pending'` as a literal, so the planners can match these indexes.
+    private static func narrowOutboxIndexes(_ db: any SQLDatabase) async throws {
+        try await db.drop(index: "deliveries_due").run()
+        try await db.drop(index: "deliveries_notification_state").run()
+        try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at) WHERE state = 'pending'").run()
+        try await db.raw(
+            "CREATE INDEX deliveries_finished_by_notification ON deliveries (notification_id, state) WHERE state <> 'pending'"
+        ).run()
     }
 }

@@ -194,7 +194,7 @@ extension Store {
     /// Pending deliveries that no live lease holds and whose notification has been released: `excluded` are the
     /// deliveries held in memory, nil where leases are in the rows.
     private static func claimable<Query: SQLPredicateBuilder>(_ query: Query, nowMs: Int64, excluding excluded: [Int64]?) -> Query {
-        _ = query.where("state", .equal, DeliveryState.pending.rawValue)
+        _ = query.where(DeliveryState.isPending)
         if let excluded {
             if !excluded.isEmpty { _ = query.where(SQLQueryString("NOT \(SQLIdSet("id", in: excluded))")) }
         } else {
@@ -283,7 +283,7 @@ extension Store {
     public func nextDeliveryDue() async throws -> Date? {
         try await engine.read { db in
             try await db.select().column(SQLFunction("MIN", args: SQLIdentifier("due_at")), as: "due").from("deliveries")
-                .where("state", .equal, DeliveryState.pending.rawValue).first()?.optionalDate("due")
+                .where(DeliveryState.isPending).first()?.optionalDate("due")
         }
     }
 
@@ -291,12 +291,17 @@ extension Store {
     public func counts(notificationId id: Int64) async throws -> NotificationCounts {
         try await engine.read { db in
             var tally = DeliveryTally()
+            // The finished deliveries are counted by state from their index; the pending ones are what is left.
+            let total = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("deliveries")
+                .where("notification_id", .equal, id).first()!.int("n")
             let byState = try await db.select().column("state").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
-                .from("deliveries").where("notification_id", .equal, id).groupBy("state").all()
+                .from("deliveries").where("notification_id", .equal, id).where(DeliveryState.isFinished).groupBy("state").all()
+            tally.pending = total
             for row in byState {
                 let count = try row.int("n")
+                tally.pending -= count
                 switch DeliveryState(rawValue: try row.string("state")) {
-                case .pending: tally.pending = count
+                case .pending: break
                 case .sent: tally.sent = count
                 case .failed: tally.failed = count
                 case .expired: tally.expired = count
@@ -322,7 +327,7 @@ extension Store {
                 $0.from("receipts").where("notification_id", .equal, id).where("event", .equal, ReceiptEvent.displayed.rawValue)
             }
             let errors = try await db.select().columns("installation_id", "platform", "error_code", "error_message", "finished_at")
-                .from("deliveries").where("notification_id", .equal, id)
+                .from("deliveries").where("notification_id", .equal, id).where(DeliveryState.isFinished)
                 .where("state", .in, [DeliveryState.failed.rawValue, DeliveryState.expired.rawValue])
                 .orderBy("id").limit(100).all()
                 .map { row in
@@ -354,7 +359,7 @@ extension Store {
     func releaseAllClaims() async throws {
         try await engine.transaction { db in
             try await db.update("deliveries").set("lease_until", to: Int64?.none)
-                .where("state", .equal, DeliveryState.pending.rawValue).where("lease_until", .isNot, SQLLiteral.null).run()
+                .where(DeliveryState.isPending).where("lease_until", .isNot, SQLLiteral.null).run()
         }
     }
 }

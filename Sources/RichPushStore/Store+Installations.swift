@@ -158,7 +158,7 @@ extension Store {
         // Outstanding deliveries to a removed device can never succeed.
         try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue)
             .set("error_code", to: "installation.deleted").set("error_message", to: "the installation was deleted")
-            .where("installation_id", .equal, id).where("state", .equal, DeliveryState.pending.rawValue).run()
+            .where("installation_id", .equal, id).where(DeliveryState.isPending).run()
         try await db.delete(from: "installations").where("id", .equal, id).run()
         return true
     }

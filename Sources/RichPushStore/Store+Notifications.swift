@@ -9,6 +9,12 @@ enum DeliveryState: String {
     case failed
     case expired
     case canceled
+
+    /// `state = 'pending'`, the state written as a literal: the planners match it to the index of pending deliveries,
+    /// which a bound value they cannot.
+    static let isPending = SQLBinaryExpression(SQLIdentifier("state"), .equal, SQLLiteral.string(pending.rawValue))
+    /// `state <> 'pending'`, which the index of finished deliveries holds.
+    static let isFinished = SQLBinaryExpression(SQLIdentifier("state"), .notEqual, SQLLiteral.string(pending.rawValue))
 }
 
 /// What `DELETE /api/notifications/{id}` did.
@@ -122,7 +128,8 @@ extension Store {
             let record = try Self.notificationRecord(row)
             if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }
             let sent = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("deliveries")
-                .where("notification_id", .equal, id).where("state", .equal, DeliveryState.sent.rawValue).first()!.int("n")
+                .where("notification_id", .equal, id).where(DeliveryState.isFinished).where("state", .equal, DeliveryState.sent.rawValue)
+                .first()!.int("n")
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
             try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
                 .where("id", .equal, id).run()
