@@ -119,12 +119,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon"], swiftSettings: swiftSettings),
+        .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon", "TestProcesses"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushImagingTests", dependencies: ["RichPushImaging"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushStoreTests", dependencies: ["RichPushStore", "TestPostgres"], swiftSettings: swiftSettings),
         // The PostgreSQL server `scripts/with-postgres` starts for the tests, with a fresh database per test.
-        .target(name: "TestPostgres", path: "Tests/TestPostgres", swiftSettings: swiftSettings),
+        .target(name: "TestPostgres", dependencies: ["TestProcesses"], path: "Tests/TestPostgres", swiftSettings: swiftSettings),
+        // Programs the tests start, without Foundation's Process and its crash with many descriptors open.
+        .target(name: "TestProcesses", path: "Tests/TestProcesses", swiftSettings: swiftSettings),
         .testTarget(
             name: "RichPushClientTests",
             dependencies: ["RichPushClient", "RichPushServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
@@ -133,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer", "HubTestServers", "TestPostgres",
+                "RichPushServer", "HubTestServers", "TestPostgres", "TestProcesses",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

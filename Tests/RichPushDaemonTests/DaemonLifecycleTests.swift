@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 @testable import RichPushDaemon
@@ -86,10 +87,10 @@ extension EndToEndTests {
             let home = scene.daemon.home.path
             _ = try scene.daemon.home.write(
                 ".config/richpush/richpushd.conf", "server = \(scene.gateway.baseURL)\nuser = alice\npassword-file = \(home)/password\n")
-            let first = try run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            let first = try SpawnedProcess.run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
             #expect(first.status == 0, "\(first.output)")
             let id = try scene.gateway.sendText("Doors open at nine.", message: "Opening hours", to: "alice")
-            let second = try run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            let second = try SpawnedProcess.run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
             #expect(second.status == 0)
             #expect(second.output.contains("richpush \(id) [text] New message: Opening hours | Doors open at nine."))
         }
@@ -202,13 +203,14 @@ extension EndToEndTests {
         @Test func thePasswordCanComeFromStandardInputButNeverFromAFlag() throws {
             let home = try TemporaryDirectory()
             let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
-            let missing = try run(productsDirectory + "/richpushd", ["--server", "http://127.0.0.1:1", "--user", "alice"], environment: environment)
+            let missing = try SpawnedProcess.run(
+                productsDirectory + "/richpushd", ["--server", "http://127.0.0.1:1", "--user", "alice"], environment: environment)
             #expect(missing.status == 64)
             #expect(missing.output.contains("no password: give --password-file FILE (or RICHPUSH_PASSWORD_FILE) or --password-stdin"))
-            let flag = try run(
+            let flag = try SpawnedProcess.run(
                 productsDirectory + "/richpushd", ["--server", "http://127.0.0.1:1", "--user", "a", "--password", "x"], environment: environment)
             #expect(flag.status == 64)
-            let empty = try run(
+            let empty = try SpawnedProcess.run(
                 productsDirectory + "/richpushd", ["--server", "http://127.0.0.1:1", "--user", "alice", "--password-stdin", "--once"],
                 environment: environment, input: "\n")
             #expect(empty.output.contains("password is empty"))

@@ -1,5 +1,6 @@
 import Foundation
 import RichPushCore
+import TestProcesses
 import Testing
 
 /// `richpush send` and `richpush status` as scripts run them: the real executable against a running gateway.
@@ -32,7 +33,7 @@ struct CommandLineTests {
     func richpush(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String) {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RICHPUSH_") }
         environment.merge(extra) { _, new in new }
-        return try runProcess(GatewayProcess.executable.path, arguments, environment: environment)
+        return try SpawnedProcess.run(GatewayProcess.executable.path, arguments, environment: environment)
     }
 
     func sendArguments(_ gateway: GatewayProcess, _ passwordFile: String, to audience: String = "username:alice") -> [String] {
@@ -61,7 +62,8 @@ struct CommandLineTests {
     @Test func onATerminalWaitDrawsAProgressBar() async throws {
         try await withGateway { gateway, passwordFile in
             let command = (sendArguments(gateway, passwordFile) + ["--wait"]).map { "'\($0)'" }.joined(separator: " ")
-            let result = try runProcess("/usr/bin/script", ["-qec", "stty cols 120; '\(GatewayProcess.executable.path)' \(command)", "/dev/null"])
+            let result = try SpawnedProcess.run(
+                "/usr/bin/script", ["-qec", "stty cols 120; '\(GatewayProcess.executable.path)' \(command)", "/dev/null"])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("\r\u{1B}[2K"))
             #expect(result.output.contains("notification 1 delivered: 1 of 1 sent"))

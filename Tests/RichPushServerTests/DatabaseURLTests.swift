@@ -1,5 +1,6 @@
 import Foundation
 import TestPostgres
+import TestProcesses
 import Testing
 
 /// `--database-url` as an operator gives it: the real executable, a real PostgreSQL server.
@@ -7,12 +8,12 @@ import Testing
 struct DatabaseURLTests {
     func richpush(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RICHPUSH_") }
-        guard let input else { return try runProcess(GatewayProcess.executable.path, arguments, environment: environment) }
+        guard let input else { return try SpawnedProcess.run(GatewayProcess.executable.path, arguments, environment: environment) }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-input-\(UUID().uuidString)")
         try input.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let command = "exec \"$0\" \"$@\" < \"\(file.path)\""
-        return try runProcess("/bin/sh", ["-c", command, GatewayProcess.executable.path] + arguments, environment: environment)
+        return try SpawnedProcess.run("/bin/sh", ["-c", command, GatewayProcess.executable.path] + arguments, environment: environment)
     }
 
     @Test func aServerThatCannotBeReachedStopsServeWithASentenceNamingIt() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 @Suite("The OpenAPI document")
@@ -7,7 +8,7 @@ struct OpenAPITests {
 
     @Test func itIsAValidOpenAPI3Document() throws {
         let script = "import sys, yaml\nfrom openapi_spec_validator import validate\nvalidate(yaml.safe_load(open(sys.argv[1])))\n"
-        let result = try runProcess("/usr/bin/env", ["python3", "-c", script, document])
+        let result = try SpawnedProcess.run("/usr/bin/env", ["python3", "-c", script, document])
         #expect(result.status == 0, "\(result.output)")
     }
 
@@ -32,31 +33,10 @@ struct OpenAPITests {
                 for method in item:
                     if method != "parameters": print(method, path)
             """
-        let result = try runProcess("/usr/bin/env", ["python3", "-c", script, document])
+        let result = try SpawnedProcess.run("/usr/bin/env", ["python3", "-c", script, document])
         let documented = Set(result.output.split(separator: "\n").map(String.init))
         for (method, path) in Self.contract {
             #expect(documented.contains("\(method) \(path)"), "\(method) \(path) is not documented")
         }
     }
-}
-
-/// Runs a program to its end and returns its exit status and combined output.
-///
-/// The output goes through a file, not a pipe: a background child the program leaves behind must not keep the
-/// test waiting for an end of file.
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-output-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: outputFile) }
-    let handle = try FileHandle(forWritingTo: outputFile)
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
-    process.waitUntilExit()
-    try handle.close()
-    return (process.terminationStatus, (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
 import RichPushCore
+import TestProcesses
 import Testing
 
 /// Tests of the real `richpush` executable: crashes, signals and the README's curl walkthrough.
@@ -82,7 +83,7 @@ struct ProcessTests {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }
         try await gateway.start()
-        let result = try runProcess(
+        let result = try SpawnedProcess.run(
             "/bin/bash", [repositoryRoot.appendingPathComponent("Tests/qa/walkthrough.sh").path], environment: gateway.scriptEnvironment)
         #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
     }

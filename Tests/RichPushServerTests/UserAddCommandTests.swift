@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 /// `richpush user add` on the embedded store, configured from the environment as a container would.
@@ -13,7 +14,7 @@ struct UserAddCommandTests {
         environment["RICHPUSH_DATA_DIR"] = gateway.dataDirectory.path
         let input = gateway.dataDirectory.appendingPathComponent("password")
         try "mark-password\n".write(to: input, atomically: true, encoding: .utf8)
-        let added = try runProcess(
+        let added = try SpawnedProcess.run(
             "/bin/sh", ["-c", "exec \"$0\" user add mark < \"\(input.path)\"", GatewayProcess.executable.path], environment: environment)
         #expect(added.status == 0, "\(added.output)")
         #expect(added.output.contains("created user mark with role marketer"))
@@ -25,7 +26,7 @@ struct UserAddCommandTests {
 
     @Test func aMissingRoleIsNamedWithItsEnvironmentForm() throws {
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RICHPUSH_") }
-        let result = try runProcess(GatewayProcess.executable.path, ["user", "add", "mark", "--password-stdin"], environment: environment)
+        let result = try SpawnedProcess.run(GatewayProcess.executable.path, ["user", "add", "mark", "--password-stdin"], environment: environment)
         #expect(result.status != 0)
         #expect(result.output.contains("missing --role (or RICHPUSH_ROLE)"), "\(result.output)")
     }

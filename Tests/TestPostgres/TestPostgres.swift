@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 
 /// The PostgreSQL server that `scripts/with-postgres` (run by `scripts/test`) starts for the tests, and a fresh
 /// database on it for each test.
@@ -36,18 +37,10 @@ public enum TestPostgres {
     }
 
     private static func psql(_ url: String, _ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let result = try SpawnedProcess.run("/usr/bin/env", ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command])
+        guard result.status == 0 else {
             throw Unavailable(
-                description: "psql could not run '\(command)' on \(url): \(String(decoding: message, as: UTF8.self))")
+                description: "psql could not run '\(command)' on \(url): \(result.output)")
         }
     }
 }

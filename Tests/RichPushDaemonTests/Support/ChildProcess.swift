@@ -1,37 +1,29 @@
 import Foundation
+import TestProcesses
 
 /// A program the tests run, its output collected in a file; ended for sure by ``stop()``.
-final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+final class ChildProcess: Sendable {
+    let process: SpawnedProcess
     let outputFile: String
 
     init(_ executable: String, _ arguments: [String], environment: [String: String], outputFile: String, errorFile: String? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        FileManager.default.createFile(atPath: outputFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile, contents: nil)
         self.outputFile = outputFile
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
-        if let errorFile {
-            FileManager.default.createFile(atPath: errorFile, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        } else {
-            process.standardError = process.standardOutput
-        }
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        if let errorFile { _ = FileManager.default.createFile(atPath: errorFile, contents: nil) }
+        process = try SpawnedProcess(
+            executable, arguments, environment: environment, output: .file(outputFile), error: errorFile.map { .file($0) } ?? .output)
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
     var isRunning: Bool { process.isRunning }
     var output: String { (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` and waits up to `timeout` for the exit; returns the exit status and the time it took.
     @discardableResult
     func terminate(_ signal: Int32 = SIGTERM, within timeout: Duration = .seconds(10)) -> (status: Int32, elapsed: Duration)? {
-        guard process.isRunning else { return (process.terminationStatus, .zero) }
+        guard process.isRunning else { return (process.waitUntilExit(), .zero) }
         let start = ContinuousClock.now
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
         while process.isRunning {
             if ContinuousClock.now - start > timeout {
                 stop()
@@ -39,17 +31,17 @@ final class ChildProcess: @unchecked Sendable {
             }
             usleep(10_000)
         }
-        return (process.terminationStatus, ContinuousClock.now - start)
+        return (process.waitUntilExit(), ContinuousClock.now - start)
     }
 
     /// Ends the process: SIGTERM, then SIGKILL after a second.
     func stop() {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         let deadline = ContinuousClock.now + .seconds(1)
         while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
         }
     }
@@ -65,29 +57,6 @@ final class ChildProcess: @unchecked Sendable {
         }
         throw TestFailure("'\(text)' did not appear; output:\n\(output)")
     }
-}
-
-/// Runs a program to its end and returns its exit status and output.
-func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil) throws -> (
-    status: Int32, output: String
-) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    let inputPipe = Pipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-    try process.run()
-    if let input {
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-        try inputPipe.fileHandleForWriting.close()
-    }
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
 }
 
 /// A TCP port nobody listens on right now.

@@ -48,8 +48,8 @@ final class DaemonProcess: @unchecked Sendable {
         let process = try ChildProcess(
             productsDirectory + "/richpushd", arguments + ["--once"], environment: environment(desktop: desktop),
             outputFile: home.path + "/stdout-\(runs)", errorFile: home.path + "/stderr-\(runs)")
-        process.process.waitUntilExit()
-        return (process.process.terminationStatus, process.output, Self.read(home.path + "/stderr-\(runs)"))
+        let status = process.process.waitUntilExit()
+        return (status, process.output, Self.read(home.path + "/stderr-\(runs)"))
     }
 
     /// What the daemon logged (standard error) in its current run.

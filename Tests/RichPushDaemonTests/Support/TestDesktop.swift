@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 
 /// A real desktop for one test: Xvfb, a private session bus (`dbus-daemon`) and the dunst notification server.
 ///
@@ -88,7 +89,7 @@ final class TestDesktop: @unchecked Sendable {
     /// Runs `dunstctl` against this desktop.
     @discardableResult
     func control(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try run("/usr/bin/dunstctl", arguments, environment: environment)
+        try SpawnedProcess.run("/usr/bin/dunstctl", arguments, environment: environment)
     }
 
     /// Starts `dbus-monitor` on the bus, watching `Notify` calls; its output is the monitor's text.

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import TestProcesses
 
 /// The real `richpush` executable, run as a separate process on a store in a temporary directory.
 final class GatewayProcess: @unchecked Sendable {
@@ -10,7 +11,7 @@ final class GatewayProcess: @unchecked Sendable {
     let port: Int
     /// Flags added to `richpush serve`, such as a hub's settings.
     let extraArguments: [String]
-    private(set) var process: Process?
+    private(set) var process: SpawnedProcess?
     private let logFile: URL
 
     /// The `richpush` binary next to the test bundle; `swift build --build-tests` builds both.
@@ -41,9 +42,7 @@ final class GatewayProcess: @unchecked Sendable {
 
     /// Starts `richpush serve` and waits until `/health` answers.
     func start() async throws {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments =
+        let arguments =
             [
                 "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path,
                 "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir",
@@ -52,13 +51,7 @@ final class GatewayProcess: @unchecked Sendable {
             ] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["RICHPUSH_ADMIN_PASSWORD"] = Credentials.admin.password
-        process.environment = environment
-        if !FileManager.default.fileExists(atPath: logFile.path) { _ = FileManager.default.createFile(atPath: logFile.path, contents: nil) }
-        let log = try FileHandle(forWritingTo: logFile)
-        log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        let process = try SpawnedProcess(Self.executable.path, arguments, environment: environment, output: .file(logFile.path))
         self.process = process
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
@@ -72,7 +65,7 @@ final class GatewayProcess: @unchecked Sendable {
     /// Ends the process the hard way, as a crash or an OOM kill would.
     func kill() {
         guard let process else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
         self.process = nil
     }
@@ -81,7 +74,7 @@ final class GatewayProcess: @unchecked Sendable {
     func terminate(within timeout: Duration) async throws -> (status: Int32, elapsed: Duration) {
         guard let process else { throw TestFailure("not running") }
         let start = ContinuousClock.now
-        Foundation.kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         while process.isRunning {
             if ContinuousClock.now - start > timeout {
                 kill()
@@ -90,7 +83,7 @@ final class GatewayProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         self.process = nil
-        return (process.terminationStatus, ContinuousClock.now - start)
+        return (process.waitUntilExit(), ContinuousClock.now - start)
     }
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
