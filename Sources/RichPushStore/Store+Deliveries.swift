@@ -256,7 +256,7 @@ extension Store {
             guard countingAttempts else { return update }
             return update.set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
         }
-        let sent = results.filter { $0.outcome == .sent }.map(\.job.deliveryId)
+        let sent = results.compactMap { $0.outcome == .sent ? $0.job.deliveryId : nil }
         for chunk in sent.chunked(Self.insertChunk) {
             try await update(SQLIdSet("id", in: chunk)).set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs).run()
         }

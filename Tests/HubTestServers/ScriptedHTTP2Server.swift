@@ -22,7 +22,8 @@ public final class ScriptedHTTP2Server: Sendable {
         case tinyStreamWindows
         /// Allows one stream at a time and answers each after its body.
         case oneStreamAtATime
-        /// Answers after the body with a 20 KB header, so the answer's header block spans HEADERS and CONTINUATION.
+        /// Answers after the body with a 429 carrying a 20 KB header, so the header block spans HEADERS and CONTINUATION:
+        /// a failure, whose headers the client reads.
         case largeAnswerHeaders
         /// Pings the client on each request and answers only once the PING comes back acknowledged.
         case pingBeforeAnswering
@@ -143,7 +144,7 @@ private final class ScriptHandler: ChannelInboundHandler {
             answer(frame.streamID, context: context)
             context.flush()
         case (.largeAnswerHeaders, .data(let data)) where data.endStream:
-            answer(frame.streamID, context: context, extra: ["x-padding": String(repeating: "p", count: 20_000)])
+            answer(frame.streamID, context: context, status: 429, extra: ["x-padding": String(repeating: "p", count: 20_000)])
             context.flush()
         case (.pingBeforeAnswering, .headers):
             var opaque = HTTP2PingData()
@@ -165,9 +166,9 @@ private final class ScriptHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func answer(_ stream: HTTP2StreamID, context: ChannelHandlerContext, extra: HPACKHeaders = [:]) {
-        counters.answered.add(1, ordering: .relaxed)
-        var headers: HPACKHeaders = [":status": "200", "apns-id": "00000000-0000-0000-0000-000000000000"]
+    private func answer(_ stream: HTTP2StreamID, context: ChannelHandlerContext, status: Int = 200, extra: HPACKHeaders = [:]) {
+        if status == 200 { counters.answered.add(1, ordering: .relaxed) }
+        var headers: HPACKHeaders = [":status": "\(status)", "apns-id": "00000000-0000-0000-0000-000000000000"]
         headers.add(contentsOf: extra)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
     }

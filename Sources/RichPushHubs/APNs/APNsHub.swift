@@ -151,6 +151,6 @@ struct NotificationRequests {
     func request(to job: DeliveryJob) -> HTTP2Request {
         // Unique to this push: not worth a place in the connection's compression table.
         let id = HTTP2Header("apns-id", APNsHub.apnsId(of: job.installationId, after: idHash), indexable: false)
-        return HTTP2Request(path: "/3/device/\(job.pushChannel)", sharedHeaders: headers, headers: [id], body: payload)
+        return HTTP2Request(path: "/3/device/\(job.pushChannel)", headers: headers, ownHeader: id, body: payload)
     }
 }

@@ -41,9 +41,10 @@ struct HPACKRequestEncoder {
         evict(toFit: 0)
     }
 
-    /// Writes the header block of one request: its pseudo-headers, then `headers`.
+    /// Writes the header block of one request: its pseudo-headers, then `headers` and `ownHeader`.
     mutating func encodeRequest(
-        method: String, scheme: String, authority: String, path: String, headers: some Sequence<HTTP2Header>, into buffer: inout ByteBuffer
+        method: String, scheme: String, authority: String, path: String, headers: [HTTP2Header], ownHeader: HTTP2Header? = nil,
+        into buffer: inout ByteBuffer
     ) {
         if let size = pendingSizeUpdate {
             buffer.writeHPACKInteger(size, prefix: 5, flags: 0x20)
@@ -54,6 +55,7 @@ struct HPACKRequestEncoder {
         encode(HTTP2Header(":authority", authority), into: &buffer)
         encode(HTTP2Header(":path", path, indexable: false), into: &buffer)
         for header in headers { encode(header, into: &buffer) }
+        if let ownHeader { encode(ownHeader, into: &buffer) }
     }
 
     private mutating func encode(_ header: HTTP2Header, into buffer: inout ByteBuffer) {
@@ -128,6 +130,14 @@ extension ByteBuffer {
 struct HPACKField: Hashable {
     var name: String
     var value: String
+
+    /// Hashes the lengths alone: the table holds a few dozen fields, and hashing every byte of a provider token on
+    /// each request cost more than the rare equal-length comparisons this leaves to `==`, which for the same shared
+    /// string is a pointer comparison.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(name.utf8.count)
+        hasher.combine(value.utf8.count)
+    }
 }
 
 /// The static table of RFC 7541 Appendix A.

@@ -1,5 +1,5 @@
 import NIOCore
-import NIOHPACK
+import NIOHTTP1
 import NIOHTTP2
 
 /// The server's frames: answers to streams, and the connection's settings, windows, pings and GOAWAY.
@@ -87,7 +87,7 @@ extension HTTP2ExchangeHandler {
             throw HTTP2ConnectionError(code: .protocolError, reason: "CONTINUATION without a header block to continue")
         }
         var fragment = frame.payload
-        guard block.readableBytes + fragment.readableBytes <= decoder.maxHeaderListSize * 2 else {
+        guard block.readableBytes + fragment.readableBytes <= decoder.maximumHeaderListSize * 2 else {
             throw HTTP2ConnectionError(code: .enhanceYourCalm, reason: "a header block larger than the client accepts")
         }
         block.writeBuffer(&fragment)
@@ -101,15 +101,11 @@ extension HTTP2ExchangeHandler {
 
     /// Decodes every header block, even of a stream no longer wanted: the decoder's table follows them all.
     private func receiveHeaderBlock(_ block: inout ByteBuffer, endStream: Bool, stream id: Int) throws(HTTP2ConnectionError) {
-        let headers: HPACKHeaders
-        do {
-            headers = try decoder.decodeHeaders(from: &block)
-        } catch {
-            throw HTTP2ConnectionError(code: .compressionError, reason: "an undecodable header block: \(error)")
-        }
+        let known = exchanges[id]?.status
+        let headers = try decoder.decode(&block, keep: known.map { !(200..<300).contains($0) } ?? true)
         guard var exchange = exchanges[id] else { return }
         if exchange.status == nil {
-            guard let status = headers.first(name: ":status").flatMap(Int.init) else {
+            guard let status = headers.status else {
                 fail(stream: id, with: HTTP2TransportError.streamReset(.protocolError))
                 return
             }
@@ -117,7 +113,10 @@ extension HTTP2ExchangeHandler {
             if status < 200 { return }
             exchange.status = status
         }
-        for (name, value, _) in headers where !name.hasPrefix(":") { exchange.headers.add(name: name, value: value) }
+        if !headers.fields.isEmpty {
+            // The decoder checked the names; HTTPHeaders.add would check each again.
+            exchange.headers.add(contentsOf: HTTPHeaders(headers.fields.map { ($0.name, $0.value) }))
+        }
         exchanges[id] = exchange
         if endStream { complete(stream: id) }
     }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import NIOTLS
@@ -8,10 +7,10 @@ import NIOTLS
 struct HTTP2Request: Sendable {
     var method = "POST"
     var path: String
-    /// Headers the requests of a batch have in common: one array serves them all.
-    var sharedHeaders: [HTTP2Header] = []
-    /// This request's own headers, after the shared ones.
+    /// Headers the requests of a batch may share: one array serves them all.
     var headers: [HTTP2Header]
+    /// A header of this request alone (an apns-id), sent after the others without an array of its own.
+    var ownHeader: HTTP2Header?
     var body: ByteBuffer
 }
 
@@ -49,7 +48,15 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    typealias Completion = (Result<HubResponse, any Error>) -> Void
+    /// Where a request's answer goes: its place in its batch, rather than a closure allocated per request.
+    struct Completion {
+        let batch: BatchAnswers
+        let index: Int
+
+        func callAsFunction(_ answer: Result<HubResponse, any Error>) {
+            batch.set(index, answer)
+        }
+    }
 
     struct Exchange {
         let complete: Completion
@@ -103,8 +110,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     var encoder = HPACKRequestEncoder()
     /// Where each request's header block is encoded before it is framed; its storage serves every request.
     var headerBlock = ByteBuffer()
-    var decoder = HPACKDecoder(
-        allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: maximumAnswerHeaders)
+    var decoder = HPACKResponseDecoder(maximumHeaderListSize: maximumAnswerHeaders)
     /// A header block still to be completed by CONTINUATION frames: its stream, END_STREAM and bytes so far.
     var continuing: (stream: Int, endStream: Bool, block: ByteBuffer)?
     var inbound = ByteBuffer()
@@ -159,7 +165,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         let answers = BatchAnswers(count: batch.count, completion: completion)
         let deadline = NIODeadline.now() + timeout
         for (index, request) in batch.enumerated() {
-            waiting.append(Waiting(request: request, deadline: deadline, complete: { answers.set(index, $0) }))
+            waiting.append(Waiting(request: request, deadline: deadline, complete: Completion(batch: answers, index: index)))
         }
         startWaiting()
     }
@@ -185,8 +191,8 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         let hasBody = request.body.readableBytes > 0
         headerBlock.clear()
         encoder.encodeRequest(
-            method: request.method, scheme: scheme, authority: authority, path: request.path,
-            headers: [request.sharedHeaders, request.headers].joined(), into: &headerBlock)
+            method: request.method, scheme: scheme, authority: authority, path: request.path, headers: request.headers,
+            ownHeader: request.ownHeader, into: &headerBlock)
         writeHeaderBlock(headerBlock, stream: id, endStream: !hasBody)
         exchanges[id] = Exchange(
             complete: waiting.complete, deadline: waiting.deadline, sendWindow: peerInitialWindow, unsent: hasBody ? request.body : nil)
@@ -348,7 +354,7 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
 }
 
 /// The answers of one batch, collected on the event loop until the last arrives.
-private final class BatchAnswers {
+final class BatchAnswers {
     private var answers: [Result<HubResponse, any Error>?]
     private var missing: Int
     private let completion: ([Result<HubResponse, any Error>]) -> Void

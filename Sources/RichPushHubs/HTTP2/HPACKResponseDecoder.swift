@@ -1,0 +1,227 @@
+import NIOCore
+
+/// The header fields of one answer, as far as they are read.
+struct HPACKAnswerHeaders {
+    var status: Int?
+    /// Every field but the pseudo-headers, unless the answer is a success: nothing after a 2xx status is kept.
+    var fields: [(name: String, value: String)] = []
+}
+
+/// HPACK (RFC 7541) for the answers of one client connection.
+///
+/// Hubs read an answer's headers only when it is not a success, and a success is nearly every answer of a fan-out:
+/// once a 2xx status is read, the literal values that follow (an echoed apns-id, a date) are stepped over without
+/// being decoded into strings, which was most of what decoding an answer cost. What enters the dynamic table is
+/// always decoded, so the table stays in step with the server's.
+struct HPACKResponseDecoder {
+    /// The table size this client allows the server (the SETTINGS default; the client never announces another).
+    static let maximumTableSize = 4096
+    let maximumHeaderListSize: Int
+    private var allowedTableSize = maximumTableSize
+    /// Newest entry first, as the dynamic table's indexes count (§2.3.3).
+    private var entries = CircularBuffer<(field: HPACKField, size: Int)>()
+    private var tableSize = 0
+
+    init(maximumHeaderListSize: Int) {
+        self.maximumHeaderListSize = maximumHeaderListSize
+    }
+
+    /// Decodes one whole header block. `keep` is false for a block of an answer already known to be a success.
+    mutating func decode(_ block: inout ByteBuffer, keep: Bool = true) throws(HTTP2ConnectionError) -> HPACKAnswerHeaders {
+        var headers = HPACKAnswerHeaders()
+        var keep = keep
+        var listSize = 0
+        var fieldsSeen = false
+        while block.readableBytes > 0 {
+            let first = block.getInteger(at: block.readerIndex, as: UInt8.self)!
+            let field: HPACKField?
+            switch first {
+            case 0x80...:
+                // Indexed field (§6.1).
+                field = try self.field(at: try block.readHPACKInteger(prefix: 7))
+            case 0x40...:
+                // Literal with incremental indexing (§6.2.1): decoded whatever it is, as the table must hold it.
+                let name = try literalName(&block, prefix: 6)
+                let decoded = HPACKField(name: name, value: try Self.readString(&block))
+                insert(decoded)
+                field = decoded
+            case 0x20...:
+                // Dynamic table size update (§6.3), only before the first field.
+                let size = try block.readHPACKInteger(prefix: 5)
+                guard !fieldsSeen, size <= Self.maximumTableSize else {
+                    throw HTTP2ConnectionError(code: .compressionError, reason: "a table size update of \(size) bytes")
+                }
+                allowedTableSize = size
+                evict(toFit: 0)
+                continue
+            default:
+                // Literal without indexing or never indexed (§6.2.2, §6.2.3).
+                let name = try literalName(&block, prefix: 4)
+                if keep {
+                    field = HPACKField(name: name, value: try Self.readString(&block))
+                } else {
+                    listSize += try Self.skipString(&block)
+                    field = nil
+                }
+            }
+            fieldsSeen = true
+            guard let field else { continue }
+            listSize += field.name.utf8.count + field.value.utf8.count + 32
+            guard listSize <= maximumHeaderListSize else {
+                throw HTTP2ConnectionError(code: .enhanceYourCalm, reason: "a header list larger than the client accepts")
+            }
+            if field.name == ":status" {
+                guard let status = Int(field.value) else {
+                    throw HTTP2ConnectionError(code: .protocolError, reason: "a status of \(field.value)")
+                }
+                headers.status = status
+                if (200..<300).contains(status) { keep = false }
+            } else if keep, !field.name.hasPrefix(":") {
+                headers.fields.append((field.name, field.value))
+            }
+        }
+        return headers
+    }
+
+    private func field(at index: Int) throws(HTTP2ConnectionError) -> HPACKField {
+        let entries = HPACKStaticTable.entries
+        if index >= 1, index <= entries.count {
+            return HPACKField(name: entries[index - 1].name, value: entries[index - 1].value)
+        }
+        let dynamic = index - entries.count - 1
+        guard dynamic >= 0, dynamic < self.entries.count else {
+            throw HTTP2ConnectionError(code: .compressionError, reason: "a header index \(index) beyond the tables")
+        }
+        return self.entries[self.entries.index(self.entries.startIndex, offsetBy: dynamic)].field
+    }
+
+    private func literalName(_ block: inout ByteBuffer, prefix: Int) throws(HTTP2ConnectionError) -> String {
+        let index = try block.readHPACKInteger(prefix: prefix)
+        return index == 0 ? try Self.readString(&block) : try field(at: index).name
+    }
+
+    private mutating func insert(_ field: HPACKField) {
+        let size = field.name.utf8.count + field.value.utf8.count + 32
+        evict(toFit: size)
+        // An entry larger than the whole table empties it and is not added (§4.4).
+        guard size <= allowedTableSize else { return }
+        entries.prepend((field, size))
+        tableSize += size
+    }
+
+    private mutating func evict(toFit size: Int) {
+        while tableSize + size > allowedTableSize, let oldest = entries.popLast() {
+            tableSize -= oldest.size
+        }
+    }
+
+    /// A string literal (§5.2), Huffman-coded or not.
+    private static func readString(_ block: inout ByteBuffer) throws(HTTP2ConnectionError) -> String {
+        guard let first = block.getInteger(at: block.readerIndex, as: UInt8.self) else { throw truncated }
+        let length = try block.readHPACKInteger(prefix: 7)
+        guard let bytes = block.readSlice(length: length) else { throw truncated }
+        guard first & 0x80 != 0 else { return String(buffer: bytes) }
+        return try HPACKHuffman.decode(bytes)
+    }
+
+    /// Steps over a string literal; answers its length.
+    private static func skipString(_ block: inout ByteBuffer) throws(HTTP2ConnectionError) -> Int {
+        let length = try block.readHPACKInteger(prefix: 7)
+        guard block.readableBytes >= length else { throw truncated }
+        block.moveReaderIndex(forwardBy: length)
+        return length
+    }
+
+    static let truncated = HTTP2ConnectionError(code: .compressionError, reason: "a header block cut short")
+}
+
+extension ByteBuffer {
+    /// An integer with an N-bit prefix (RFC 7541 §5.1), its first byte's other bits ignored.
+    mutating func readHPACKInteger(prefix: Int) throws(HTTP2ConnectionError) -> Int {
+        guard let first = readInteger(as: UInt8.self) else { throw HPACKResponseDecoder.truncated }
+        let limit = (1 << prefix) - 1
+        var value = Int(first) & limit
+        guard value == limit else { return value }
+        var shift = 0
+        while true {
+            guard let byte = readInteger(as: UInt8.self) else { throw HPACKResponseDecoder.truncated }
+            guard shift <= 28 else { throw HTTP2ConnectionError(code: .compressionError, reason: "an integer too large") }
+            value += Int(byte & 0x7F) << shift
+            shift += 7
+            if byte & 0x80 == 0 { return value }
+        }
+    }
+}
+
+/// The canonical Huffman code of RFC 7541 Appendix B, decoded a bit at a time: only the values an answer keeps are
+/// decoded at all.
+enum HPACKHuffman {
+    /// The code length of each symbol, 0 to 255 and EOS (256); codes follow from lengths, as the code is canonical.
+    private static let lengths: [UInt8] = [
+        13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28,
+        28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
+        6, 10, 10, 12, 13, 6, 8, 11, 10, 10, 8, 11, 8, 6, 6, 6,
+        5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 8, 15, 6, 12, 10,
+        13, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+        7, 7, 7, 7, 7, 7, 7, 7, 8, 7, 8, 13, 19, 13, 14, 6,
+        15, 5, 6, 5, 6, 5, 6, 6, 6, 5, 7, 7, 6, 6, 6, 5,
+        6, 7, 6, 5, 5, 6, 7, 7, 7, 7, 7, 15, 11, 14, 13, 28,
+        20, 22, 20, 20, 22, 22, 22, 23, 22, 23, 23, 23, 23, 23, 24, 23,
+        24, 24, 22, 23, 24, 23, 23, 23, 23, 21, 22, 23, 22, 23, 23, 24,
+        22, 21, 20, 22, 22, 23, 23, 21, 23, 22, 22, 24, 21, 22, 23, 23,
+        21, 21, 22, 21, 23, 22, 23, 23, 20, 22, 22, 22, 23, 22, 22, 23,
+        26, 26, 20, 19, 22, 23, 22, 25, 26, 26, 26, 27, 27, 26, 24, 25,
+        19, 21, 26, 27, 27, 26, 27, 24, 21, 21, 26, 26, 28, 27, 27, 27,
+        20, 24, 20, 21, 22, 21, 21, 23, 22, 22, 25, 25, 24, 24, 26, 23,
+        26, 27, 26, 26, 27, 27, 27, 27, 27, 28, 27, 27, 27, 27, 27, 26,
+        30,
+    ]
+
+    /// Symbols by code length, then symbol; and per length the first code and where its symbols start.
+    private static let (symbols, firstCode, firstSymbol, countOfLength): ([Int], [Int], [Int], [Int]) = {
+        let symbols = (0..<lengths.count).sorted { (lengths[$0], $0) < (lengths[$1], $1) }
+        var firstCode = [Int](repeating: 0, count: 31)
+        var firstSymbol = [Int](repeating: 0, count: 31)
+        var count = [Int](repeating: 0, count: 31)
+        for symbol in symbols { count[Int(lengths[symbol])] += 1 }
+        var code = 0
+        var position = 0
+        for length in 1...30 {
+            firstCode[length] = code
+            firstSymbol[length] = position
+            code = (code + count[length]) << 1
+            position += count[length]
+        }
+        return (symbols, firstCode, firstSymbol, count)
+    }()
+
+    static func decode(_ bytes: ByteBuffer) throws(HTTP2ConnectionError) -> String {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.readableBytes * 8 / 5)
+        var code = 0
+        var length = 0
+        for byte in bytes.readableBytesView {
+            for bit in (0..<8).reversed() {
+                code = code << 1 | Int(byte >> bit & 1)
+                length += 1
+                let offset = code - firstCode[length]
+                if offset < countOfLength[length] {
+                    let symbol = symbols[firstSymbol[length] + offset]
+                    guard symbol < 256 else { throw invalid("the end-of-string symbol inside a string") }
+                    decoded.append(UInt8(symbol))
+                    code = 0
+                    length = 0
+                } else if length == 30 {
+                    throw invalid("a code no symbol has")
+                }
+            }
+        }
+        // What is left must be padding: fewer than 8 bits, all ones (the start of EOS) (§5.2).
+        guard length < 8, code == (1 << length) - 1 else { throw invalid("padding that is not the end-of-string code") }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private static func invalid(_ reason: String) -> HTTP2ConnectionError {
+        HTTP2ConnectionError(code: .compressionError, reason: "an invalid Huffman string: \(reason)")
+    }
+}
