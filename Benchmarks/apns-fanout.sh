@@ -83,9 +83,11 @@ h2load_rate() {
 # machine, since it does not count the time the gateway waits for a core.
 gateway_ticks() { awk '{print $14 + $15}' "/proc/$gateway_pid/stat"; }
 
-# Rounds of one notification to every installation, each followed by h2load: on a shared two-core machine either
-# rate can vary by half from one minute to the next, so each ratio compares neighbours and the median is reported.
+# Rounds of one notification to every installation, each between two h2load runs: on a shared two-core machine either
+# rate can vary by half from one minute to the next, so each ratio compares a round with the mean of its neighbours
+# on both sides, and the median is reported.
 rounds=${ROUNDS:-3}
+h2load_before=$(h2load_rate)
 for round in $(seq 1 "$rounds"); do
     echo "round $round: sending one notification to all of them…" >&2
     start=$(date +%s.%N) start_ticks=$(gateway_ticks)
@@ -97,8 +99,10 @@ for round in $(seq 1 "$rounds"); do
     finished=$(date +%s.%N) finished_ticks=$(gateway_ticks)
     sent=$(bench_json sent <<<"$status")
     [ "$sent" = "$devices" ] || { echo "only $sent of $devices sent: $status" >&2; exit 1; }
-    echo "$start $accepted $finished $(h2load_rate) $((accepted_ticks - start_ticks)) $((finished_ticks - accepted_ticks))" \
-        >>"$bench_work/rounds"
+    h2load_after=$(h2load_rate)
+    echo "$start $accepted $finished $h2load_before $h2load_after $((accepted_ticks - start_ticks))" \
+        "$((finished_ticks - accepted_ticks))" >>"$bench_work/rounds"
+    h2load_before=$h2load_after
 done
 peak_rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")
 
@@ -109,7 +113,8 @@ print(f"APNs fan-out to {devices} installations, loopback nginx HTTP/2 over TLS 
 print("  round  accepted in  dispatch/s  end to end/s  h2load req/s  ratio  CPU µs/push: accept  dispatch")
 ratios = []
 for number, line in enumerate(open(sys.argv[3]), 1):
-    start, accepted, finished, h2load, accept_ticks, dispatch_ticks = (float(v) for v in line.split())
+    start, accepted, finished, h2load_before, h2load_after, accept_ticks, dispatch_ticks = (float(v) for v in line.split())
+    h2load = (h2load_before + h2load_after) / 2
     dispatch, end_to_end = devices / (finished - accepted), devices / (finished - start)
     ratios.append((dispatch / h2load, dispatch, end_to_end, h2load))
     accept_cpu, dispatch_cpu = (ticks / ticks_per_second / devices * 1e6 for ticks in (accept_ticks, dispatch_ticks))
