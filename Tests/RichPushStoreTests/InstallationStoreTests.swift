@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import RichPushCore
+import RichPushStore
+import Testing
+
+@Suite("Installations in the store")
+struct InstallationStoreTests {
+    @Test(arguments: Engine.allCases) func everyInstallationCarriesItsAutomaticTags(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let record = try await store.register("phone", owner: "alice", platform: .apns, tags: ["topic:sale"])
+            #expect(record.allTags == ["topic:sale", "username:alice", "installation:phone", "platform:apns"])
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aPushChannelMovesToTheInstallationThatRegistersIt(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.upsertInstallation(
+                InstallationRecord(id: "old", owner: "alice", platform: .fcm, pushChannel: "token", tags: [], createdAt: .now, updatedAt: .now))
+            let (_, created) = try await store.upsertInstallation(
+                InstallationRecord(id: "new", owner: "alice", platform: .fcm, pushChannel: "token", tags: [], createdAt: .now, updatedAt: .now))
+            #expect(created)
+            #expect(try await store.installation(id: "old") == nil)
+            #expect(try await store.installation(id: "new")?.pushChannel == "token")
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func anotherUsersInstallationIdIsRefused(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("shared", owner: "alice")
+            await #expect(throws: StoreError.installationOwnedByAnother) { try await store.register("shared", owner: "bob") }
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func updatingReplacesTheTags(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("a1", owner: "alice", tags: ["topic:sale"])
+            try await store.register("a1", owner: "alice", tags: ["topic:news"])
+            _ = try await store.send("topic:sale")
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            _ = try await store.send("topic:news")
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).count == 1)
+        }
+    }
+}
+
+@Suite("Imports of installations")
+struct ImportStoreTests {
+    func record(_ id: String, owner: String = "alice", channel: String? = nil, tags: [String] = ["topic:sale"]) -> InstallationRecord {
+        InstallationRecord(
+            id: id, owner: owner, platform: .fcm, pushChannel: channel ?? "\(id)-token", tags: tags, createdAt: .now, updatedAt: .now)
+    }
+
+    @Test(arguments: Engine.allCases)
+    func newInstallationsAreRegisteredWithTheirTagsAndAddressable(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let created = try await store.importInstallations((0..<1200).map { record("phone-\($0)") })
+            #expect(created == 1200)
+            #expect(try await store.installation(id: "phone-1199")?.tags == ["topic:sale"])
+            #expect(try await store.audienceSize(try TagExpression(parsing: "topic:sale && platform:fcm")).installations == 1200)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anImportMovesAPushChannelAndUpdatesAnExistingInstallationAsSingleRegistrationsWould(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.upsertInstallation(record("old", channel: "shared-token"))
+            try await store.upsertInstallation(record("kept", tags: []))
+            let created = try await store.importInstallations([record("new", channel: "shared-token"), record("kept", tags: ["vip"])])
+            #expect(created == 1)
+            #expect(try await store.installation(id: "old") == nil)
+            #expect(try await store.installation(id: "new")?.pushChannel == "shared-token")
+            #expect(try await store.installation(id: "kept")?.tags == ["vip"])
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anImportWithAnotherUsersInstallationStoresNothing(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.upsertInstallation(record("taken", owner: "bob"))
+            await #expect(throws: StoreError.installationOwnedByAnother) {
+                try await store.importInstallations([record("fresh"), record("taken")])
+            }
+            #expect(try await store.installation(id: "fresh") == nil)
+        }
+    }
+}

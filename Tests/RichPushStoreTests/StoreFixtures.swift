@@ -1,0 +1,23 @@
+import Foundation
+import Logging
+import RichPushCore
+import RichPushStore
+import Testing
+
+extension Store {
+    @discardableResult
+    func register(_ id: String, owner: String, platform: Platform = .direct, tags: [String] = []) async throws -> InstallationRecord {
+        try await upsertInstallation(
+            InstallationRecord(id: id, owner: owner, platform: platform, pushChannel: "\(id)-channel", tags: tags, createdAt: .now, updatedAt: .now)
+        ).record
+    }
+
+    func send(_ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil) async throws
+        -> (notification: NotificationRecord, created: Bool)
+    {
+        try await createNotification(
+            NotificationDraft(
+                message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: .silent,
+                deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key))
+    }
+}
