@@ -41,13 +41,14 @@ extension Store {
                 _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
                 var claimed = try await Self.take(
                     SQLBinaryExpression(SQLIdentifier("id"), .in, due.query), until: leaseUntil, holding: held, in: db)
-                taken = claimed.map(\.deliveryId)
+                taken += claimed.map(\.deliveryId)
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
                         platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
                     for chunk in audiences.sorted().chunked(Self.insertChunk) {
-                        claimed += try await Self.take(SQLIdSet("id", in: chunk), until: leaseUntil, holding: held, in: db)
-                        taken = claimed.map(\.deliveryId)
+                        let audience = try await Self.take(SQLIdSet("id", in: chunk), until: leaseUntil, holding: held, in: db)
+                        claimed += audience
+                        taken += audience.map(\.deliveryId)
                     }
                 }
                 return try await Self.jobs(of: claimed, now: now, in: db)
@@ -135,7 +136,7 @@ extension Store {
         let rows =
             if held == nil {
                 try await db.update("deliveries").set("lease_until", to: leaseUntil)
-                    .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+                    .set("attempts", to: Self.oneMoreAttempt)
                     .where(predicate).returning(columns).all()
             } else {
                 try await db.select().columns(columns).from("deliveries").where(predicate).all()
@@ -152,6 +153,11 @@ extension Store {
         return claimed
     }
 
+    /// `attempts + 1`, for the statements that count a claim's attempt.
+    private static var oneMoreAttempt: some SQLExpression {
+        SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1"))
+    }
+
     /// The deliveries `held` holds at `nowMs`, nil where leases are in the rows. Holds that ran out count the attempt
     /// their claim made, as a lease running out in the rows does.
     private static func heldIds(_ held: HeldDeliveries?, at nowMs: Int64, in db: any SQLDatabase) async throws -> [Int64]? {
@@ -159,8 +165,8 @@ extension Store {
         let (ids, lapsed) = held.held(at: nowMs)
         for chunk in lapsed.chunked(insertChunk) {
             try await db.update("deliveries")
-                .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
-                .where(SQLIdSet("id", in: chunk)).where("state", .equal, DeliveryState.pending.rawValue).run()
+                .set("attempts", to: Self.oneMoreAttempt)
+                .where(SQLIdSet("id", in: chunk)).where(DeliveryState.isPending).run()
         }
         return ids
     }
@@ -254,7 +260,7 @@ extension Store {
         func update(_ ids: any SQLExpression) -> SQLUpdateBuilder {
             let update = db.update("deliveries").set("lease_until", to: Int64?.none).where(ids)
             guard countingAttempts else { return update }
-            return update.set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1")))
+            return update.set("attempts", to: Self.oneMoreAttempt)
         }
         let sent = results.compactMap { $0.outcome == .sent ? $0.job.deliveryId : nil }
         for chunk in sent.chunked(Self.insertChunk) {
@@ -350,7 +356,7 @@ extension Store {
         try await engine.transaction(.deferred) { db in
             for chunk in deliveryIds.chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
-                    .where(SQLIdSet("id", in: chunk)).where("state", .equal, DeliveryState.pending.rawValue)
+                    .where(SQLIdSet("id", in: chunk)).where(DeliveryState.isPending)
                     .where("lease_until", .isNot, SQLLiteral.null).run()
             }
         }

@@ -135,7 +135,7 @@ extension Store {
                 .where("id", .equal, id).run()
             try await db.update("deliveries").set("state", to: DeliveryState.canceled.rawValue)
                 .set("finished_at", to: EpochMilliseconds(now))
-                .where("notification_id", .equal, id).where("state", .equal, DeliveryState.pending.rawValue).run()
+                .where("notification_id", .equal, id).where(DeliveryState.isPending).run()
             var notified: [String] = []
             if try row.optionalDate("released_at") != nil {
                 notified = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)

@@ -114,7 +114,7 @@ extension HTTP2ExchangeHandler {
             exchange.status = status
         }
         if !headers.fields.isEmpty {
-            // The decoder checked the names; HTTPHeaders.add would check each again.
+            // Taken as they came: HTTPHeaders.add(name:value:) traps on a name that is not ASCII, which a server may send.
             exchange.headers.add(contentsOf: HTTPHeaders(headers.fields.map { ($0.name, $0.value) }))
         }
         exchanges[id] = exchange
