@@ -1,6 +1,6 @@
 // How the alert will look on a Linux desktop: richpushd raises a freedesktop notification with the message and
 // the image inside it.
-import { h, replace } from './dom.js';
+import { bitmapCanvas, h, replace } from './dom.js';
 
 export function alertPreview() {
   const body = h('div', { class: 'alert-body' });
@@ -25,7 +25,7 @@ export function alertPreview() {
     const message = draft.message.trim() || 'Your message appears here';
     replace(body, h('p', { class: draft.message.trim() ? '' : 'placeholder' }, message));
     if (draft.richType === 'img') {
-      replace(media, draft.image ? h('img', { src: draft.image.previewUrl, alt: '' }) : h('div', { class: 'media-placeholder' }, 'Image'));
+      replace(media, draft.image?.bitmap ? bitmapCanvas(draft.image.bitmap) : h('div', { class: 'media-placeholder' }, 'Image'));
     } else if (draft.richType === 'url') {
       let host = draft.url.trim();
       try { host = new URL(host).host; } catch { /* shown as typed until it is a URL */ }

@@ -8,6 +8,8 @@ export function h(tag, attributes = {}, ...children) {
   for (const [name, value] of Object.entries(attributes ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (name === 'class') element.className = value;
+    // Through the CSSOM: the Content-Security-Policy refuses style attributes.
+    else if (name === 'style') element.style.cssText = value;
     else if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value);
     else if (properties.has(name)) element[name] = value;
     else element.setAttribute(name, value === true ? '' : String(value));
@@ -21,6 +23,13 @@ function append(element, children) {
     if (child === undefined || child === null || child === false) continue;
     element.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
+}
+
+/** A canvas showing `bitmap`: the console's Content-Security-Policy (`default-src 'self'`) loads no `blob:` images. */
+export function bitmapCanvas(bitmap) {
+  const canvas = h('canvas', { width: bitmap.width, height: bitmap.height });
+  canvas.getContext('2d').drawImage(bitmap, 0, 0);
+  return canvas;
 }
 
 /** Replaces an element's children. */

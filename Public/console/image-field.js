@@ -1,10 +1,10 @@
 // The image of a campaign: dropped on the zone or picked with the file dialog, uploaded at once so a file the
 // gateway refuses (not a PNG, corrupt, too large) is reported before anything else is written.
-import { errorBox, formatBytes, h, replace, showError } from './dom.js';
+import { bitmapCanvas, errorBox, formatBytes, h, replace, showError } from './dom.js';
 
 /**
  * @param {import('./api.js').Api} api
- * @param {(image: {id: number, previewUrl: string, width: number, height: number} | null) => void} onChange
+ * @param {(image: {id: number, bitmap: ImageBitmap | null, width: number, height: number} | null) => void} onChange
  */
 export function imageField(api, onChange) {
   const input = h('input', { type: 'file', id: 'image-file', accept: 'image/png', class: 'visually-hidden', 'aria-describedby': 'image-hint image-state' });
@@ -21,15 +21,15 @@ export function imageField(api, onChange) {
     ),
     h('span', { class: 'hint', id: 'image-hint' }, 'PNG, up to 10 MB. It is checked and stored as soon as you pick it.'),
   );
-  let previewUrl = null;
   let generation = 0;
 
   async function take(file) {
     if (!file) return;
     const mine = ++generation;
-    if (previewUrl) URL.revokeObjectURL(previewUrl);
-    previewUrl = URL.createObjectURL(file);
-    replace(thumbnail, h('img', { src: previewUrl, alt: '' }));
+    // Decoded in the page and drawn on a canvas: the console's policy loads no blob: URLs.
+    const bitmap = await createImageBitmap(file).catch(() => null);
+    if (mine !== generation) return;
+    replace(thumbnail, ...(bitmap ? [bitmapCanvas(bitmap)] : []));
     zone.classList.add('has-image', 'busy');
     showError(error, null);
     state.textContent = `Uploading ${file.name}…`;
@@ -38,11 +38,9 @@ export function imageField(api, onChange) {
       const image = await api.uploadImage(file);
       if (mine !== generation) return;
       state.textContent = `${file.name} · ${image.width}×${image.height} · ${formatBytes(image.bytes)} · stored as image ${image.id}`;
-      onChange({ id: image.id, previewUrl, width: image.width, height: image.height });
+      onChange({ id: image.id, bitmap, width: image.width, height: image.height });
     } catch (failure) {
       if (mine !== generation) return;
-      URL.revokeObjectURL(previewUrl);
-      previewUrl = null;
       replace(thumbnail);
       zone.classList.remove('has-image');
       state.textContent = '';

@@ -18,6 +18,18 @@ public enum Tag {
         }
     }
 
+    /// Prefixes of the tags the gateway sets on every installation; a device claiming one could receive another
+    /// user's pushes.
+    public static let reservedPrefixes = ["username:", "installation:", "platform:"]
+
+    /// The reserved prefix `tag` starts with, compared without regard to case: `Username:bob` reads as `username:bob`
+    /// to a person and to any tag comparison that ignores case.
+    public static func reservedPrefix(of tag: some StringProtocol) -> String? {
+        reservedPrefixes.first { prefix in
+            tag.utf8.count >= prefix.utf8.count && zip(tag.utf8, prefix.utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+        }
+    }
+
     /// The tag every installation of `username` carries.
     public static func user(_ username: String) -> String { "username:\(username)" }
     /// The tag naming one installation.

@@ -59,4 +59,14 @@ extension Platform {
             true
         }
     }
+
+    /// Whether a push channel is a secret the hub issued to one device (an APNs or FCM token, a WNS channel URI):
+    /// whoever registers it holds that device, so it may move to another user's installation, as when a phone
+    /// changes hands. A direct channel is free text anyone can type, and never moves across users.
+    public var channelIsIssuedByHub: Bool {
+        switch self {
+        case .apns, .fcm, .wns: true
+        case .direct: false
+        }
+    }
 }

@@ -1,5 +1,7 @@
 public import Hummingbird
+import HummingbirdCore
 public import Logging
+import NIOCore
 import RichPushCore
 import RichPushHubs
 public import RichPushStore
@@ -30,7 +32,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
     try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
 
-    let broadcaster = EventBroadcaster()
+    let broadcaster = EventBroadcaster(maximumStreamsPerUser: configuration.maximumStreamsPerUser)
     let direct = DirectHub(channel: StoreDirectChannel(store: store, broadcaster: broadcaster))
     let hubs: HubRegistry
     do {
@@ -41,6 +43,8 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
     let metrics = GatewayMetrics()
     let fetches = FetchRecorder(store: store, logger: logger)
+    let connections = UnauthenticatedConnections(
+        limitPerAddress: configuration.maximumUnauthenticatedConnectionsPerAddress, trustedProxies: configuration.trustedProxies)
     let gateway = Gateway(
         configuration: configuration,
         store: store,
@@ -51,7 +55,8 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         dispatcherDoorbell: Doorbell(),
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadCache(store: store, fetches: fetches),
-        metrics: metrics
+        metrics: metrics,
+        connections: connections
     )
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
@@ -73,7 +78,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     let startupLogger = logger
     var app = Application(
         router: buildRouter(gateway),
-        server: .http1(configuration: .init(additionalChannelHandlers: [PayloadFastPath(gateway: gateway)])),
+        server: httpServer(gateway),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
         // Services stop in reverse order: the store and the hub connections close after the dispatcher has finished
         // its batch.
@@ -87,17 +92,33 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     return app
 }
 
+/// HTTP/1.1 with the connection guards, the headers every answer carries and the payload fast path.
+private func httpServer(_ gateway: Gateway) -> HTTPServerBuilder {
+    let policy = RequestDeadlines.Policy(
+        headerTimeout: TimeAmount(gateway.configuration.headerTimeout), idleTimeout: TimeAmount(gateway.configuration.idleTimeout))
+    return HTTPServerBuilder { responder in
+        GuardedChannel(
+            base: HTTP1Channel(
+                responder: responder,
+                configuration: .init(
+                    additionalChannelHandlers: [SecurityHeaders(), RequestDeadlines(policy: policy), PayloadFastPath(gateway: gateway)])),
+            connections: gateway.connections)
+    }
+}
+
 func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     let router = Router(context: RichPushRequestContext.self)
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: PathValidationMiddleware())
     router.add(middleware: FileMiddleware(gateway.configuration.publicDirectory, searchForIndexHtml: true))
     OperationsController(gateway: gateway).addRoutes(to: router)
 
     let api = router.group("api")
     PayloadController(gateway: gateway).addRoutes(to: api)
     let authenticated = api.group().add(
-        middleware: BasicAuthMiddleware(authenticator: gateway.authenticator, trustedProxies: gateway.configuration.trustedProxies))
+        middleware: BasicAuthMiddleware(
+            authenticator: gateway.authenticator, connections: gateway.connections, trustedProxies: gateway.configuration.trustedProxies))
     let library = ImageLibrary(
         store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     UserController(gateway: gateway).addRoutes(to: authenticated)

@@ -17,4 +17,6 @@ struct Gateway: Sendable {
     let linkSigner: LinkSigner
     let payloads: PayloadCache
     let metrics: GatewayMetrics
+    /// Connections not signed in yet, counted per address.
+    let connections: UnauthenticatedConnections
 }

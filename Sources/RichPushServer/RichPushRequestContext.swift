@@ -14,11 +14,14 @@ public struct RichPushRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: AuthenticatedUser?
     public let clientAddress: String
+    /// The connection the request came on, as ``UnauthenticatedConnections`` names it.
+    let connection: ObjectIdentifier
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.identity = nil
         self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "local"
+        self.connection = ObjectIdentifier(source.channel)
     }
 
     /// Image uploads are limited by their own setting, checked before the body is read.

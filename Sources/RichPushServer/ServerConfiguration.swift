@@ -36,6 +36,17 @@ public struct ServerConfiguration: Sendable {
     public var dispatchLease: TimeInterval = 60
     /// Load balancers whose `X-Forwarded-For` names the client that the login throttle counts by.
     public var trustedProxies = TrustedProxies()
+    /// The most installations a user registers itself; an admin's import is not limited.
+    public var maximumInstallationsPerUser = 20
+    /// The most open streams of one user on this process; a new one closes the oldest.
+    public var maximumStreamsPerUser = 10
+    /// The most connections one address may hold open before a request on them signs in; trusted proxies are not
+    /// limited.
+    public var maximumUnauthenticatedConnectionsPerAddress = 256
+    /// How long a request's header may take to arrive whole.
+    public var headerTimeout: Duration = .seconds(10)
+    /// How long a connection may stay open with no request on it (streams are requests, and stay).
+    public var idleTimeout: Duration = .seconds(60)
     /// APNs, FCM and Notification Hubs; each is off unless configured.
     public var hubs = HubSettings()
 
@@ -74,6 +85,11 @@ public struct ServerConfiguration: Sendable {
         if let seconds = try integer("heartbeat-seconds", in: 1...3600) { heartbeatInterval = .seconds(seconds) }
         if let seconds = try integer("dispatch-lease-seconds", in: 5...3600) { dispatchLease = TimeInterval(seconds) }
         if let proxies = value("trusted-proxies") { trustedProxies = try TrustedProxies(parsing: proxies) }
+        if let count = try integer("max-installations-per-user", in: 1...100_000) { maximumInstallationsPerUser = count }
+        if let count = try integer("max-streams-per-user", in: 1...1_000_000) { maximumStreamsPerUser = count }
+        if let count = try integer("max-unauthenticated-connections-per-address", in: 1...1_000_000) {
+            maximumUnauthenticatedConnectionsPerAddress = count
+        }
         hubs.apnsKeyFile = value("apns-key-file")
         hubs.apnsKeyId = value("apns-key-id")
         hubs.apnsTeamId = value("apns-team-id")

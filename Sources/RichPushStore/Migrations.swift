@@ -9,21 +9,22 @@ enum Migrations {
 
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
-        narrowOutboxIndexes,
+        narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations,
     ]
 
-    static func run(on engine: some DatabaseEngine) async throws {
-        try await engine.withMigrationLock { try await runSteps(on: engine) }
+    /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
+    static func run(on engine: some DatabaseEngine, through last: Int = steps.count) async throws {
+        try await engine.withMigrationLock { try await runSteps(on: engine, through: last) }
     }
 
-    private static func runSteps(on engine: some DatabaseEngine) async throws {
+    private static func runSteps(on engine: some DatabaseEngine, through last: Int) async throws {
         try await engine.transaction { db in
             try await db.create(table: "schema_migrations").ifNotExists()
                 .column("version", type: .bigint, .primaryKey(autoIncrement: false))
                 .column("applied_at", type: .bigint, .notNull)
                 .run()
         }
-        for (index, step) in steps.enumerated() {
+        for (index, step) in steps.prefix(last).enumerated() {
             let version = index + 1
             try await engine.transaction { db in
                 let applied = try await db.select().column("version").from("schema_migrations")
@@ -214,6 +215,58 @@ enum Migrations {
         try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at) WHERE state = 'pending'").run()
         try await db.raw(
             "CREATE INDEX deliveries_finished_by_notification ON deliveries (notification_id, state) WHERE state <> 'pending'"
+        ).run()
+    }
+
+    /// `Bob` and `bob` cannot both be users: a person reads them as one name (and as one `username:` tag). Usernames
+    /// are ASCII, which `lower` folds alike on both engines.
+    private static func foldUsernamesForUniqueness(_ db: any SQLDatabase) async throws {
+        try await db.raw("CREATE UNIQUE INDEX users_username_folded ON users (lower(username))").run()
+    }
+
+    /// An installation whose hub-issued channel another user registered stays, marked replaced, instead of being
+    /// deleted: the channel is unique among the installations that still hold theirs
+    /// (``Store/holdsItsChannel``), no longer among all.
+    private static func keepReplacedInstallations(_ db: any SQLDatabase) async throws {
+        if db.dialect.name == "sqlite" {
+            // SQLite cannot drop a table's UNIQUE constraint: the table is made again without it, as SQLite's
+            // documentation describes for changes ALTER TABLE cannot make. Dropping the old table deletes the tags
+            // through their foreign key's cascade, so they are kept aside and put back.
+            try await db.raw("CREATE TEMPORARY TABLE kept_installation_tags AS SELECT installation_id, tag FROM installation_tags").run()
+            try await db.create(table: "installations_rebuilt")
+                .column("id", type: .text, .primaryKey(autoIncrement: false))
+                .column("owner", type: .text, .notNull)
+                .column("platform", type: .text, .notNull)
+                .column("push_channel", type: .text, .notNull)
+                .column("tags", type: .text, .notNull)
+                .column("app_version", type: .text)
+                .column("application_name", type: .text)
+                .column("sdk_version", type: .text)
+                .column("time_zone", type: .text)
+                .column("created_at", type: .bigint, .notNull)
+                .column("updated_at", type: .bigint, .notNull)
+                .column("dead_at", type: .bigint)
+                .column("dead_reason", type: .text)
+                .run()
+            let columns = Store.installationColumns
+            try await db.raw(
+                "INSERT INTO installations_rebuilt (\(idents: columns, joinedBy: ", ")) SELECT \(idents: columns, joinedBy: ", ") FROM installations"
+            ).run()
+            try await db.raw("DROP TABLE installations").run()
+            try await db.raw("ALTER TABLE installations_rebuilt RENAME TO installations").run()
+            try await db.raw("INSERT INTO installation_tags (installation_id, tag) SELECT installation_id, tag FROM kept_installation_tags").run()
+            try await db.raw("DROP TABLE kept_installation_tags").run()
+            try await db.create(index: "installations_owner").on("installations").column("owner").run()
+        } else {
+            let constraints = try await db.raw(
+                "SELECT conname FROM pg_constraint WHERE conrelid = 'installations'::regclass AND contype = 'u'"
+            ).all().map { try $0.decode(column: "conname", as: String.self) }
+            for name in constraints {
+                try await db.raw("ALTER TABLE installations DROP CONSTRAINT \(ident: name)").run()
+            }
+        }
+        try await db.raw(
+            "CREATE UNIQUE INDEX installations_live_channel ON installations (platform, push_channel) WHERE \(Store.holdsItsChannel)"
         ).run()
     }
 }

@@ -122,9 +122,16 @@ public struct InstallationRecord: Sendable, Equatable {
     public var timeZone: String?
     public var createdAt: Date
     public var updatedAt: Date
-    /// Set when a hub reported the device gone; cleared when it registers again.
+    /// Set when a hub reported the device gone, or another user's installation took its hub-issued channel;
+    /// cleared when it registers again.
     public var deadAt: Date?
     public var deadReason: String?
+
+    /// The dead reason of an installation whose channel another user's installation registered.
+    public static let replacedReason = "installation.replaced"
+
+    /// Whether another user's installation took this one's channel: the device changed hands.
+    public var isReplaced: Bool { deadReason == Self.replacedReason }
 
     public init(
         id: String, owner: String, platform: Platform, pushChannel: String, tags: [String], appVersion: String? = nil,
@@ -190,6 +197,10 @@ public enum StoreError: Error, Sendable, Equatable {
     case notFound
     /// The installation id belongs to another user.
     case installationOwnedByAnother
+    /// Another user's installation holds the push channel, and it is not one a hub issued to a single device.
+    case channelTaken
+    /// The owner already has the most installations allowed.
+    case installationLimit(Int)
     /// The store has no other processes to hear from: it is an exclusive one.
     case notShared
 }

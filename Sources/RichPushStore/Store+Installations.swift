@@ -8,14 +8,27 @@ extension Store {
         "created_at", "updated_at", "dead_at", "dead_reason",
     ]
 
-    /// Creates or replaces an installation; `created` tells which. A push channel held by another installation moves
-    /// to this one (the other is removed: it was the same device before a reinstall).
+    /// Creates or replaces an installation; `created` tells which.
     ///
-    /// Registering again revives an installation a hub had reported gone.
-    public func upsertInstallation(_ installation: InstallationRecord) async throws -> (record: InstallationRecord, created: Bool) {
+    /// A push channel held by another installation of the same owner moves to this one (the other is removed: it was
+    /// the same device before a reinstall). Held by another user's installation, a channel a hub issued to one device
+    /// moves too, and that installation stays, marked replaced: the device changed hands. Any other channel of
+    /// another user's is refused with ``StoreError/channelTaken``. Registering again revives an installation a hub
+    /// had reported gone, or one that was replaced.
+    ///
+    /// - Parameter limit: the most installations the owner may have; a new one beyond it throws
+    ///   ``StoreError/installationLimit(_:)``. Nil for no limit.
+    public func upsertInstallation(_ installation: InstallationRecord, limit: Int? = nil) async throws -> (
+        record: InstallationRecord, created: Bool
+    ) {
         let mirrored = mirroredPlatforms
-        return try await engine.transaction { db in try await Self.upsert(installation, mirrored: mirrored, in: db) }
+        return try await engine.transaction { db in try await Self.upsert(installation, mirrored: mirrored, limit: limit, in: db) }
     }
+
+    /// True for the installations that hold their push channel: all but the replaced ones. The unique index on
+    /// channels has this predicate, and queries for a channel's holder name it in the same words so that PostgreSQL
+    /// uses that index.
+    static let holdsItsChannel = SQLRaw("COALESCE(dead_reason, '') <> '\(InstallationRecord.replacedReason)'")
 
     /// Registers many installations in one transaction, each as ``upsertInstallation(_:)`` would: all of them, or
     /// none when one is refused. Returns how many were created.
@@ -33,7 +46,7 @@ extension Store {
                     continue
                 }
                 for installation in chunk {
-                    if try await Self.upsert(installation, mirrored: mirrored, in: db).created { created += 1 }
+                    if try await Self.upsert(installation, mirrored: mirrored, limit: nil, in: db).created { created += 1 }
                 }
             }
             return created
@@ -49,7 +62,7 @@ extension Store {
         let taken = try await db.select().column("id").from("installations").where("id", .in, chunk.map(\.id)).first()
         guard taken == nil else { return nil }
         let holders = try await db.select().columns("platform", "push_channel").from("installations")
-            .where("push_channel", .in, chunk.map(\.pushChannel)).all()
+            .where("push_channel", .in, chunk.map(\.pushChannel)).where(Self.holdsItsChannel).all()
         let wanted = Set(chunk.map { ChannelKey(platform: $0.platform, pushChannel: $0.pushChannel) })
         for holder in holders {
             let key = ChannelKey(platform: try holder.enumeration("platform", as: Platform.self), pushChannel: try holder.string("push_channel"))
@@ -75,21 +88,31 @@ extension Store {
         return chunk.count
     }
 
-    private static func upsert(_ installation: InstallationRecord, mirrored: Set<Platform>, in db: any SQLDatabase) async throws -> (
-        record: InstallationRecord, created: Bool
-    ) {
+    private static func upsert(_ installation: InstallationRecord, mirrored: Set<Platform>, limit: Int?, in db: any SQLDatabase)
+        async throws -> (record: InstallationRecord, created: Bool)
+    {
         let existing = try await db.select().columns(Self.installationColumns).from("installations")
             .where("id", .equal, installation.id).first().map(Self.installationRecord)
         if let existing, existing.owner != installation.owner {
             throw StoreError.installationOwnedByAnother
         }
-        let previousHolders = try await db.select().column("id").from("installations")
+        let holders = try await db.select().columns("id", "owner").from("installations")
             .where("platform", .equal, installation.platform.rawValue)
             .where("push_channel", .equal, installation.pushChannel)
             .where("id", .notEqual, installation.id)
-            .all().map { try $0.string("id") }
-        for holder in previousHolders {
-            _ = try await Self.deleteInstallation(holder, mirrored: mirrored, now: installation.updatedAt, in: db)
+            .where(Self.holdsItsChannel)
+            .all().map { (id: try $0.string("id"), owner: try $0.string("owner")) }
+        for holder in holders {
+            if holder.owner == installation.owner {
+                _ = try await Self.deleteInstallation(holder.id, mirrored: mirrored, now: installation.updatedAt, in: db)
+            } else if installation.platform.channelIsIssuedByHub {
+                try await Self.markReplaced(holder.id, mirrored: mirrored, now: installation.updatedAt, in: db)
+            } else {
+                throw StoreError.channelTaken
+            }
+        }
+        if existing == nil, let limit {
+            try await Self.requireRoom(for: installation.owner, limit: limit, in: db)
         }
         var record = installation
         record.createdAt = existing?.createdAt ?? installation.createdAt
@@ -125,6 +148,36 @@ extension Store {
         return (record, existing == nil)
     }
 
+    /// Throws ``StoreError/installationLimit(_:)`` when `owner` already has `limit` installations. The owner's user row
+    /// is locked first (on engines that lock rows), so two registrations of one owner at once on two processes cannot
+    /// both pass the count.
+    private static func requireRoom(for owner: String, limit: Int, in db: any SQLDatabase) async throws {
+        _ = try await db.select().column("id").from("users").where("username", .equal, owner).for(.update).first()
+        let count =
+            try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("installations")
+            .where("owner", .equal, owner).first()?.int("n") ?? 0
+        guard count < limit else { throw StoreError.installationLimit(limit) }
+    }
+
+    /// Marks an installation replaced: another user's installation registered its hub-issued channel. It is sent
+    /// nothing more, its outstanding deliveries fail, and a remote hub's copy of it is removed.
+    private static func markReplaced(_ id: String, mirrored: Set<Platform>, now: Date, in db: any SQLDatabase) async throws {
+        let nowMs = EpochMilliseconds(now)
+        let platform = try await db.update("installations").set("dead_at", to: nowMs)
+            .set("dead_reason", to: InstallationRecord.replacedReason).set("updated_at", to: nowMs)
+            .where("id", .equal, id).returning("platform").first().map { try $0.enumeration("platform", as: Platform.self) }
+        guard let platform else { return }
+        try await failPendingDeliveries(of: id, code: InstallationRecord.replacedReason, message: "another user registered the device", in: db)
+        try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
+    }
+
+    /// Ends the outstanding deliveries to an installation that can no longer receive them.
+    private static func failPendingDeliveries(of id: String, code: String, message: String, in db: any SQLDatabase) async throws {
+        try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue)
+            .set("error_code", to: code).set("error_message", to: message)
+            .where("installation_id", .equal, id).where(DeliveryState.isPending).run()
+    }
+
     /// The installation with this id.
     public func installation(id: String) async throws -> InstallationRecord? {
         try await engine.read { db in
@@ -155,10 +208,7 @@ extension Store {
         guard let platform else { return false }
         try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
         try await db.delete(from: "installation_tags").where("installation_id", .equal, id).run()
-        // Outstanding deliveries to a removed device can never succeed.
-        try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue)
-            .set("error_code", to: "installation.deleted").set("error_message", to: "the installation was deleted")
-            .where("installation_id", .equal, id).where(DeliveryState.isPending).run()
+        try await failPendingDeliveries(of: id, code: "installation.deleted", message: "the installation was deleted", in: db)
         try await db.delete(from: "installations").where("id", .equal, id).run()
         return true
     }

@@ -41,7 +41,7 @@ extension Store {
     }
 
     /// The newest failures of each key decide everything a throttle does; older ones only take memory.
-    static let signInFailuresKept = 64
+    static let signInFailuresKept = 128
 
     private static func signInFailures(keys: [String], since: Date, in db: any SQLDatabase) async throws -> [String: [Date]] {
         var failures: [String: [Date]] = [:]

@@ -3,13 +3,15 @@ public import RichPushCore
 import SQLKit
 
 extension Store {
-    /// Creates a user; throws ``StoreError/duplicate(_:)`` when the name is taken.
+    /// Creates a user; throws ``StoreError/duplicate(_:)`` when the name is taken, in any case (`Bob` when `bob`
+    /// exists).
     public func createUser(username: String, passwordHash: String, role: Role, now: Date = .now) async throws -> UserRecord {
         try await engine.transaction { db in
             let row = try await db.insert(into: "users")
                 .columns("username", "password_hash", "role", "created_at")
                 .values(username, passwordHash, role.rawValue, EpochMilliseconds(now))
-                .ignoringConflicts(with: "username")
+                // No target: the conflict may be on the case-folded index as well as on the name itself.
+                .ignoringConflicts()
                 .returning("id")
                 .first()
             guard let row else { throw StoreError.duplicate("username") }

@@ -23,9 +23,22 @@ public struct Store: Sendable {
     }
 
     /// Opens the embedded SQLite store in `directory` (created if missing) and brings its schema up to date.
+    ///
+    /// The store holds password hashes and the key that signs payload links: the directory is made readable by its
+    /// owner alone (0700), and so are the database and its journal files (0600), which SQLite creates with the
+    /// database file's mode.
     public static func openSQLite(directory: String, logger: Logger) async throws -> Store {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let engine = try await SQLiteEngine.open(path: directory + "/richpush.sqlite", logger: logger)
+        let files = FileManager.default
+        try files.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+        let path = directory + "/richpush.sqlite"
+        if !files.fileExists(atPath: path) {
+            _ = files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        for file in [path, path + "-wal", path + "-shm"] where files.fileExists(atPath: file) {
+            try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+        let engine = try await SQLiteEngine.open(path: path, logger: logger)
         return try await open(engine: engine, logger: logger)
     }
 

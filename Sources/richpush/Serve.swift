@@ -38,6 +38,24 @@ struct Serve: AsyncParsableCommand {
         help: "Load balancers (addresses or CIDR networks, comma-separated) whose X-Forwarded-For names the client (env RICHPUSH_TRUSTED_PROXIES)."
     )
     var trustedProxies: String?
+    @Option(
+        name: .customLong("max-installations-per-user"),
+        help: "Installations a user may register itself; an admin's import is not limited (default 20; env RICHPUSH_MAX_INSTALLATIONS_PER_USER)."
+    )
+    var maximumInstallationsPerUser: String?
+    @Option(
+        name: .customLong("max-streams-per-user"),
+        help: "Open streams of one user on this process; a new one closes the oldest (default 10; env RICHPUSH_MAX_STREAMS_PER_USER)."
+    )
+    var maximumStreamsPerUser: String?
+    @Option(
+        name: .customLong("max-unauthenticated-connections-per-address"),
+        help: """
+            Connections one client address may hold before a request on them signs in; trusted proxies are exempt \
+            (default 256; env RICHPUSH_MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS).
+            """
+    )
+    var maximumUnauthenticatedConnections: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; env RICHPUSH_LOG_LEVEL).")
     var logLevel: String?
 
@@ -47,7 +65,9 @@ struct Serve: AsyncParsableCommand {
                 "hostname": hostname, "port": port, "public-dir": publicDirectory, "image-dir": imageDirectory,
                 "max-image-bytes": maximumImageBytes, "max-image-pixels": maximumImagePixels, "heartbeat-seconds": heartbeatSeconds,
                 "log-level": logLevel, "dispatch-lease-seconds": dispatchLeaseSeconds,
-                "trusted-proxies": trustedProxies,
+                "trusted-proxies": trustedProxies, "max-installations-per-user": maximumInstallationsPerUser,
+                "max-streams-per-user": maximumStreamsPerUser,
+                "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
             ].compactMapValues { $0 }
         ) { first, _ in first }
         let configuration: ServerConfiguration

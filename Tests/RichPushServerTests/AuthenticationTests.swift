@@ -42,7 +42,7 @@ struct AuthenticationTests {
         }
     }
 
-    @Test func tenFailuresThrottleTheUsernameWithRetryAfter() async throws {
+    @Test func tenFailuresFromOneAddressThrottleThatAddressForTheUsernameWithRetryAfter() async throws {
         try await TestGateway().run { session in
             let wrong = Credentials(username: "admin", password: "wrong-password")
             for _ in 0..<10 {
@@ -53,8 +53,26 @@ struct AuthenticationTests {
             #expect(try throttled.error().code == "auth.throttled")
             let retryAfter = try #require(throttled.headers[.retryAfter].flatMap(Int.init))
             #expect(retryAfter > 0 && retryAfter <= 300)
-            // The right password does not get through while the username is throttled.
+            // From that address, the right password does not get through either: it would tell the guesser it is right.
             #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .tooManyRequests)
+        }
+    }
+
+    @Test func aSignInRememberedBeforeTheGuessingStartedIsNotThrottled() async throws {
+        try await TestGateway().run { session in
+            #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .ok)
+            let wrong = Credentials(username: "admin", password: "wrong-password")
+            for _ in 0..<10 { _ = try await session.request(.get, "/api/users/me", as: wrong) }
+            #expect(try await session.request(.get, "/api/users/me", as: wrong).status == .tooManyRequests)
+            #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .ok)
+        }
+    }
+
+    @Test(arguments: ["\u{0}zzzzzzzzz", "ab\u{0}cdefghij", "admin-secret-1\u{0}junk"])
+    func aPasswordCutShortByANulDoesNotSignIn(password: String) async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(.get, "/api/users/me", as: Credentials(username: "admin", password: password))
+            #expect(response.status == .unauthorized)
         }
     }
 

@@ -63,6 +63,9 @@ struct InstallationTests {
         (#"{"platform":"direct","pushChannel":"x","tags":["has space"]}"#, "installation.invalidTag"),
         (#"{"platform":"direct","pushChannel":"x","tags":["username:bob"]}"#, "installation.reservedTag"),
         (#"{"platform":"direct","pushChannel":"x","tags":["installation:other"]}"#, "installation.reservedTag"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["Username:bob"]}"#, "installation.reservedTag"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["Installation:bphone"]}"#, "installation.reservedTag"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["PLATFORM:apns"]}"#, "installation.reservedTag"),
         (#"{"platform":"direct"}"#, "request.missingField"),
     ])
     func invalidRegistrationsAre422(json: String, code: String) async throws {
@@ -103,6 +106,61 @@ struct InstallationTests {
             #expect(all?.compactMap { $0["installationId"] as? String } == ["a", "b"])
             let own = try await session.request(.get, "/api/installations", as: alice).json()["items"] as? [[String: Any]]
             #expect(own?.compactMap { $0["installationId"] as? String } == ["a"])
+        }
+    }
+
+    @Test func aMemberCannotTakeOverAnotherUsersDirectChannel() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let eve = try await session.createUser("eve")
+            let mark = try await session.createUser("mark", role: .marketer)
+            try await session.request(.put, "/api/installations/alaptop", as: alice, json: #"{"platform":"direct","pushChannel":"alaptop"}"#)
+            let hijack = try await session.request(
+                .put, "/api/installations/hijack1", as: eve, json: #"{"platform":"direct","pushChannel":"alaptop"}"#)
+            #expect(hijack.status == .conflict)
+            #expect(try hijack.error().code == "installation.channelTaken")
+            #expect(try await session.request(.get, "/api/installations/alaptop", as: alice).status == .ok)
+            #expect(try await session.request(.get, "/api/installations/hijack1", as: eve).status == .notFound)
+            let count = try await session.request(.get, "/api/audiences/count?expression=username:alice", as: mark).json()
+            #expect(count["installations"] as? Int64 == 1)
+        }
+    }
+
+    @Test func aPhoneThatChangesHandsLeavesItsPreviousOwnersInstallationMarkedReplaced() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let eve = try await session.createUser("eve")
+            let json = #"{"platform":"apns","pushChannel":"a1b2c3d4"}"#
+            #expect(try await session.request(.put, "/api/installations/alice-phone", as: alice, json: json).status == .created)
+            #expect(try await session.request(.put, "/api/installations/eve-phone", as: eve, json: json).status == .created)
+            let previous = try await session.request(.get, "/api/installations/alice-phone", as: alice)
+            #expect(previous.status == .ok)
+            #expect(try previous.json()["deadReason"] as? String == "installation.replaced")
+        }
+    }
+
+    @Test func theTwentyFirstInstallationOfAMemberIs422() async throws {
+        try await TestGateway().run { session in
+            let eve = try await session.createUser("eve")
+            for index in 0..<20 { try await session.register("eve-\(index)", of: eve) }
+            let response = try await session.request(
+                .put, "/api/installations/eve-20", as: eve, json: #"{"platform":"direct","pushChannel":"eve-20"}"#)
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == "installation.limit")
+            #expect(try await session.request(.get, "/api/installations/eve-20", as: eve).status == .notFound)
+            // Updating one of the twenty is not a new installation.
+            try await session.register("eve-0", of: eve, tags: ["topic:news"])
+        }
+    }
+
+    @Test func anAdminsImportIsNotHeldToTheInstallationLimit() async throws {
+        try await TestGateway({ $0.maximumInstallationsPerUser = 2 }).run { session in
+            try await session.createUser("alice")
+            let entries = (0..<5).map { #"{"installationId":"i\#($0)","owner":"alice","platform":"fcm","pushChannel":"t\#($0)"}"# }
+            let response = try await session.request(
+                .post, "/api/installations/import", as: .admin, json: #"{"installations":[\#(entries.joined(separator: ","))]}"#)
+            #expect(response.status == .ok)
+            #expect(try response.json()["imported"] as? Int64 == 5)
         }
     }
 }

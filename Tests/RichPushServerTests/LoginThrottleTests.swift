@@ -7,46 +7,50 @@ import Testing
 struct LoginThrottleTests {
     let start = Date(timeIntervalSince1970: 1_000_000)
 
-    @Test func nineFailuresDoNotBlock() {
+    @Test func nineFailuresOfAPairDoNotThrottleIt() {
         let throttle = LoginThrottle()
         for second in 0..<9 { throttle.recordFailure(username: "a", address: "1", now: start + Double(second)) }
-        #expect(throttle.retryAfter(username: "a", address: "2", now: start + 10) == nil)
+        #expect(throttle.retryAfter(username: "a", address: "1", now: start + 10) == nil)
     }
 
-    @Test func theTenthFailureBlocksUntilTheOldestLeavesTheWindow() {
+    @Test func theTenthFailureThrottlesThePairUntilTheOldestLeavesTheWindow() {
         let throttle = LoginThrottle()
         for second in 0..<10 { throttle.recordFailure(username: "a", address: "1", now: start + Double(second)) }
-        #expect(throttle.retryAfter(username: "a", address: "9", now: start + 10) == 290)
+        #expect(throttle.retryAfter(username: "a", address: "1", now: start + 10) == 290)
     }
 
-    @Test func theAddressIsThrottledAcrossUsernames() {
+    @Test func aGuesserCannotLockTheUserOutFromAnotherAddress() {
         let throttle = LoginThrottle()
-        for index in 0..<10 { throttle.recordFailure(username: "user\(index)", address: "10.0.0.1", now: start) }
-        #expect(throttle.retryAfter(username: "fresh", address: "10.0.0.1", now: start + 1) != nil)
-        #expect(throttle.retryAfter(username: "fresh", address: "10.0.0.2", now: start + 1) == nil)
+        for second in 0..<50 { throttle.recordFailure(username: "alice", address: "6.6.6.6", now: start + Double(second)) }
+        #expect(throttle.retryAfter(username: "alice", address: "6.6.6.6", now: start + 60) != nil)
+        #expect(throttle.retryAfter(username: "alice", address: "10.0.0.1", now: start + 60) == nil)
     }
 
-    @Test func theWaitGrowsWhileAttemptsContinue() {
-        let throttle = LoginThrottle()
-        for second in 0..<10 { throttle.recordFailure(username: "a", address: "1", now: start + Double(second)) }
-        let first = throttle.retryAfter(username: "a", address: "1", now: start + 20)!
-        for second in 21..<40 { _ = throttle.retryAfter(username: "a", address: "1", now: start + Double(second)) }
-        let later = throttle.retryAfter(username: "a", address: "1", now: start + 40)!
-        #expect(later > first)
-    }
-
-    @Test func theBlockEndsWhenFailuresAgeOut() {
+    @Test func refusedAttemptsDoNotExtendTheWait() {
         let throttle = LoginThrottle()
         for _ in 0..<10 { throttle.recordFailure(username: "a", address: "1", now: start) }
+        for second in 1..<200 { _ = throttle.retryAfter(username: "a", address: "1", now: start + Double(second)) }
+        #expect(throttle.retryAfter(username: "a", address: "1", now: start + 200) == 100)
         #expect(throttle.retryAfter(username: "a", address: "1", now: start + 301) == nil)
     }
 
-    @Test func aSuccessClearsBothKeys() {
+    @Test func anAddressGuessingAcrossAHundredUsernamesIsThrottledForEveryName() {
         let throttle = LoginThrottle()
-        for _ in 0..<9 { throttle.recordFailure(username: "a", address: "1", now: start) }
+        for index in 0..<99 { throttle.recordFailure(username: "user\(index)", address: "10.0.0.1", now: start) }
+        #expect(throttle.retryAfter(username: "fresh", address: "10.0.0.1", now: start + 1) == nil)
+        throttle.recordFailure(username: "user99", address: "10.0.0.1", now: start)
+        #expect(throttle.retryAfter(username: "fresh", address: "10.0.0.1", now: start + 1) == 299)
+        #expect(throttle.retryAfter(username: "fresh", address: "10.0.0.2", now: start + 1) == nil)
+    }
+
+    @Test func aSuccessClearsItsPairButNotTheAddress() {
+        let throttle = LoginThrottle(pairLimit: 10, addressLimit: 20)
+        for index in 0..<19 { throttle.recordFailure(username: index < 9 ? "a" : "b\(index)", address: "1", now: start) }
         throttle.recordSuccess(username: "a", address: "1")
         throttle.recordFailure(username: "a", address: "1", now: start)
-        #expect(throttle.retryAfter(username: "a", address: "1", now: start + 1) == nil)
+        #expect(throttle.retryAfter(username: "a", address: "1", now: start + 1) == 299)
+        throttle.recordSuccess(username: "a", address: "1")
+        #expect(throttle.retryAfter(username: "c", address: "1", now: start + 1) == 299)
     }
 }
 
@@ -99,5 +103,16 @@ struct PasswordHasherTests {
     @Test(arguments: ["short", String(repeating: "x", count: 73)])
     func passwordsOutsideBcryptsRangeAreRefused(password: String) {
         #expect(PasswordHasher.problem(with: password) != nil)
+    }
+
+    @Test(arguments: ["\u{0}zzzzzzzzz", "ab\u{0}cdefghij", "alice-password\u{0}junk", "tab\there-ok?", "line\nbreak-1", "del\u{7f}eted-1"])
+    func passwordsWithControlCharactersAreRefused(password: String) {
+        #expect(PasswordHasher.problem(with: password) != nil)
+    }
+
+    @Test func aPasswordWithANulNeverMatchesTheHashOfWhatPrecedesIt() async throws {
+        let hash = try await PasswordHasher(cost: 4).hash("alice-password")
+        #expect(!(try await PasswordHasher(cost: 4).verify("alice-password\u{0}junk", hash: hash)))
+        await #expect(throws: UnusablePassword.self) { try await PasswordHasher(cost: 4).hash("ab\u{0}cdefghij") }
     }
 }

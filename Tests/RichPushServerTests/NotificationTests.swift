@@ -69,6 +69,20 @@ struct NotificationTests {
         }
     }
 
+    @Test func aMemberCannotReadAMarketersUnsentImageBySendingItToItself() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let eve = try await session.createUser("eve")
+            let imageId = try await session.upload(as: mark)
+            let peek = try await session.request(
+                .post, "/api/notifications", as: eve, json: #"{"message":"peek","richType":"img","imageId":\#(imageId)}"#)
+            #expect(peek.status == .forbidden)
+            #expect(try peek.error().code == "auth.forbidden")
+            let listed = try await session.request(.get, "/api/notifications?limit=100", as: mark).json()["items"] as? [Any]
+            #expect(listed?.isEmpty == true)
+        }
+    }
+
     @Test(arguments: ["a &&", "(a || b", "a & b", "", "a b", "x$y"])
     func aMalformedAudienceIs400(audience: String) async throws {
         try await TestGateway().run { session in

@@ -48,6 +48,8 @@ struct PayloadFastPathTests {
                 #expect(second.headers[field] == first.headers[field], "\(field)")
             }
             #expect(second.headers[.date] != nil)
+            #expect(second.headers[SecurityHeaders.contentTypeOptions] == "nosniff")
+            #expect(second.headers[SecurityHeaders.contentSecurityPolicy] == first.headers[SecurityHeaders.contentSecurityPolicy])
         }
     }
 

@@ -34,11 +34,10 @@ struct TrustedProxiesTests {
     @Test func failedSignInsOfOneClientBehindTheBalancerDoNotThrottleAnother() async throws {
         let gateway = TestGateway { $0.trustedProxies = try! TrustedProxies(parsing: "127.0.0.1") }
         try await gateway.run(.live) { session in
-            let wrong = Credentials(username: "nobody", password: "guessing-1")
-            for index in 0..<10 {
+            let wrong = Credentials(username: "admin", password: "guessing-1")
+            for _ in 0..<10 {
                 let response = try await session.request(
-                    .get, "/api/users/me", as: Credentials(username: "user\(index)", password: wrong.password),
-                    headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.1"])
+                    .get, "/api/users/me", as: wrong, headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.1"])
                 #expect(response.status == .unauthorized)
             }
             let guesser = try await session.request(

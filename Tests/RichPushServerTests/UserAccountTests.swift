@@ -47,6 +47,17 @@ struct UserAccountTests {
         }
     }
 
+    @Test func aNewPasswordWithANulIsRefusedAndTheOldOneKept() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let response = try await session.request(
+                .put, "/api/users/alice/password", as: alice, json: #"{"password":"alice-password\u0000junk"}"#)
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == "user.invalidPassword")
+            #expect(try await session.request(.get, "/api/users/me", as: alice).status == .ok)
+        }
+    }
+
     @Test func theNewPasswordOfAnUnknownUserIsNotFound() async throws {
         try await TestGateway().run { session in
             let response = try await session.request(.put, "/api/users/ghost/password", as: .admin, json: #"{"password":"long-enough"}"#)

@@ -32,6 +32,16 @@ struct UserTests {
         }
     }
 
+    @Test func aUsernameDifferingOnlyInCaseFromAnotherIsAConflict() async throws {
+        try await TestGateway().run { session in
+            try await session.createUser("bob")
+            let again = try await session.request(
+                .post, "/api/users", as: .admin, json: #"{"username":"Bob","password":"another-pass","role":"member"}"#)
+            #expect(again.status == .conflict)
+            #expect(try again.error().code == "user.exists")
+        }
+    }
+
     @Test func onlyAdminsCreateUsers() async throws {
         try await TestGateway().run { session in
             let mark = try await session.createUser("mark", role: .marketer)
@@ -45,6 +55,9 @@ struct UserTests {
     @Test(arguments: [
         (#"{"username":"bad name","password":"long-enough","role":"member"}"#, "user.invalidName"),
         (#"{"username":"bob","password":"short","role":"member"}"#, "user.invalidPassword"),
+        (#"{"username":"bob","password":"\u0000zzzzzzzzz","role":"member"}"#, "user.invalidPassword"),
+        (#"{"username":"bob","password":"ab\u0000cdefghij","role":"member"}"#, "user.invalidPassword"),
+        (#"{"username":"bob","password":"tab\tinside-1","role":"member"}"#, "user.invalidPassword"),
         (#"{"username":"bob","password":"long-enough","role":"owner"}"#, "user.invalidRole"),
         (#"{"password":"long-enough","role":"member"}"#, "request.missingField"),
         (#"{"username":7,"password":"long-enough"}"#, "request.invalidField"),

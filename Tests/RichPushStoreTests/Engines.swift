@@ -35,6 +35,17 @@ struct TestDatabase: Sendable {
         }
     }
 
+    /// The engine alone, without migrating the schema.
+    func openEngine() async throws -> any DatabaseEngine {
+        switch engine {
+        case .sqlite:
+            try FileManager.default.createDirectory(atPath: location, withIntermediateDirectories: true)
+            return try await SQLiteEngine.open(path: location + "/richpush.sqlite", logger: Logger(label: "test"))
+        case .postgresql:
+            return try await PostgresEngine.open(url: location, logger: Logger(label: "test"))
+        }
+    }
+
     func remove() {
         switch engine {
         case .sqlite: try? FileManager.default.removeItem(atPath: location)

@@ -25,6 +25,75 @@ struct InstallationStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func aDirectChannelIsNeverTakenFromAnotherUser(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("alaptop", owner: "alice")
+            await #expect(throws: StoreError.channelTaken) {
+                try await store.upsertInstallation(
+                    InstallationRecord(
+                        id: "hijack1", owner: "eve", platform: .direct, pushChannel: "alaptop-channel", tags: [], createdAt: .now,
+                        updatedAt: .now))
+            }
+            #expect(try await store.installation(id: "alaptop")?.deadAt == nil)
+            #expect(try await store.installation(id: "hijack1") == nil)
+            #expect(try await store.audienceSize(try TagExpression(parsing: "username:alice")).installations == 1)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func aHubTokenRegisteredByAnotherUserMarksThePreviousInstallationReplaced(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("alice-phone", owner: "alice", platform: .fcm)
+            _ = try await store.send("username:alice")
+            try await store.upsertInstallation(
+                InstallationRecord(
+                    id: "eve-phone", owner: "eve", platform: .fcm, pushChannel: "alice-phone-channel", tags: [], createdAt: .now,
+                    updatedAt: .now))
+            let previous = try #require(try await store.installation(id: "alice-phone"))
+            #expect(previous.isReplaced)
+            #expect(previous.deadAt != nil)
+            #expect(try await store.audienceSize(try TagExpression(parsing: "username:alice")).installations == 0)
+            #expect(try await store.audienceSize(try TagExpression(parsing: "username:eve")).installations == 1)
+            // Alice's outstanding push must not reach the phone that is now Eve's.
+            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func theOwnerRegisteringAReplacedInstallationAgainTakesTheTokenBack(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let token = { (id: String, owner: String) in
+                InstallationRecord(id: id, owner: owner, platform: .apns, pushChannel: "a1b2", tags: [], createdAt: .now, updatedAt: .now)
+            }
+            try await store.upsertInstallation(token("alice-phone", "alice"))
+            try await store.upsertInstallation(token("eve-phone", "eve"))
+            try await store.upsertInstallation(token("alice-phone", "alice"))
+            #expect(try await store.installation(id: "alice-phone")?.deadAt == nil)
+            #expect(try await store.installation(id: "eve-phone")?.isReplaced == true)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func anOwnersNewInstallationBeyondTheLimitIsRefused(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.createUser(username: "eve", passwordHash: "x", role: .member)
+            let device = { (id: String) in
+                InstallationRecord(id: id, owner: "eve", platform: .direct, pushChannel: id, tags: [], createdAt: .now, updatedAt: .now)
+            }
+            for index in 0..<3 { try await store.upsertInstallation(device("d\(index)"), limit: 3) }
+            await #expect(throws: StoreError.installationLimit(3)) { try await store.upsertInstallation(device("d3"), limit: 3) }
+            #expect(try await store.upsertInstallation(device("d2"), limit: 3).created == false)
+            #expect(try await store.installations(owner: "eve").count == 3)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func usernamesDifferingOnlyInCaseAreOneName(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.createUser(username: "bob", passwordHash: "x", role: .member)
+            await #expect(throws: StoreError.duplicate("username")) {
+                _ = try await store.createUser(username: "Bob", passwordHash: "y", role: .member)
+            }
+        }
+    }
+
     @Test(arguments: Engine.allCases) func anotherUsersInstallationIdIsRefused(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.register("shared", owner: "alice")

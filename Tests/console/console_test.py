@@ -66,6 +66,7 @@ class Console(unittest.TestCase):
             stdout=cls.stream_file, stderr=subprocess.DEVNULL)
         options = webdriver.ChromeOptions()
         options.binary_location = "/usr/bin/chromium"
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,960", "--lang=en-US"):
             options.add_argument(argument)
         cls.browser = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
@@ -84,6 +85,11 @@ class Console(unittest.TestCase):
         self.browser.execute_script("sessionStorage.clear()")
         self.browser.refresh()
         self.wait = WebDriverWait(self.browser, 15)
+
+    def tearDown(self):
+        # The gateway's Content-Security-Policy (default-src 'self') must never have to refuse what the console does.
+        refused = [entry["message"] for entry in self.browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+        self.assertEqual(refused, [])
 
     # Helpers
 
@@ -247,7 +253,7 @@ class Console(unittest.TestCase):
             });
         """)
         self.wait_for_text("#image-state", "dropped.png · 512×512")
-        self.find(".alert-media img")
+        self.find(".alert-media canvas")
 
     def test_an_admin_sees_every_installation(self):
         self.sign_in(ADMIN)

@@ -33,24 +33,21 @@ final class Authenticator: Sendable {
         self.decoyHash = try await hasher.hash(UUID().uuidString)
     }
 
-    /// The caller named by `authorization` when that header was verified recently and nothing throttles it: the
-    /// answer that needs no await, for the payload fast path. Nil means "ask ``authenticate(authorization:address:logger:)``".
-    func recentlyVerifiedCaller(authorization: String, address: String) -> AuthenticatedUser? {
-        guard case .hit(let user) = cache.lookup(authorization), !throttle.isBlocking(username: user.username, address: address) else {
-            return nil
-        }
+    /// The caller named by `authorization` when that header was verified recently: the answer that needs no await,
+    /// for the payload fast path. Nil means "ask ``authenticate(authorization:address:logger:)``".
+    func recentlyVerifiedCaller(authorization: String) -> AuthenticatedUser? {
+        guard case .hit(let user) = cache.lookup(authorization) else { return nil }
         return user
     }
 
-    /// The caller named by `authorization`, or a 401/429 ``APIError``.
+    /// The caller named by `authorization`, or a 401/429 ``APIError``. A header verified before is never throttled:
+    /// it guesses nothing, and a guesser elsewhere must not lock its owner out.
     func authenticate(authorization: String?, address: String, logger: Logger) async throws -> AuthenticatedUser {
         guard let authorization else { throw APIError.unauthorized("Authentication is required: send HTTP Basic credentials.") }
         switch cache.lookup(authorization) {
         case .hit(let user):
-            try await checkThrottle(username: user.username, address: address)
             return user
         case .stale(let entry):
-            try await checkThrottle(username: entry.user.username, address: address)
             if let record = try await store.user(named: entry.user.username), record.passwordHash == entry.passwordHash {
                 let user = AuthenticatedUser(username: record.username, role: record.role)
                 cache.store(authorization, user: user, passwordHash: record.passwordHash)
@@ -64,7 +61,15 @@ final class Authenticator: Sendable {
         guard let credentials = BasicCredentials(authorization: authorization) else {
             throw APIError.unauthorized("The Authorization header is not valid HTTP Basic credentials.")
         }
-        try await checkThrottle(username: credentials.username, address: address)
+        // No stored password holds a control character, and bcrypt would read only up to a NUL: refused unread.
+        guard !PasswordHasher.containsControlCharacter(credentials.password) else {
+            throw APIError.unauthorized("The username or password is wrong.")
+        }
+        if let seconds = throttle.retryAfter(username: credentials.username, address: address) {
+            throw APIError(
+                .tooManyRequests, code: "auth.throttled",
+                message: "Too many failed sign-ins; try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
+        }
         let verification = try await verify(credentials, authorization: authorization)
         guard let user = verification.user else {
             throttle.recordFailure(username: credentials.username, address: address)
@@ -75,20 +80,10 @@ final class Authenticator: Sendable {
         }
         throttle.recordSuccess(username: credentials.username, address: address)
         if store.isShared {
-            try await store.clearSignInFailures(keys: LoginThrottle.keys(username: credentials.username, address: address))
+            try await store.clearSignInFailures(keys: [LoginThrottle.pairKey(username: credentials.username, address: address)])
         }
         cache.store(authorization, user: user, passwordHash: verification.passwordHash)
         return user
-    }
-
-    private func checkThrottle(username: String, address: String) async throws {
-        if let seconds = throttle.retryAfter(username: username, address: address) {
-            // A refused attempt counts as a failure on every process, so the wait grows wherever the guessing goes on.
-            try await shareFailure(username: username, address: address)
-            throw APIError(
-                .tooManyRequests, code: "auth.throttled",
-                message: "Too many failed sign-ins; try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
-        }
     }
 
     private func verify(_ credentials: BasicCredentials, authorization: String) async throws -> Verification {

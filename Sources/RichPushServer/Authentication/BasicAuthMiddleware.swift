@@ -4,6 +4,7 @@ import Hummingbird
 struct BasicAuthMiddleware: RouterMiddleware {
     typealias Context = RichPushRequestContext
     let authenticator: Authenticator
+    let connections: UnauthenticatedConnections
     var trustedProxies = TrustedProxies()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -11,6 +12,7 @@ struct BasicAuthMiddleware: RouterMiddleware {
         context.identity = try await authenticator.authenticate(
             authorization: request.headers[.authorization], address: trustedProxies.clientAddress(of: request, context: context),
             logger: context.logger)
+        connections.signedIn(context.connection)
         return try await next(request, context)
     }
 }

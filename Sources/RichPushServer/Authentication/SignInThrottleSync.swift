@@ -23,7 +23,7 @@ struct SignInThrottleSync: Service {
                 do {
                     let now = Date.now
                     throttle.adoptThrottled(
-                        try await store.throttledSignInKeys(since: now - throttle.window, limit: throttle.limit), now: now)
+                        try await store.throttledSignInKeys(since: now - throttle.window, limit: throttle.smallestLimit), now: now)
                     if ticks % pruneEvery == 0 { try await store.pruneSignInFailures(before: now - throttle.window) }
                 } catch  where !Task.isCancelled {
                     logger.warning("could not read the shared sign-in failures", metadata: ["error": "\(error)"])

@@ -24,13 +24,19 @@ struct InstallationController {
         let body = try await request.decodeJSON(InstallationRequest.self, limit: gateway.configuration.maximumJSONBytes)
         let record = try body.record(id: id, owner: caller.username, now: .now)
         do {
-            let (stored, created) = try await gateway.store.upsertInstallation(record)
+            let (stored, created) = try await gateway.store.upsertInstallation(
+                record, limit: gateway.configuration.maximumInstallationsPerUser)
             // A remote hub's copy of the registration is brought in step by the dispatcher.
             gateway.dispatcherDoorbell.ring()
             return try InstallationJSON(stored).jsonResponse(
                 status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
         } catch StoreError.installationOwnedByAnother {
             throw APIError.conflict("installation.taken", "Installation \(id) is registered by another user.")
+        } catch StoreError.channelTaken {
+            throw APIError.conflict("installation.channelTaken", "This pushChannel is registered by another user's installation.")
+        } catch StoreError.installationLimit(let limit) {
+            throw APIError.unprocessable(
+                "installation.limit", "You have \(limit) installations, the most allowed; remove one you no longer use first.")
         }
     }
 
@@ -75,6 +81,9 @@ struct InstallationController {
             return try ImportJSON(imported: records.count, created: created).jsonResponse()
         } catch StoreError.installationOwnedByAnother {
             throw APIError.conflict("installation.taken", "An installation of the import is registered by another user; nothing was imported.")
+        } catch StoreError.channelTaken {
+            throw APIError.conflict(
+                "installation.channelTaken", "A direct pushChannel of the import is registered by another user; nothing was imported.")
         }
     }
 

@@ -20,8 +20,6 @@ struct InstallationRequest: Decodable {
     /// Notification Hubs allows 60 tags per registration.
     static let maximumTags = 60
     static let maximumChannelLength = 4096
-    /// Tags the gateway derives; a device claiming them could receive another user's pushes.
-    static let reservedPrefixes = ["username:", "installation:", "platform:"]
 
     /// The installation this request registers, or the first problem found as an ``APIError``.
     func record(id: String, owner: String, now: Date) throws -> InstallationRecord {
@@ -63,7 +61,7 @@ struct InstallationRequest: Decodable {
                 throw APIError.unprocessable(
                     "installation.invalidTag", "'\(tag.prefix(130))' is not a tag: up to 120 letters, digits or _ @ # . : -.")
             }
-            if let prefix = reservedPrefixes.first(where: { tag.hasPrefix($0) }) {
+            if let prefix = Tag.reservedPrefix(of: tag) {
                 throw APIError.unprocessable("installation.reservedTag", "Tags starting with '\(prefix)' are set by the gateway.")
             }
         }

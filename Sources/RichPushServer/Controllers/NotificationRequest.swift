@@ -31,7 +31,7 @@ struct NotificationRequest: Decodable {
         guard let richType = richType.flatMap(RichType.init(rawValue:)) else {
             throw APIError.unprocessable("notification.invalidRichType", "richType must be one of img, url, text.")
         }
-        let payload = try await self.payload(of: richType, imageExists: imageExists)
+        let payload = try await self.payload(of: richType, by: caller, imageExists: imageExists)
         let audienceText = audience ?? Tag.user(caller.username)
         let expression: TagExpression
         do {
@@ -67,10 +67,17 @@ struct NotificationRequest: Decodable {
             createdBy: caller.username, idempotencyKey: idempotencyKey)
     }
 
-    private func payload(of richType: RichType, imageExists: (Int64) async throws -> Bool) async throws -> RichPayload {
+    private func payload(of richType: RichType, by caller: AuthenticatedUser, imageExists: (Int64) async throws -> Bool) async throws
+        -> RichPayload
+    {
         switch richType {
         case .img:
             guard let imageId else { throw APIError.unprocessable("notification.missingImage", "richType img needs an imageId.") }
+            // Image ids count up from 1: a member naming one would read another sender's unsent image through its own
+            // payload. Members upload none, so there is no image a member may attach.
+            guard caller.role.mayRunCampaigns else {
+                throw APIError.forbidden("A member may not attach images; only marketers and admins send image notifications.")
+            }
             guard imageId > 0, try await imageExists(imageId) else {
                 throw APIError.unprocessable("image.notFound", "There is no image \(imageId); upload it to /api/images first.")
             }

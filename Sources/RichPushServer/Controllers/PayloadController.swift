@@ -56,10 +56,13 @@ struct PayloadController {
             guard let expiry = query.get("exp").flatMap(Int64.init),
                 gateway.linkSigner.isValid(id: id, expiry: expiry, signature: signature)
             else { throw APIError.forbidden("The payload link is invalid or has expired; ask /info for a new one.") }
+            gateway.connections.signedIn(context.connection)
             return nil
         }
-        return try await gateway.authenticator.authenticate(
+        let caller = try await gateway.authenticator.authenticate(
             authorization: request.headers[.authorization],
             address: gateway.configuration.trustedProxies.clientAddress(of: request, context: context), logger: context.logger)
+        gateway.connections.signedIn(context.connection)
+        return caller
     }
 }

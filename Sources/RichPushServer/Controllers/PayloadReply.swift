@@ -19,6 +19,7 @@ struct PayloadReply {
             if let ifNoneMatch, Self.matches(ifNoneMatch, image.entityTag) {
                 status = .notModified
                 body = nil
+                headers.append(contentsOf: SecurityHeaders.fields)
                 return
             }
             status = .ok
@@ -35,6 +36,7 @@ struct PayloadReply {
             headers = [.contentType: "text/plain; charset=utf-8", .cacheControl: "private", .contentLength: String(buffer.readableBytes)]
             body = method == .head ? nil : buffer
         }
+        headers.append(contentsOf: SecurityHeaders.fields)
     }
 
     /// `If-None-Match` uses weak comparison: `*`, or any listed tag equal to ours with or without `W/`.
@@ -52,9 +54,9 @@ extension Gateway {
     /// notification, the recipient check, the first fetch already recorded, the image — and nil otherwise, so the
     /// router's path loads what is missing. It answers only successes; every refusal is the router's to give.
     func cachedPayloadReply(
-        id: Int64, authorization: String, address: String, method: HTTPRequest.Method, ifNoneMatch: String?, now: Date = .now
+        id: Int64, authorization: String, method: HTTPRequest.Method, ifNoneMatch: String?, now: Date = .now
     ) -> PayloadReply? {
-        guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization, address: address),
+        guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
             let record = payloads.cachedNotification(id: id), !record.isGone(at: now)
         else { return nil }
         let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username)

@@ -17,19 +17,16 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let gateway: Gateway
-    private var address = "local"
     /// Requests handed to the router whose response has not ended yet.
     private var routedInFlight = 0
     /// The rest of a request this handler answered: its body and end are dropped.
     private var answeredRequestOpen = false
     private var needsFlush = false
+    /// Whether this connection was reported signed in to ``UnauthenticatedConnections``.
+    private var signedIn = false
 
     init(gateway: Gateway) {
         self.gateway = gateway
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        address = context.channel.remoteAddress?.ipAddress ?? "local"
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -37,6 +34,10 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let head):
             if routedInFlight == 0, let reply = reply(to: head) {
+                if !signedIn {
+                    signedIn = true
+                    gateway.connections.signedIn(ObjectIdentifier(context.channel))
+                }
                 answeredRequestOpen = true
                 write(reply, context: context)
                 return
@@ -72,7 +73,7 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             head.headerFields[.contentLength].map({ $0 == "0" }) ?? true, head.headerFields[.transferEncoding] == nil
         else { return nil }
         return gateway.cachedPayloadReply(
-            id: id, authorization: authorization, address: address, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
+            id: id, authorization: authorization, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
     }
 
     private func write(_ reply: PayloadReply, context: ChannelHandlerContext) {

@@ -3,14 +3,16 @@ import RichPushHubs
 import RichPushStore
 
 extension Dispatcher {
-    /// Copies changed installations into the remote hub's registrations, or removes them there; returns how many it
+    /// Copies changed installations into the remote hub's registrations, or removes them (deleted or replaced) there; returns how many it
     /// handled. A refusal that retrying cannot fix is logged and dropped; anything else is tried again with backoff.
     func syncMirror() async throws -> Int {
         guard let mirror = hubs.mirror else { return 0 }
         let tasks = try await store.claimMirrorTasks(limit: policy.batchSize, lease: policy.lease)
         for task in tasks {
             do {
-                if let installation = task.installation, hubs.audiencePlatforms.contains(installation.platform) {
+                // A replaced installation's channel now belongs to another user's installation: the hub must not reach
+                // that device under the old one's tags.
+                if let installation = task.installation, !installation.isReplaced, hubs.audiencePlatforms.contains(installation.platform) {
                     try await mirror.put(
                         MirroredInstallation(
                             id: installation.id, platform: installation.platform, pushChannel: installation.pushChannel,

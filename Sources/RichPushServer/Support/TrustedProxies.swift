@@ -61,7 +61,7 @@ public struct TrustedProxies: Sendable, Equatable {
         return hops.first ?? peer
     }
 
-    private func isTrusted(_ address: String) -> Bool {
+    func isTrusted(_ address: String) -> Bool {
         guard let bytes = Self.bytes(of: address) else { return false }
         return networks.contains { $0.contains(bytes) }
     }

@@ -21,3 +21,24 @@ func rawHTTP(port: Int, _ request: String) async throws -> String {
         return received
     }
 }
+
+/// A TCP connection to the gateway that sends nothing until told to.
+func openConnection(port: Int) async throws -> any Channel {
+    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+}
+
+/// Whether the server closes `connection` within `timeout`.
+func closes(_ connection: any Channel, within timeout: Duration) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            (try? await connection.closeFuture.get()) != nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
