@@ -90,20 +90,7 @@ enum Migrations {
             .run()
         try await db.create(index: "notifications_unreleased").on("notifications").column("released_at").column("deliver_at").run()
 
-        try await db.create(table: "installations")
-            .column("id", type: .text, .primaryKey(autoIncrement: false))
-            .column("owner", type: .text, .notNull)
-            .column("platform", type: .text, .notNull)
-            .column("push_channel", type: .text, .notNull)
-            .column("tags", type: .text, .notNull)
-            .column("app_version", type: .text)
-            .column("application_name", type: .text)
-            .column("sdk_version", type: .text)
-            .column("time_zone", type: .text)
-            .column("created_at", type: .bigint, .notNull)
-            .column("updated_at", type: .bigint, .notNull)
-            .column("dead_at", type: .bigint)
-            .column("dead_reason", type: .text)
+        try await installationColumns(db.create(table: "installations"))
             .unique("platform", "push_channel")
             .run()
         try await db.create(index: "installations_owner").on("installations").column("owner").run()
@@ -164,6 +151,24 @@ enum Migrations {
             .column("created_at", type: .bigint, .notNull)
             .run()
         try await db.create(index: "events_user").on("events").column("username").column("id").run()
+    }
+
+    /// The columns of `installations`, as the first schema made them and its rebuild keeps them.
+    private static func installationColumns(_ table: SQLCreateTableBuilder) -> SQLCreateTableBuilder {
+        table
+            .column("id", type: .text, .primaryKey(autoIncrement: false))
+            .column("owner", type: .text, .notNull)
+            .column("platform", type: .text, .notNull)
+            .column("push_channel", type: .text, .notNull)
+            .column("tags", type: .text, .notNull)
+            .column("app_version", type: .text)
+            .column("application_name", type: .text)
+            .column("sdk_version", type: .text)
+            .column("time_zone", type: .text)
+            .column("created_at", type: .bigint, .notNull)
+            .column("updated_at", type: .bigint, .notNull)
+            .column("dead_at", type: .bigint)
+            .column("dead_reason", type: .text)
     }
 
     /// Installations waiting to be copied to (or removed from) a remote hub's registrations: one row per installation,
@@ -233,21 +238,7 @@ enum Migrations {
             // documentation describes for changes ALTER TABLE cannot make. Dropping the old table deletes the tags
             // through their foreign key's cascade, so they are kept aside and put back.
             try await db.raw("CREATE TEMPORARY TABLE kept_installation_tags AS SELECT installation_id, tag FROM installation_tags").run()
-            try await db.create(table: "installations_rebuilt")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("owner", type: .text, .notNull)
-                .column("platform", type: .text, .notNull)
-                .column("push_channel", type: .text, .notNull)
-                .column("tags", type: .text, .notNull)
-                .column("app_version", type: .text)
-                .column("application_name", type: .text)
-                .column("sdk_version", type: .text)
-                .column("time_zone", type: .text)
-                .column("created_at", type: .bigint, .notNull)
-                .column("updated_at", type: .bigint, .notNull)
-                .column("dead_at", type: .bigint)
-                .column("dead_reason", type: .text)
-                .run()
+            try await installationColumns(db.create(table: "installations_rebuilt")).run()
             let columns = Store.installationColumns
             try await db.raw(
                 "INSERT INTO installations_rebuilt (\(idents: columns, joinedBy: ", ")) SELECT \(idents: columns, joinedBy: ", ") FROM installations"

@@ -85,6 +85,30 @@ struct InstallationStoreTests {
         }
     }
 
+    @Test func registrationsOfOneOwnerOnTwoProcessesAtOnceStopAtTheLimit() async throws {
+        try await withStores(.postgresql, count: 2) { stores in
+            _ = try await stores[0].createUser(username: "eve", passwordHash: "x", role: .member)
+            let accepted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let device = InstallationRecord(
+                            id: "d\(index)", owner: "eve", platform: .direct, pushChannel: "d\(index)", tags: [], createdAt: .now,
+                            updatedAt: .now)
+                        do {
+                            _ = try await stores[index % 2].upsertInstallation(device, limit: 5)
+                            return true
+                        } catch StoreError.installationLimit {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(accepted == 5)
+            #expect(try await stores[0].installations(owner: "eve").count == 5)
+        }
+    }
+
     @Test(arguments: Engine.allCases) func usernamesDifferingOnlyInCaseAreOneName(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             _ = try await store.createUser(username: "bob", passwordHash: "x", role: .member)
