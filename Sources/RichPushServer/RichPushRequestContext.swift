@@ -27,6 +27,9 @@ public struct RichPushRequestContext: RequestContext {
     /// Image uploads are limited by their own setting, checked before the body is read.
     public var maxUploadSize: Int { .max }
 
+    /// Every JSON body is read strictly: an unknown or mistyped field is refused, never ignored.
+    public var requestDecoder: some RequestDecoder { StrictRequestDecoder() }
+
     /// The authenticated caller; the auth middleware guarantees one on every `/api` route.
     func caller() throws -> AuthenticatedUser {
         guard let identity else { throw APIError.unauthorized("Authentication is required.") }

@@ -17,8 +17,6 @@ public struct ServerConfiguration: Sendable {
     /// Bundled images; `logo.png` is the tutorial's default payload.
     public var imageDirectory = "img"
     public var imageLimits = ImageLimits()
-    /// The largest JSON body accepted.
-    public var maximumJSONBytes = 64 * 1024
     /// Created with role admin on the first start of an empty store when ``adminPassword`` is set.
     public var adminUsername = "admin"
     public var adminPassword: String?

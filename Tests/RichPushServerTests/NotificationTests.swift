@@ -118,7 +118,6 @@ struct NotificationTests {
             "notification.invalidExpiry"
         ),
         (#"{"message":"m","richType":"text","text":"x","pushStyle":"loud"}"#, "notification.invalidPushStyle"),
-        (#"{"message":7,"richType":"text","text":"x"}"#, "request.invalidField"),
         (#"{"message":"m","richType":"text","text":"x","idempotencyKey":""}"#, "notification.invalidIdempotencyKey"),
     ])
     func invalidNotificationsAre422AndStoreNothing(json: String, code: String) async throws {

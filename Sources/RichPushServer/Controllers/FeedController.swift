@@ -28,7 +28,7 @@ struct FeedController {
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let id = try context.id()
-        let body = try await request.decodeJSON(UpdateRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        let body = try await request.decode(as: UpdateRequest.self, context: context)
         let readState = try body.readState.map { text in
             guard let state = ReadState(rawValue: text) else {
                 throw APIError.unprocessable("feed.invalidState", "readState must be unread or read.")
@@ -71,7 +71,7 @@ struct FeedController {
     @Sendable func receipt(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let id = try context.id()
-        let body = try await request.decodeJSON(ReceiptRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        let body = try await request.decode(as: ReceiptRequest.self, context: context)
         guard let event = ReceiptEvent(rawValue: body.event) else {
             throw APIError.unprocessable("receipt.invalidEvent", "event must be displayed.")
         }

@@ -21,7 +21,7 @@ struct InstallationController {
     @Sendable func upsert(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
-        let body = try await request.decodeJSON(InstallationRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        let body = try await request.decode(as: InstallationRequest.self, context: context)
         let record = try body.record(id: id, owner: caller.username, now: .now)
         do {
             let (stored, created) = try await gateway.store.upsertInstallation(
@@ -40,7 +40,8 @@ struct InstallationController {
         }
     }
 
-    struct ImportRequest: Decodable {
+    struct ImportRequest: LargeRequestBody {
+        static let maximumBodyBytes = 16 * 1024 * 1024
         var installations: [InstallationRequest]
     }
 
@@ -53,7 +54,7 @@ struct InstallationController {
     /// its owner, all stored in one transaction or none.
     @Sendable func importMany(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         try context.caller().require(.admin, to: "import installations")
-        let body = try await request.decodeJSON(ImportRequest.self, limit: 16 * 1024 * 1024)
+        let body = try await request.decode(as: ImportRequest.self, context: context)
         guard (1...Self.maximumImport).contains(body.installations.count) else {
             throw APIError.unprocessable("installation.importSize", "An import holds 1 to \(Self.maximumImport) installations.")
         }

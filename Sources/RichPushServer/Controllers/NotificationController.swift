@@ -21,7 +21,7 @@ struct NotificationController {
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let body = try await request.collectBody(limit: gateway.configuration.maximumJSONBytes)
+        let body = try await request.collectBody(limit: StrictRequestDecoder.maximumBytes)
         let now = Date.now
         let draft: NotificationDraft
         if body.readableBytes == 0 {
@@ -31,7 +31,7 @@ struct NotificationController {
                 createdBy: caller.username, idempotencyKey: nil)
         } else {
             try request.requireJSONContentType()
-            let fields = try Request.decodeJSON(NotificationRequest.self, from: body)
+            let fields = try StrictRequestDecoder.decode(NotificationRequest.self, from: body)
             draft = try await fields.draft(by: caller, now: now) { id in try await gateway.store.image(id: id) != nil }
         }
         let (record, created) = try await gateway.store.createNotification(draft, now: now)

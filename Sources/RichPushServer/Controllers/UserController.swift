@@ -25,7 +25,7 @@ struct UserController {
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         try context.caller().require(.admin, to: "create users")
-        let body = try await request.decodeJSON(CreateRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        let body = try await request.decode(as: CreateRequest.self, context: context)
         guard Identifier.isValid(body.username) else {
             throw APIError.unprocessable("user.invalidName", "A username has 1 to 64 letters, digits or _ . @ -.")
         }
@@ -53,7 +53,7 @@ struct UserController {
         let caller = try context.caller()
         let username = context.parameters.get("username") ?? ""
         if username != caller.username { try caller.require(.admin, to: "change another user's password") }
-        let body = try await request.decodeJSON(PasswordRequest.self, limit: gateway.configuration.maximumJSONBytes)
+        let body = try await request.decode(as: PasswordRequest.self, context: context)
         if let problem = PasswordHasher.problem(with: body.password) { throw APIError.unprocessable("user.invalidPassword", problem) }
         let hash = try await gateway.hasher.hash(body.password)
         guard try await gateway.store.setPasswordHash(username: username, passwordHash: hash) else {
