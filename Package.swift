@@ -122,7 +122,11 @@ let package = Package(
         .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon", "TestProcesses"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushImagingTests", dependencies: ["RichPushImaging"], swiftSettings: swiftSettings),
-        .testTarget(name: "RichPushStoreTests", dependencies: ["RichPushStore", "TestPostgres"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RichPushStoreTests",
+            dependencies: ["RichPushStore", "TestPostgres", .product(name: "SQLKit", package: "sql-kit")],
+            swiftSettings: swiftSettings
+        ),
         // The PostgreSQL server `scripts/with-postgres` starts for the tests, with a fresh database per test.
         .target(name: "TestPostgres", dependencies: ["TestProcesses"], path: "Tests/TestPostgres", swiftSettings: swiftSettings),
         // Programs the tests start, without Foundation's Process and its crash with many descriptors open.

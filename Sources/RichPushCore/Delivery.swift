@@ -9,37 +9,44 @@ public struct DeliveryJob: Sendable, Equatable {
     public var deliveryId: Int64
     public var attempt: Int
     public var notificationId: Int64
-    public var message: String
-    public var richType: RichType
-    public var pushStyle: PushStyle
+    /// This device's push: its language's variant, its owner's badge.
+    public var push: SilentPush
     public var audience: String
     public var expiresAt: Date?
     public var installationId: String
     public var owner: String
     public var platform: Platform
     public var pushChannel: String
+    /// The tag of the localization the push carries; nil for the default fields.
+    public var language: String?
+    /// Whether other devices of the notification get other pushes (a variant per language, a badge per user): then
+    /// no single push can serve a whole audience.
+    public var variesByDevice: Bool
+    /// An absolute, signed link to the notification's image, for alerts that show the image themselves (FCM's
+    /// `notification.image`); nil without a public URL or an image.
+    public var imageLink: String?
 
     public init(
-        deliveryId: Int64, attempt: Int, notificationId: Int64, message: String, richType: RichType, pushStyle: PushStyle,
-        audience: String, expiresAt: Date?, installationId: String, owner: String, platform: Platform, pushChannel: String
+        deliveryId: Int64, attempt: Int, notificationId: Int64, push: SilentPush, audience: String, expiresAt: Date?,
+        installationId: String, owner: String, platform: Platform, pushChannel: String, language: String? = nil,
+        variesByDevice: Bool = false, imageLink: String? = nil
     ) {
         self.deliveryId = deliveryId
         self.attempt = attempt
         self.notificationId = notificationId
-        self.message = message
-        self.richType = richType
-        self.pushStyle = pushStyle
+        self.push = push
         self.audience = audience
         self.expiresAt = expiresAt
         self.installationId = installationId
         self.owner = owner
         self.platform = platform
         self.pushChannel = pushChannel
+        self.language = language
+        self.variesByDevice = variesByDevice
+        self.imageLink = imageLink
     }
 
-    public var push: SilentPush {
-        SilentPush(richId: notificationId, richType: richType, richMessage: message, style: pushStyle)
-    }
+    public var pushStyle: PushStyle { push.style }
 }
 
 /// What became of one delivery attempt.

@@ -4,7 +4,8 @@
     import Foundation
 #endif
 
-/// The small push every addressed device receives: only the id and type of the rich payload, and its message.
+/// The push one device receives: the id and type of the rich payload and its message, the alert's visible fields,
+/// and the sender's custom data.
 ///
 /// The keys are those the classic rich-push tutorial's iOS client reads (`richId`, `richType`, `richMessage`);
 /// the id travels as a string.
@@ -13,46 +14,113 @@ public struct SilentPush: Sendable, Equatable {
     public var richType: RichType
     public var richMessage: String
     public var style: PushStyle
+    public var richTitle: String?
+    /// The alert's sound; a silent push has none.
+    public var sound: String?
+    public var badge: Int?
+    public var category: String
+    public var threadId: String?
+    /// The sender's custom keys, none of them reserved.
+    public var data: [String: String]
 
-    public init(richId: Int64, richType: RichType, richMessage: String, style: PushStyle = .silent) {
+    public init(
+        richId: Int64, richType: RichType, richMessage: String, style: PushStyle = .silent, richTitle: String? = nil,
+        sound: String? = nil, badge: Int? = nil, category: String = PushContent.defaultCategory, threadId: String? = nil,
+        data: [String: String] = [:]
+    ) {
         self.richId = richId
         self.richType = richType
         self.richMessage = richMessage
         self.style = style
+        self.richTitle = richTitle
+        self.sound = sound
+        self.badge = badge
+        self.category = category
+        self.threadId = threadId
+        self.data = data
     }
 
     /// APNs allows 4096 bytes of payload.
     public static let apnsPayloadLimit = 4096
+    /// FCM allows 4000 bytes of `data`.
+    public static let fcmDataLimit = 4000
 
-    /// The custom keys, all strings, as FCM's `data` map and the direct stream's `rich` event carry them.
-    public var data: [String: String] {
-        ["richId": String(richId), "richType": richType.rawValue, "richMessage": richMessage]
+    /// Keys a sender's data may not use: the push's own, and those APNs and FCM keep for themselves.
+    public static let reservedDataKeys: Set<String> = [
+        "aps", "richId", "richType", "richMessage", "richTitle", "richEvent", "badge", "from", "notification", "message_type",
+        "collapse_key",
+    ]
+
+    /// Whether a sender's data may use `key`.
+    public static func isReservedDataKey(_ key: String) -> Bool {
+        reservedDataKeys.contains(key) || key.hasPrefix("google.") || key.hasPrefix("gcm.")
     }
 
-    /// The APNs JSON body: `content-available` for a silent push, a `mutable-content` alert otherwise.
+    /// Every key as a string, as FCM's `data` map carries them: the push's own and the sender's.
+    public var keys: [String: String] {
+        var keys = data
+        keys["richId"] = String(richId)
+        keys["richType"] = richType.rawValue
+        keys["richMessage"] = richMessage
+        if let richTitle { keys["richTitle"] = richTitle }
+        if let badge { keys["badge"] = String(badge) }
+        return keys
+    }
+
+    /// How many bytes FCM counts of the `data` map: its keys and values.
+    public var fcmDataSize: Int {
+        keys.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// The APNs JSON body. A silent push is a background push whose `aps` holds only `content-available` and
+    /// `sound`, its badge a top-level string for the app; an alert is a `mutable-content` alert with title, body,
+    /// category, sound, badge and thread. The sender's data are top-level keys.
     public func apnsPayload() -> Data {
-        let encoder = JSONEncoder()
-        // Sorted keys make the bytes deterministic, so a resend after a crash is byte-identical.
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var fields = data
+        fields["richId"] = String(richId)
+        fields["richMessage"] = richMessage
+        fields["richType"] = richType.rawValue
+        if let richTitle { fields["richTitle"] = richTitle }
+        let aps: APS
         switch style {
         case .silent:
-            return try! encoder.encode(APNsBody(aps: SilentAPS(), push: self))
+            if let badge { fields["badge"] = String(badge) }
+            aps = .silent
         case .alert:
-            return try! encoder.encode(APNsBody(aps: AlertAPS(alert: .init(body: richMessage)), push: self))
+            aps = .alert(
+                AlertAPS(
+                    alert: .init(title: richTitle, body: richMessage), category: category, sound: sound, badge: badge, threadId: threadId))
+        }
+        // Sorted keys make the bytes deterministic, so a resend after a crash is byte-identical.
+        return try! Self.encoder.encode(APNsBody(aps: aps, fields: fields))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private struct APNsBody: Encodable {
+        var aps: APS
+        var fields: [String: String]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(aps, forKey: AnyKey("aps"))
+            for (key, value) in fields { try container.encode(value, forKey: AnyKey(key)) }
         }
     }
 
-    private struct APNsBody<APS: Encodable>: Encodable {
-        var aps: APS
-        var richId: String
-        var richMessage: String
-        var richType: String
+    private enum APS: Encodable {
+        case silent
+        case alert(AlertAPS)
 
-        init(aps: APS, push: SilentPush) {
-            self.aps = aps
-            richId = String(push.richId)
-            richMessage = push.richMessage
-            richType = push.richType.rawValue
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .silent: try SilentAPS().encode(to: encoder)
+            case .alert(let alert): try alert.encode(to: encoder)
+            }
         }
     }
 
@@ -68,16 +136,52 @@ public struct SilentPush: Sendable, Equatable {
 
     private struct AlertAPS: Encodable {
         struct Alert: Encodable {
+            var title: String?
             var body: String
         }
         var alert: Alert
         let mutableContent = 1
-        let category = "richPush"
+        var category: String
+        var sound: String?
+        var badge: Int?
+        var threadId: String?
 
         enum CodingKeys: String, CodingKey {
             case alert
             case mutableContent = "mutable-content"
             case category
+            case sound
+            case badge
+            case threadId = "thread-id"
         }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+extension SilentPush {
+    /// The push of one device: `localization` (its language's variant, see
+    /// ``PushContent/localization(forInstallationLanguage:)``) over the default fields, and for an `unread` badge its
+    /// owner's number of unread notifications.
+    public init(
+        richId: Int64, richType: RichType, message: String, style: PushStyle, content: PushContent, localization: Localization?,
+        unreadCount: Int?
+    ) {
+        let badge: Int? =
+            switch content.badge {
+            case .number(let number): number
+            case .unread: unreadCount ?? 0
+            case nil: nil
+            }
+        self.init(
+            richId: richId, richType: richType, richMessage: localization?.message ?? message, style: style,
+            richTitle: localization?.title ?? content.title, sound: style == .alert ? content.sound : nil, badge: badge,
+            category: content.category ?? PushContent.defaultCategory, threadId: content.threadId, data: content.data)
     }
 }

@@ -16,8 +16,8 @@ public struct StreamEvent: Sendable, Equatable {
     }
 
     public enum Body: Sendable, Equatable {
-        /// A new rich notification: the direct channel's silent push.
-        case rich(richId: Int64, richType: RichType, richMessage: String)
+        /// A new rich notification: the direct channel's push, with the alert's title and the sender's data.
+        case rich(richId: Int64, richType: RichType, richMessage: String, richTitle: String? = nil, data: [String: String] = [:])
         /// The user's read or action state of a notification changed (on any device).
         case state(richId: Int64, readState: ReadState, userActionState: UserActionState)
         /// The notification was recalled: remove it.
@@ -35,14 +35,16 @@ public struct StreamEvent: Sendable, Equatable {
 
     /// The JSON text of the SSE `data:` line; ids travel as strings, as the tutorial's client expects.
     public var data: String {
-        let fields: [String: String]
+        var fields = Fields(richId: "")
         switch body {
-        case .rich(let richId, let richType, let richMessage):
-            fields = SilentPush(richId: richId, richType: richType, richMessage: richMessage).data
+        case .rich(let richId, let richType, let richMessage, let richTitle, let data):
+            fields = Fields(
+                richId: String(richId), richType: richType.rawValue, richMessage: richMessage, richTitle: richTitle,
+                data: data.isEmpty ? nil : data)
         case .state(let richId, let readState, let userActionState):
-            fields = ["richId": String(richId), "readState": readState.rawValue, "userActionState": userActionState.rawValue]
+            fields = Fields(richId: String(richId), readState: readState.rawValue, userActionState: userActionState.rawValue)
         case .deleted(let richId):
-            fields = ["richId": String(richId)]
+            fields = Fields(richId: String(richId))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -62,7 +64,9 @@ public struct StreamEvent: Sendable, Equatable {
         switch event.event {
         case "rich":
             guard let type = object.richType.flatMap(RichType.init(rawValue:)), let message = object.richMessage else { return nil }
-            self.init(cursor: cursor, body: .rich(richId: richId, richType: type, richMessage: message))
+            self.init(
+                cursor: cursor,
+                body: .rich(richId: richId, richType: type, richMessage: message, richTitle: object.richTitle, data: object.data ?? [:]))
         case "state":
             guard let read = object.readState.flatMap(ReadState.init(rawValue:)),
                 let action = object.userActionState.flatMap(UserActionState.init(rawValue:))
@@ -75,11 +79,13 @@ public struct StreamEvent: Sendable, Equatable {
         }
     }
 
-    /// The fields any event's data may carry, all strings on the wire; unknown ones are ignored.
-    private struct Fields: Decodable {
+    /// The fields any event's data may carry, strings on the wire but the sender's `data`; unknown ones are ignored.
+    private struct Fields: Codable {
         var richId: String
         var richType: String?
         var richMessage: String?
+        var richTitle: String?
+        var data: [String: String]?
         var readState: String?
         var userActionState: String?
     }

@@ -7,8 +7,8 @@ extension Daemon {
         logger.debug(
             "event received", metadata: ["richpush.event": "\(event.name)", "richpush.cursor": "\(event.cursor)", "richpush.data": "\(event.data)"])
         switch event.body {
-        case .rich(let richId, let richType, let message):
-            showOnce(richId: richId, richType: richType, message: message)
+        case .rich(let richId, let richType, let message, let title, _):
+            showOnce(richId: richId, richType: richType, message: message, title: title)
         case .state(let richId, _, let action):
             // Acted on elsewhere: the alert has served its purpose here too. "read" alone leaves it up.
             if action != .noInteraction { removeAlert(of: richId, because: "\(action.rawValue) on another device") }
@@ -20,13 +20,15 @@ extension Daemon {
         advance(to: event.cursor)
     }
 
-    private func showOnce(richId: Int64, richType: RichType, message: String) {
+    private func showOnce(richId: Int64, richType: RichType, message: String, title: String?) {
         guard !state.hasShown(richId) else {
             logger.debug("already shown", metadata: ["richpush.id": "\(richId)"])
             return
         }
         let started = ContinuousClock.now
-        let (alert, problem) = resolver.alert(richId: richId, richType: richType, message: message)
+        var (alert, problem) = resolver.alert(richId: richId, richType: richType, message: message)
+        // The sender's title is the alert's summary line; without one, the payload's kind names it.
+        if let title { alert.summary = title }
         let prepared = ContinuousClock.now
         if let problem { logger.warning("\(problem)") }
         if presenter is ConsolePresenter, let retryAt = desktopRetryAt, ContinuousClock.now >= retryAt {

@@ -65,6 +65,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         hubs: hubs,
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval),
+        imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
         logger: dispatcherLogger
     )
     var services: [any Service] = [ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher]

@@ -45,6 +45,9 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// How long a connection may stay open with no request on it (streams are requests, and stay).
     public var idleTimeout: Duration = .seconds(60)
+    /// The gateway's address as devices reach it (`https://push.example.com`): alert pushes that show the image link
+    /// to it absolutely. Nil: such alerts carry no image link.
+    public var publicURL: String?
     /// APNs, FCM and Notification Hubs; each is off unless configured.
     public var hubs = HubSettings()
 
@@ -82,6 +85,12 @@ public struct ServerConfiguration: Sendable {
         }
         if let seconds = try integer("heartbeat-seconds", in: 1...3600) { heartbeatInterval = .seconds(seconds) }
         if let seconds = try integer("dispatch-lease-seconds", in: 5...3600) { dispatchLease = TimeInterval(seconds) }
+        if let url = value("public-url") {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false,
+                parsed.query == nil, parsed.fragment == nil
+            else { throw ConfigurationError("public-url must be an absolute http or https URL such as https://push.example.com, not '\(url)'") }
+            publicURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
         if let proxies = value("trusted-proxies") { trustedProxies = try TrustedProxies(parsing: proxies) }
         if let count = try integer("max-installations-per-user", in: 1...100_000) { maximumInstallationsPerUser = count }
         if let count = try integer("max-streams-per-user", in: 1...1_000_000) { maximumStreamsPerUser = count }

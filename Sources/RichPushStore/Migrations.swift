@@ -9,7 +9,7 @@ enum Migrations {
 
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
-        narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations,
+        narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -239,7 +239,10 @@ enum Migrations {
             // through their foreign key's cascade, so they are kept aside and put back.
             try await db.raw("CREATE TEMPORARY TABLE kept_installation_tags AS SELECT installation_id, tag FROM installation_tags").run()
             try await installationColumns(db.create(table: "installations_rebuilt")).run()
-            let columns = Store.installationColumns
+            let columns = [
+                "id", "owner", "platform", "push_channel", "tags", "app_version", "application_name", "sdk_version", "time_zone",
+                "created_at", "updated_at", "dead_at", "dead_reason",
+            ]
             try await db.raw(
                 "INSERT INTO installations_rebuilt (\(idents: columns, joinedBy: ", ")) SELECT \(idents: columns, joinedBy: ", ") FROM installations"
             ).run()
@@ -259,5 +262,13 @@ enum Migrations {
         try await db.raw(
             "CREATE UNIQUE INDEX installations_live_channel ON installations (platform, push_channel) WHERE \(Store.holdsItsChannel)"
         ).run()
+    }
+
+    /// A notification's visible fields, data and localizations (JSON of `PushContent`, null when it has none); each
+    /// installation's language, copied into its deliveries so a claim picks each device's variant without a join.
+    private static func addCampaignContent(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "notifications").column("content", type: .text).run()
+        try await db.alter(table: "installations").column("language", type: .text).run()
+        try await db.alter(table: "deliveries").column("language", type: .text).run()
     }
 }

@@ -70,10 +70,11 @@ public struct NotificationDraft: Sendable {
     public var expiresAt: Date?
     public var createdBy: String
     public var idempotencyKey: String?
+    public var content: PushContent
 
     public init(
         message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
-        expiresAt: Date?, createdBy: String, idempotencyKey: String?
+        expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent()
     ) {
         self.message = message
         self.payload = payload
@@ -83,6 +84,7 @@ public struct NotificationDraft: Sendable {
         self.expiresAt = expiresAt
         self.createdBy = createdBy
         self.idempotencyKey = idempotencyKey
+        self.content = content
     }
 }
 
@@ -99,8 +101,19 @@ public struct NotificationRecord: Sendable, Equatable {
     public var expiresAt: Date?
     public var canceledAt: Date?
     public var deletedAt: Date?
+    /// Title, sound, badge, category, thread, data and localizations.
+    public var content: PushContent
 
     public var richType: RichType { payload.richType }
+
+    /// The payload a reader of `localization` gets: its own text or link, else the default one.
+    public func payload(in localization: Localization?) -> RichPayload {
+        switch payload {
+        case .image: payload
+        case .url(let url): .url(localization?.url ?? url)
+        case .text(let text): .text(localization?.text ?? text)
+        }
+    }
 
     /// Whether its payload is gone: canceled, recalled or past `expiresAt`.
     public func isGone(at now: Date) -> Bool {
@@ -120,6 +133,8 @@ public struct InstallationRecord: Sendable, Equatable {
     public var applicationName: String?
     public var sdkVersion: String?
     public var timeZone: String?
+    /// BCP 47: which localization of a notification this device gets.
+    public var language: String?
     public var createdAt: Date
     public var updatedAt: Date
     /// Set when a hub reported the device gone, or another user's installation took its hub-issued channel;
@@ -135,9 +150,10 @@ public struct InstallationRecord: Sendable, Equatable {
 
     public init(
         id: String, owner: String, platform: Platform, pushChannel: String, tags: [String], appVersion: String? = nil,
-        applicationName: String? = nil, sdkVersion: String? = nil, timeZone: String? = nil, createdAt: Date,
+        applicationName: String? = nil, sdkVersion: String? = nil, timeZone: String? = nil, language: String? = nil, createdAt: Date,
         updatedAt: Date, deadAt: Date? = nil, deadReason: String? = nil
     ) {
+        self.language = language
         self.id = id
         self.owner = owner
         self.platform = platform
@@ -164,6 +180,8 @@ public struct FeedItem: Sendable, Equatable {
     public var id: Int64
     public var message: String
     public var richType: RichType
+    /// The title, data and localizations a reader's language picks from.
+    public var content: PushContent
     public var readState: ReadState
     public var userActionState: UserActionState
     public var createdAt: Date

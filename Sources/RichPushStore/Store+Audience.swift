@@ -40,14 +40,14 @@ extension Store {
         -> Bool
     {
         try await db.insert(into: "deliveries")
-            .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at")
+            .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at", "language")
             .select { select in
                 Self.addressed(
                     by: audience,
                     select.column(SQLBind(id)).column(SQLColumn("id", table: "i")).column(SQLColumn("owner", table: "i"))
                         .column(SQLColumn("platform", table: "i")).column(SQLColumn("push_channel", table: "i"))
                         .column(SQLBind(DeliveryState.pending.rawValue)).column(SQLLiteral.numeric("0"))
-                        .column(SQLBind(EpochMilliseconds(due)))
+                        .column(SQLBind(EpochMilliseconds(due))).column(SQLColumn("language", table: "i"))
                 )
                 .orderBy(SQLColumn("id", table: "i"))
             }

@@ -68,6 +68,8 @@ extension Store {
         guard !claimed.isEmpty else { return [] }
         let nowMs = EpochMilliseconds(now)
         let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
+        let badgeOwners = Set(claimed.filter { notifications[$0.notificationId]?.content.badge == .unread }.map(\.owner))
+        let unread = badgeOwners.isEmpty ? [:] : try await Self.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
         var jobs: [DeliveryJob] = []
         var gone: [Int64] = []
         var expired: [Int64] = []
@@ -79,12 +81,17 @@ extension Store {
             } else if let expiresAt = notification.expiresAt, expiresAt <= now {
                 expired.append(delivery.deliveryId)
             } else {
+                let variant = notification.content.localization(forInstallationLanguage: delivery.language)
+                let push = SilentPush(
+                    richId: delivery.notificationId, richType: notification.richType, message: notification.message,
+                    style: notification.pushStyle, content: notification.content, localization: variant?.localization,
+                    unreadCount: unread[delivery.owner])
                 jobs.append(
                     DeliveryJob(
-                        deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId,
-                        message: notification.message, richType: notification.richType, pushStyle: notification.pushStyle,
+                        deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,
                         audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
-                        owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel))
+                        owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: variant?.tag,
+                        variesByDevice: notification.content.variesByDevice))
             }
         }
         // Only the rows in hand are checked against dead devices and expired notifications: looking through the
@@ -107,6 +114,7 @@ extension Store {
         var owner: String
         var platform: Platform
         var pushChannel: String
+        var language: String?
         var deviceGone: Bool
     }
 
@@ -117,6 +125,7 @@ extension Store {
         var pushStyle: PushStyle
         var audience: String
         var expiresAt: Date?
+        var content: PushContent
     }
 
     /// Takes the pending deliveries `predicate` selects until `leaseUntil` and reads them, each with the attempt this
@@ -131,7 +140,7 @@ extension Store {
         }
         let columns: [any SQLExpression] = [
             SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
-            SQLColumn("platform"), SQLColumn("push_channel"), SQLAlias(deviceGone, as: SQLIdentifier("dead_at")),
+            SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), SQLAlias(deviceGone, as: SQLIdentifier("dead_at")),
         ]
         let rows =
             if held == nil {
@@ -147,7 +156,8 @@ extension Store {
                 deliveryId: try row.int64("id"), attempt: try row.int("attempts") + attemptsBefore,
                 notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
                 owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
-                pushChannel: try row.string("push_channel"), deviceGone: !(try row.decodeNil(column: "dead_at")))
+                pushChannel: try row.string("push_channel"), language: try row.optionalString("language"),
+                deviceGone: !(try row.decodeNil(column: "dead_at")))
         }
         held?.hold(claimed.map(\.deliveryId), until: leaseUntil)
         return claimed
@@ -174,13 +184,13 @@ extension Store {
     private static func claimedNotifications(_ ids: Set<Int64>, in db: any SQLDatabase) async throws -> [Int64: ClaimedNotification] {
         var notifications: [Int64: ClaimedNotification] = [:]
         for chunk in ids.sorted().chunked(insertChunk) {
-            let rows = try await db.select().columns("id", "message", "rich_type", "push_style", "audience", "expires_at")
+            let rows = try await db.select().columns("id", "message", "rich_type", "push_style", "audience", "expires_at", "content")
                 .from("notifications").where(SQLIdSet("id", in: chunk)).all()
             for row in rows {
                 notifications[try row.int64("id")] = ClaimedNotification(
                     message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
                     pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
-                    expiresAt: try row.optionalDate("expires_at"))
+                    expiresAt: try row.optionalDate("expires_at"), content: try content(row.optionalString("content")))
             }
         }
         return notifications

@@ -12,7 +12,12 @@ extension Store {
             var appended: [Int64] = []
             var id = try await Self.reserve(counter: "events", count: jobs.count, in: db)
             for job in jobs {
-                let event = StreamEvent(cursor: 0, body: .rich(richId: job.notificationId, richType: job.richType, richMessage: job.message))
+                let push = job.push
+                let event = StreamEvent(
+                    cursor: 0,
+                    body: .rich(
+                        richId: job.notificationId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle,
+                        data: push.data))
                 if try await Self.appendEvent(
                     event, id: id, username: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)", now: now,
                     in: db)
@@ -89,7 +94,7 @@ extension Store {
     ) async throws -> Bool {
         let richId: Int64
         switch event.body {
-        case .rich(let id, _, _), .state(let id, _, _), .deleted(let id): richId = id
+        case .rich(let id, _, _, _, _), .state(let id, _, _), .deleted(let id): richId = id
         }
         return try await db.insert(into: "events")
             .columns("id", "username", "installation_id", "kind", "rich_id", "data", "dedupe_key", "created_at")

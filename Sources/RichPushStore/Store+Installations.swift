@@ -5,7 +5,7 @@ import SQLKit
 extension Store {
     static let installationColumns = [
         "id", "owner", "platform", "push_channel", "tags", "app_version", "application_name", "sdk_version", "time_zone",
-        "created_at", "updated_at", "dead_at", "dead_reason",
+        "created_at", "updated_at", "dead_at", "dead_reason", "language",
     ]
 
     /// Creates or replaces an installation; `created` tells which.
@@ -75,7 +75,7 @@ extension Store {
                     return Self.binds(
                         record.id, record.owner, record.platform.rawValue, record.pushChannel, tags, record.appVersion,
                         record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
-                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none)
+                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language)
                 }
             ).run()
         let tags = chunk.flatMap { record in record.allTags.sorted().map { Self.binds(record.id, $0) } }
@@ -124,7 +124,7 @@ extension Store {
                 .values(
                     record.id, record.owner, record.platform.rawValue, record.pushChannel, tagsJSON, record.appVersion,
                     record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
-                    EpochMilliseconds(record.updatedAt), Int64?.none, String?.none
+                    EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language
                 ).run()
         } else {
             try await db.update("installations")
@@ -135,6 +135,7 @@ extension Store {
                 .set("application_name", to: record.applicationName)
                 .set("sdk_version", to: record.sdkVersion)
                 .set("time_zone", to: record.timeZone)
+                .set("language", to: record.language)
                 .set("updated_at", to: EpochMilliseconds(record.updatedAt))
                 .set("dead_at", to: Int64?.none)
                 .set("dead_reason", to: String?.none)
@@ -220,7 +221,8 @@ extension Store {
             platform: try row.enumeration("platform", as: Platform.self), pushChannel: try row.string("push_channel"),
             tags: tags, appVersion: try row.optionalString("app_version"),
             applicationName: try row.optionalString("application_name"), sdkVersion: try row.optionalString("sdk_version"),
-            timeZone: try row.optionalString("time_zone"), createdAt: try row.date("created_at"),
+            timeZone: try row.optionalString("time_zone"), language: try row.optionalString("language"),
+            createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"), deadAt: try row.optionalDate("dead_at"),
             deadReason: try row.optionalString("dead_reason"))
     }

@@ -30,7 +30,7 @@ public enum RemovalOutcome: Sendable, Equatable {
 extension Store {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
-        "deliver_at", "expires_at", "canceled_at", "deleted_at",
+        "deliver_at", "expires_at", "canceled_at", "deleted_at", "content",
     ]
     /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
     static let insertChunk = 500
@@ -54,12 +54,13 @@ extension Store {
             let inserted = try await db.insert(into: "notifications")
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
-                    "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at"
+                    "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at", "content"
                 )
                 .values(
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
-                    EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil
+                    EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
+                    Self.contentJSON(draft.content)
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()
@@ -202,8 +203,29 @@ extension Store {
             id: try row.int64("id"), message: try row.string("message"), payload: payload, audience: try row.string("audience"),
             pushStyle: try row.enumeration("push_style", as: PushStyle.self), createdBy: try row.string("created_by"),
             createdAt: try row.date("created_at"), deliverAt: try row.date("deliver_at"), expiresAt: try row.optionalDate("expires_at"),
-            canceledAt: try row.optionalDate("canceled_at"), deletedAt: try row.optionalDate("deleted_at"))
+            canceledAt: try row.optionalDate("canceled_at"), deletedAt: try row.optionalDate("deleted_at"),
+            content: try content(row.optionalString("content")))
     }
+
+    /// The JSON a notification's content is stored as; nil when it has none, as every notification before it had.
+    static func contentJSON(_ content: PushContent) -> String? {
+        guard !content.isEmpty else { return nil }
+        return String(decoding: try! JSONEncoder.sortedKeys.encode(content), as: UTF8.self)
+    }
+
+    static func content(_ json: String?) throws -> PushContent {
+        guard let json else { return PushContent() }
+        return try JSONDecoder().decode(PushContent.self, from: Data(json.utf8))
+    }
+}
+
+extension JSONEncoder {
+    /// Stored JSON, the same bytes for the same value.
+    static let sortedKeys: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 }
 
 extension Array {

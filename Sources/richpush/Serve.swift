@@ -56,6 +56,11 @@ struct Serve: AsyncParsableCommand {
             """
     )
     var maximumUnauthenticatedConnections: String?
+    @Option(
+        name: .customLong("public-url"),
+        help: "The gateway's address as devices reach it, for image links in alerts, e.g. https://push.example.com (env RICHPUSH_PUBLIC_URL)."
+    )
+    var publicURL: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; env RICHPUSH_LOG_LEVEL).")
     var logLevel: String?
 
@@ -66,7 +71,7 @@ struct Serve: AsyncParsableCommand {
                 "max-image-bytes": maximumImageBytes, "max-image-pixels": maximumImagePixels, "heartbeat-seconds": heartbeatSeconds,
                 "log-level": logLevel, "dispatch-lease-seconds": dispatchLeaseSeconds,
                 "trusted-proxies": trustedProxies, "max-installations-per-user": maximumInstallationsPerUser,
-                "max-streams-per-user": maximumStreamsPerUser,
+                "max-streams-per-user": maximumStreamsPerUser, "public-url": publicURL,
                 "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
             ].compactMapValues { $0 }
         ) { first, _ in first }

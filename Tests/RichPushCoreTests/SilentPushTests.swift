@@ -22,7 +22,7 @@ struct SilentPushTests {
         #expect(object["richId"] as? String == "42")
     }
 
-    @Test func theDataMapHoldsOnlyStrings() {
-        #expect(SilentPush(richId: 7, richType: .text, richMessage: "m").data == ["richId": "7", "richType": "text", "richMessage": "m"])
+    @Test func theKeysAreAllStrings() {
+        #expect(SilentPush(richId: 7, richType: .text, richMessage: "m").keys == ["richId": "7", "richType": "text", "richMessage": "m"])
     }
 }

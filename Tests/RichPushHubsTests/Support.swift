@@ -28,13 +28,19 @@ let quietLogger: Logger = {
 /// A claimed delivery as the dispatcher hands it to a hub.
 func job(
     _ deliveryId: Int64, notification: Int64 = 42, installation: String? = nil, platform: Platform = .apns, channel: String? = nil,
-    message: String = "Check this image out!", style: PushStyle = .silent, audience: String = "username:alice", expiresAt: Date? = nil
+    message: String = "Check this image out!", style: PushStyle = .silent, audience: String = "username:alice", expiresAt: Date? = nil,
+    content: PushContent = PushContent(), language: String? = nil, unreadCount: Int? = nil, imageLink: String? = nil
 ) -> DeliveryJob {
     let installationId = installation ?? "device-\(deliveryId)"
+    let variant = content.localization(forInstallationLanguage: language)
+    let push = SilentPush(
+        richId: notification, richType: .img, message: message, style: style, content: content, localization: variant?.localization,
+        unreadCount: unreadCount)
     return DeliveryJob(
-        deliveryId: deliveryId, attempt: 1, notificationId: notification, message: message, richType: .img, pushStyle: style,
-        audience: audience, expiresAt: expiresAt, installationId: installationId, owner: "alice", platform: platform,
-        pushChannel: channel ?? installationId.utf8.map { String(format: "%02x", $0) }.joined())
+        deliveryId: deliveryId, attempt: 1, notificationId: notification, push: push, audience: audience, expiresAt: expiresAt,
+        installationId: installationId, owner: "alice", platform: platform,
+        pushChannel: channel ?? installationId.utf8.map { String(format: "%02x", $0) }.joined(), language: variant?.tag,
+        variesByDevice: content.variesByDevice, imageLink: imageLink)
 }
 
 /// Runs `body` with a hub client trusting `caFile`, shut down afterwards.

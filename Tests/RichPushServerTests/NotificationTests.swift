@@ -110,7 +110,7 @@ struct NotificationTests {
         (#"{"message":"m","richType":"img","imageId":999}"#, "image.notFound"),
         (#"{"message":"m","richType":"url","url":"javascript:alert(1)"}"#, "notification.invalidURL"),
         (#"{"message":"m","richType":"url","url":"/relative"}"#, "notification.invalidURL"),
-        (#"{"message":"m","richType":"text"}"#, "notification.invalidText"),
+        (#"{"message":"m","richType":"text","text":""}"#, "notification.invalidText"),
         (#"{"message":"m","richType":"text","text":"x","deliverAt":"tomorrow"}"#, "notification.invalidTime"),
         (#"{"message":"m","richType":"text","text":"x","expiresAt":"2001-01-01T00:00:00Z"}"#, "notification.invalidExpiry"),
         (

@@ -32,7 +32,7 @@ struct ProcessTests {
         let stream = StreamClient(port: gateway.port, user: alice, query: "?installationId=laptop&since=0")
         var received: [Int64] = []
         while received.count < accepted.count, let event = await stream.next(within: .seconds(15)) {
-            if case .rich(let richId, _, _)? = StreamEvent(event)?.body { received.append(richId) }
+            if case .rich(let richId, _, _, _, _)? = StreamEvent(event)?.body { received.append(richId) }
         }
         #expect(received.sorted() == accepted.sorted())
         #expect(await stream.next(within: .seconds(1)) == nil)
@@ -57,7 +57,7 @@ struct ProcessTests {
         let stream = StreamClient(port: gateway.port, user: alice, query: "?installationId=laptop&since=0")
         var received: [Int64] = []
         while received.count < accepted.count, let event = await stream.next(within: .seconds(15)) {
-            if case .rich(let richId, _, _)? = StreamEvent(event)?.body { received.append(richId) }
+            if case .rich(let richId, _, _, _, _)? = StreamEvent(event)?.body { received.append(richId) }
         }
         #expect(await stream.next(within: .seconds(1)) == nil)
         #expect(received.sorted() == accepted.sorted())

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RichPushCore
+import SQLKit
 import Testing
 
 @testable import RichPushStore
@@ -15,9 +16,16 @@ struct MigrationTests {
         defer { database.remove() }
         let databaseEngine = try await database.openEngine()
         try await Migrations.run(on: databaseEngine, through: Self.roundOneSchema)
-        let before = Store(engine: databaseEngine, logger: Logger(label: "test"))
-        try await before.register("phone", owner: "alice", platform: .fcm, tags: ["topic:sale"])
-        try await before.register("laptop", owner: "bob", tags: ["topic:news"])
+        // Rows as the earlier release wrote them, in its columns.
+        try await databaseEngine.transaction { db in
+            for (id, owner, platform, tag) in [("phone", "alice", "fcm", "topic:sale"), ("laptop", "bob", "direct", "topic:news")] {
+                try await db.insert(into: "installations")
+                    .columns("id", "owner", "platform", "push_channel", "tags", "created_at", "updated_at")
+                    .values(id, owner, platform, "\(id)-channel", "[\"\(tag)\"]", 1, 1).run()
+                try await db.insert(into: "installation_tags").columns("installation_id", "tag")
+                    .rows(["username:\(owner)", "installation:\(id)", "platform:\(platform)", tag].map { [SQLBind(id), SQLBind($0)] }).run()
+            }
+        }
         try await databaseEngine.close()
 
         let store = try await database.open()

@@ -32,16 +32,26 @@ public struct APNsHub: NotificationHub {
     /// Sends the batch as one round of streams with one provider token, so a push costs a stream and not a task, a
     /// hop onto the connection's event loop and a token lookup of its own.
     public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
-        // Every device of a notification gets the same bytes: encode them once per notification, not per device.
-        var payloads: [Int64: ByteBuffer] = [:]
-        for job in jobs where payloads[job.notificationId] == nil {
-            payloads[job.notificationId] = ByteBuffer(bytes: job.push.apnsPayload())
+        // The devices of a notification share a few pushes (one per language and badge): encode each once, not per
+        // device.
+        var encoded: [PayloadKey: ByteBuffer] = [:]
+        var payloads: [ByteBuffer] = []
+        payloads.reserveCapacity(jobs.count)
+        for job in jobs {
+            let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge)
+            if let payload = encoded[key] {
+                payloads.append(payload)
+            } else {
+                let payload = ByteBuffer(bytes: job.push.apnsPayload())
+                encoded[key] = payload
+                payloads.append(payload)
+            }
         }
         var outcomes = [DeliveryOutcome?](repeating: nil, count: jobs.count)
         // Indexes, not copies: a job carries a dozen strings whose retains add up over a batch.
         var sendable: [Int] = []
         for (index, job) in jobs.enumerated() {
-            let size = payloads[job.notificationId]!.readableBytes
+            let size = payloads[index].readableBytes
             if size > SilentPush.apnsPayloadLimit {
                 outcomes[index] = .failed(code: "apns.payloadTooLarge", message: "the push is \(size) bytes, more than the 4096 APNs accepts")
             } else if !Platform.apns.accepts(pushChannel: job.pushChannel) {
@@ -61,14 +71,15 @@ public struct APNsHub: NotificationHub {
             },
             renew: { token in await tokens.expire(token) },
             send: { indices, token in
-                var notifications: [Int64: NotificationRequests] = [:]
+                var shared: [PayloadKey: NotificationRequests] = [:]
                 let requests = indices.map { position in
-                    let job = jobs[sendable[position]]
-                    if notifications[job.notificationId] == nil {
-                        notifications[job.notificationId] = NotificationRequests(
-                            job, payload: payloads[job.notificationId]!, authorization: "bearer \(token)", topic: topic)
+                    let index = sendable[position]
+                    let job = jobs[index]
+                    let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge)
+                    if shared[key] == nil {
+                        shared[key] = NotificationRequests(job, payload: payloads[index], authorization: "bearer \(token)", topic: topic)
                     }
-                    return notifications[job.notificationId]!.request(to: job)
+                    return shared[key]!.request(to: job)
                 }
                 return await session.send(requests).map { answer in answer.map(HubVerdict.apns) }
             })
@@ -125,8 +136,15 @@ public struct APNsHub: NotificationHub {
     }
 }
 
-/// What the pushes of one notification in a batch share: their headers but the apns-id, their body, and the start
-/// of their apns-id's hash.
+/// Which pushes of a batch have the same bytes: those of one notification in one language with one badge.
+struct PayloadKey: Hashable {
+    var notificationId: Int64
+    var language: String?
+    var badge: Int?
+}
+
+/// What the pushes of one notification in a batch with one payload share: their headers but the apns-id, their body,
+/// and the start of their apns-id's hash.
 struct NotificationRequests {
     let headers: [HTTP2Header]
     let payload: ByteBuffer

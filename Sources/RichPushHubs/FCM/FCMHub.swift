@@ -49,14 +49,28 @@ public struct FCMHub: NotificationHub {
             })
     }
 
-    /// The data-only message: no `notification` key, so the app's handler runs even in the background. Without a
-    /// `token` it is the body of Notification Hubs' `fcmv1` format, whose hub fills in each device.
+    /// The message of `job`. A silent push is data-only (no `notification` key), so the app's handler runs even in
+    /// the background; an alert is a `notification` message (title, body, and the image's signed link) with the same
+    /// data, its category the Android click action and its thread the Android tag. Without a `token` it is the body
+    /// of Notification Hubs' `fcmv1` format, whose hub fills in each device.
     static func message(for job: DeliveryJob, token: String?, now: Date = .now) -> Data {
+        let push = job.push
         var android: [String: Any] = ["priority": "HIGH"]
         if let expiresAt = job.expiresAt {
             android["ttl"] = "\(max(0, Int(expiresAt.timeIntervalSince(now).rounded(.up))))s"
         }
-        var message: [String: Any] = ["data": job.push.data, "android": android]
+        var message: [String: Any] = ["data": push.keys]
+        if push.style == .alert {
+            var notification: [String: Any] = ["body": push.richMessage]
+            if let title = push.richTitle { notification["title"] = title }
+            if let image = job.imageLink { notification["image"] = image }
+            message["notification"] = notification
+            var androidNotification: [String: Any] = ["click_action": push.category]
+            if let threadId = push.threadId { androidNotification["tag"] = threadId }
+            if let sound = push.sound { androidNotification["sound"] = sound }
+            android["notification"] = androidNotification
+        }
+        message["android"] = android
         if let token { message["token"] = token }
         return try! JSONSerialization.data(withJSONObject: ["message": message], options: [.sortedKeys, .withoutEscapingSlashes])
     }

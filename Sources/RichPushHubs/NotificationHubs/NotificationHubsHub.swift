@@ -51,9 +51,9 @@ public struct NotificationHubsHub: NotificationHub {
     }
 
     /// Sends the deliveries of one notification on one platform: one audience send when the hub can evaluate the
-    /// audience, one direct send per device otherwise.
+    /// audience and every device gets the same push, one direct send per device otherwise.
     private func send(_ jobs: [DeliveryJob], abort: BatchAbort, logger: Logger) async -> [DeliveryOutcome] {
-        if let audience = try? TagExpression(parsing: jobs[0].audience), Self.hubAccepts(audience) {
+        if !jobs[0].variesByDevice, let audience = try? TagExpression(parsing: jobs[0].audience), Self.hubAccepts(audience) {
             let outcome = await send(jobs[0], target: .tags(audience.description), abort: abort, logger: logger)
             return jobs.map { _ in outcome }
         }

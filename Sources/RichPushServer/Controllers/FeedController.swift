@@ -17,7 +17,8 @@ struct FeedController {
         let since = try request.uri.integer("since", in: 0...Int64.max)
         let limit = Int(try request.uri.integer("limit", in: 1...200) ?? 50)
         let page = try await gateway.store.feed(username: caller.username, since: since, limit: limit)
-        return FeedJSON(items: page.items.map(FeedItemJSON.init), cursor: String(page.cursor))
+        let language = request.headers[.acceptLanguage]
+        return FeedJSON(items: page.items.map { FeedItemJSON($0, acceptLanguage: language) }, cursor: String(page.cursor))
     }
 
     struct UpdateRequest: Decodable {
@@ -49,7 +50,7 @@ struct FeedController {
                 username: caller.username, notificationId: id, readState: readState, userActionState: actionState)
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
         if cursor != nil { gateway.broadcaster.notify([caller.username]) }
-        return try FeedItemResponse(item: FeedItemJSON(item)).jsonResponse()
+        return try FeedItemResponse(item: FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage])).jsonResponse()
     }
 
     struct FeedItemResponse: ResponseEncodable {

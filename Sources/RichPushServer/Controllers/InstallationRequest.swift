@@ -16,6 +16,8 @@ struct InstallationRequest: Decodable {
     var applicationName: String?
     var sdkVersion: String?
     var timeZone: String?
+    /// BCP 47: which localization of a notification the device gets.
+    var language: String?
 
     /// Notification Hubs allows 60 tags per registration.
     static let maximumTags = 60
@@ -39,9 +41,12 @@ struct InstallationRequest: Decodable {
         ] {
             if let value, value.count > 200 { throw APIError.unprocessable("installation.invalidField", "\(name) must be at most 200 characters.") }
         }
+        if let language, !LanguageTag.isValid(language) {
+            throw APIError.unprocessable("installation.invalidLanguage", "language must be a BCP 47 language tag such as fr or pt-BR.")
+        }
         return InstallationRecord(
             id: id, owner: owner, platform: platform, pushChannel: channel, tags: tags, appVersion: appVersion,
-            applicationName: applicationName, sdkVersion: sdkVersion, timeZone: timeZone, createdAt: now, updatedAt: now)
+            applicationName: applicationName, sdkVersion: sdkVersion, timeZone: timeZone, language: language, createdAt: now, updatedAt: now)
     }
 
     /// `id` if it can name an installation.

@@ -41,7 +41,7 @@ struct NotificationController {
             context.logger.info(
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
         }
-        return try await representation(of: record).jsonResponse(
+        return try await representation(of: record, for: request).jsonResponse(
             status: created ? .created : .ok, headers: [.location: "/api/notifications/\(record.id)"])
     }
 
@@ -51,13 +51,13 @@ struct NotificationController {
         let before = try request.uri.integer("before", in: 1...Int64.max)
         let page = try await gateway.store.notifications(limit: limit + 1, before: before)
         var items: [NotificationJSON] = []
-        for record in page.prefix(limit) { items.append(try await representation(of: record)) }
+        for record in page.prefix(limit) { items.append(try await representation(of: record, for: request)) }
         return try NotificationListJSON(items: items, next: page.count > limit ? items.last?.id : nil).jsonResponse()
     }
 
     @Sendable func info(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let record = try await readableNotification(context)
-        return try await representation(of: record).jsonResponse()
+        return try await representation(of: record, for: request).jsonResponse()
     }
 
     @Sendable func status(_ request: Request, context: RichPushRequestContext) async throws -> Response {
@@ -94,10 +94,12 @@ struct NotificationController {
         return record
     }
 
-    private func representation(of record: NotificationRecord) async throws -> NotificationJSON {
+    /// `record` as JSON, in the language `request`'s `Accept-Language` picks.
+    private func representation(of record: NotificationRecord, for request: Request) async throws -> NotificationJSON {
         let tally = try await gateway.store.counts(notificationId: record.id).tally
         return NotificationJSON(
-            record, state: state(of: record, tally: tally), payloadURL: gateway.linkSigner.payloadURL(id: record.id))
+            record, state: state(of: record, tally: tally), payloadURL: gateway.linkSigner.payloadURL(id: record.id),
+            localization: record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage]))
     }
 
     private func state(of record: NotificationRecord, tally: DeliveryTally) -> NotificationState {

@@ -45,7 +45,9 @@ struct PayloadController {
             guard image != nil else { throw APIError.gone("image.gone", "The image of notification \(id) is no longer stored.") }
         }
         gateway.metrics.payloadFetch(.served)
-        let reply = PayloadReply(record, image: image, method: request.method, ifNoneMatch: request.headers[.ifNoneMatch])
+        let localization = record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage])?.localization
+        let reply = PayloadReply(
+            record, localization: localization, image: image, method: request.method, ifNoneMatch: request.headers[.ifNoneMatch])
         return Response(status: reply.status, headers: reply.headers, body: reply.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 

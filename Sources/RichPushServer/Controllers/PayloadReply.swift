@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NIOCore
+import RichPushCore
 import RichPushStore
 
 /// The answer to a payload fetch, built the same way whether the fast path or the router serves it.
@@ -9,10 +10,13 @@ struct PayloadReply {
     var headers: HTTPFields
     var body: ByteBuffer?
 
-    /// The payload of `record` for a `GET` or `HEAD` with the request's `If-None-Match`; `image` is the record's
-    /// image when it has one.
-    init(_ record: NotificationRecord, image: PayloadCache.Image?, method: HTTPRequest.Method, ifNoneMatch: String?) {
-        switch record.payload {
+    /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
+    /// the request's `If-None-Match`; `image` is the record's image when it has one.
+    init(
+        _ record: NotificationRecord, localization: Localization? = nil, image: PayloadCache.Image?, method: HTTPRequest.Method,
+        ifNoneMatch: String?
+    ) {
+        switch record.payload(in: localization) {
         case .image:
             let image = image!
             headers = [.eTag: image.entityTag, .cacheControl: "private"]
@@ -57,7 +61,9 @@ extension Gateway {
         id: Int64, authorization: String, method: HTTPRequest.Method, ifNoneMatch: String?, now: Date = .now
     ) -> PayloadReply? {
         guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
-            let record = payloads.cachedNotification(id: id), !record.isGone(at: now)
+            let record = payloads.cachedNotification(id: id), !record.isGone(at: now),
+            // A text or link that varies by language is the router's, which reads Accept-Language.
+            record.content.localizations.isEmpty || record.richType == .img
         else { return nil }
         let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username)
         guard let isRecipient, Self.mayRead(record, caller: caller, isRecipient: isRecipient) else { return nil }

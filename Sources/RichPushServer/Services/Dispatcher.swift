@@ -29,6 +29,8 @@ struct Dispatcher: Service {
     let hubs: HubRegistry
     let doorbell: Doorbell
     let policy: Policy
+    /// Set when the gateway knows its public URL: alerts of image notifications then link their image.
+    var imageLinks: AlertImageLinks?
     let logger: Logger
 
     func run() async throws {
@@ -96,7 +98,7 @@ struct Dispatcher: Service {
             }
         }
         defer { renewal.cancel() }
-        let byPlatform = Dictionary(grouping: jobs, by: \.platform)
+        let byPlatform = Dictionary(grouping: imageLinks?.adding(to: jobs) ?? jobs, by: \.platform)
         var results: [SentDelivery] = []
         await withTaskGroup(of: [SentDelivery].self) { group in
             for (platform, platformJobs) in byPlatform {

@@ -16,7 +16,12 @@ struct LinkSigner: Sendable {
 
     /// The relative payload URL of notification `id`, valid until `now + lifetime`.
     func payloadURL(id: Int64, now: Date = .now) -> String {
-        let expiry = Int64(now.timeIntervalSince1970 + lifetime)
+        payloadURL(id: id, until: now + lifetime)
+    }
+
+    /// The relative payload URL of notification `id`, valid until `expiry`.
+    func payloadURL(id: Int64, until expiry: Date) -> String {
+        let expiry = Int64(expiry.timeIntervalSince1970)
         return "/api/notifications/\(id)?exp=\(expiry)&sig=\(signature(id: id, expiry: expiry))"
     }
 

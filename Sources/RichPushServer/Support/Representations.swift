@@ -42,10 +42,23 @@ struct NotificationJSON: ResponseEncodable {
     var imageId: Int64?
     var url: String?
     var payloadUrl: String
+    var title: String?
+    var sound: String?
+    var badge: Badge?
+    var category: String
+    var threadId: String?
+    var data: [String: String]
+    var localizations: [String: Localization]
+    /// The localization the reader's `Accept-Language` picked for `message`, `title` and `url`.
+    var language: String?
 
-    init(_ record: NotificationRecord, state: NotificationState, payloadURL: String) {
+    /// `record` as a reader whose `Accept-Language` picked `localization` sees it.
+    init(
+        _ record: NotificationRecord, state: NotificationState, payloadURL: String,
+        localization: (tag: String, localization: Localization)? = nil
+    ) {
         id = record.id
-        message = record.message
+        message = localization?.localization.message ?? record.message
         richType = record.richType
         audience = record.audience
         self.state = state
@@ -56,16 +69,25 @@ struct NotificationJSON: ResponseEncodable {
         deletedAt = record.deletedAt.map(Timestamp.format)
         pushStyle = record.pushStyle
         payloadUrl = payloadURL
-        switch record.payload {
+        switch record.payload(in: localization?.localization) {
         case .image(let imageId): self.imageId = imageId
         case .url(let url): self.url = url
         case .text: break
         }
+        let content = record.content
+        title = localization?.localization.title ?? content.title
+        sound = content.sound
+        badge = content.badge
+        category = content.category ?? PushContent.defaultCategory
+        threadId = content.threadId
+        data = content.data
+        localizations = content.localizations
+        language = localization?.tag
     }
 
     enum CodingKeys: String, CodingKey {
         case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
-            payloadUrl
+            payloadUrl, title, sound, badge, category, threadId, data, localizations, language
     }
 
     /// `expiresAt` is always present (null when unset), as API.md lists it.
@@ -85,6 +107,14 @@ struct NotificationJSON: ResponseEncodable {
         try container.encodeIfPresent(imageId, forKey: .imageId)
         try container.encodeIfPresent(url, forKey: .url)
         try container.encode(payloadUrl, forKey: .payloadUrl)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encodeIfPresent(sound, forKey: .sound)
+        try container.encodeIfPresent(badge, forKey: .badge)
+        try container.encode(category, forKey: .category)
+        try container.encodeIfPresent(threadId, forKey: .threadId)
+        try container.encode(data, forKey: .data)
+        try container.encode(localizations, forKey: .localizations)
+        try container.encodeIfPresent(language, forKey: .language)
     }
 }
 
@@ -153,12 +183,14 @@ struct InstallationJSON: ResponseEncodable {
     var applicationName: String?
     var sdkVersion: String?
     var timeZone: String?
+    var language: String?
     var createdAt: String
     var updatedAt: String
     var deadAt: String?
     var deadReason: String?
 
     init(_ record: InstallationRecord) {
+        language = record.language
         installationId = record.id
         owner = record.owner
         platform = record.platform
@@ -178,14 +210,20 @@ struct InstallationJSON: ResponseEncodable {
 struct FeedItemJSON: Encodable {
     var id: Int64
     var message: String
+    var richTitle: String?
     var richType: RichType
+    var data: [String: String]?
     var readState: ReadState
     var userActionState: UserActionState
     var createdAt: String
 
-    init(_ item: FeedItem) {
+    /// `item` in the language a reader's `Accept-Language` picks.
+    init(_ item: FeedItem, acceptLanguage: String?) {
+        let localization = item.content.localization(forAcceptLanguage: acceptLanguage)?.localization
         id = item.id
-        message = item.message
+        message = localization?.message ?? item.message
+        richTitle = localization?.title ?? item.content.title
+        data = item.content.data.isEmpty ? nil : item.content.data
         richType = item.richType
         readState = item.readState
         userActionState = item.userActionState

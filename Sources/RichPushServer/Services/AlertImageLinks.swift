@@ -1,0 +1,27 @@
+import Foundation
+import RichPushCore
+
+/// The absolute, signed links to the images of alert pushes: an alert that shows the image itself (FCM's
+/// `notification.image`) has the device's system fetch it, without credentials.
+struct AlertImageLinks: Sendable {
+    /// The gateway's address as devices reach it, e.g. `https://push.example.com`.
+    let publicURL: String
+    let signer: LinkSigner
+    /// How long a link of a notification without `expiresAt` works: as long as hubs keep its push.
+    var defaultLifetime: TimeInterval = 28 * 24 * 3600
+
+    /// `jobs` with the link set on every alert of an image notification.
+    func adding(to jobs: [DeliveryJob], now: Date = .now) -> [DeliveryJob] {
+        var links: [Int64: String] = [:]
+        return jobs.map { job in
+            guard job.pushStyle == .alert, job.push.richType == .img else { return job }
+            var job = job
+            if links[job.notificationId] == nil {
+                let expiry = job.expiresAt ?? now + defaultLifetime
+                links[job.notificationId] = publicURL + signer.payloadURL(id: job.notificationId, until: expiry)
+            }
+            job.imageLink = links[job.notificationId]
+            return job
+        }
+    }
+}
