@@ -165,8 +165,15 @@ public final class APNsTestServer: Sendable {
         if pushType == "background" {
             // Apple: a content-available push is sent at priority 5 and carries no alert.
             guard priority == "5", aps["content-available"] as? Int == 1, aps["alert"] == nil else { return refuse(400, "BadPriority") }
+            // A background push that would show or sound anything is not one.
+            guard Set(aps.keys).isSubset(of: ["content-available", "sound"]), (aps["sound"] as? String)?.isEmpty ?? true else {
+                return refuse(400, "BadPayload")
+            }
         } else {
-            guard aps["alert"] != nil else { return refuse(400, "BadPayload") }
+            guard let alert = aps["alert"] as? [String: Any], alert["body"] is String, alert["title"].map({ $0 is String }) ?? true
+            else { return refuse(400, "BadPayload") }
+            if let badge = aps["badge"], !(badge is Int) { return refuse(400, "BadPayload") }
+            for key in ["sound", "category", "thread-id"] where aps[key].map({ !($0 is String) }) ?? false { return refuse(400, "BadPayload") }
         }
         guard !token.isEmpty, token.utf8.allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit }) else {
             return refuse(400, "BadDeviceToken")

@@ -8,8 +8,9 @@ import NIOCore
 import _CryptoExtras
 
 /// A loopback Google OAuth token endpoint and FCM HTTP v1 send endpoint: the service account's RS256 assertion is
-/// verified with its public key, the bearer token must be one it issued, the message must be data-only with string
-/// values, and errors come back in FCM's `google.rpc.Status` shape with `FcmError` details.
+/// verified with its public key, the bearer token must be one it issued, the message's data must hold strings, a
+/// `notification` a body and an http(s) image link, its Android options the types FCM takes, and errors come back in
+/// FCM's `google.rpc.Status` shape with `FcmError` details.
 public final class FCMTestServer: Sendable {
     /// One message that passed every check.
     public struct Message: Sendable, Equatable {
@@ -18,6 +19,12 @@ public final class FCMTestServer: Sendable {
         public var androidPriority: String?
         public var ttl: String?
         public var accessToken: String
+        /// The `notification` of an alert (`title`, `body`, `image`); nil for a data-only message.
+        public var notification: [String: String]?
+        /// `android.notification` (`click_action`, `tag`, `sound`).
+        public var androidNotification: [String: String]?
+        /// The body as sent.
+        public var body: String
     }
 
     /// An error FCM answers for a device.
@@ -194,7 +201,15 @@ public final class FCMTestServer: Sendable {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any],
             let message = object["message"] as? [String: Any]
         else { return error(invalid, "the body has no message", violation: true) }
-        guard message["notification"] == nil else { return error(invalid, "a data-only message has no notification", violation: true) }
+        let notification = message["notification"].map { $0 as? [String: String] }
+        if let notification {
+            guard let notification, notification["body"] != nil, Set(notification.keys).isSubset(of: ["title", "body", "image"]) else {
+                return error(invalid, "a notification holds string title, body and image", violation: true)
+            }
+            if let image = notification["image"], URL(string: image)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+                return error(invalid, "notification.image must be an http(s) URL", violation: true)
+            }
+        }
         guard let token = message["token"] as? String, message["topic"] == nil, message["condition"] == nil else {
             return error(invalid, "the message must name exactly one token", violation: true)
         }
@@ -202,6 +217,12 @@ public final class FCMTestServer: Sendable {
             data.keys.contains("richMessage"), (message["data"] as? [String: Any])?.values.allSatisfy({ $0 is String }) == true
         else { return error(invalid, "data must map richId, richType and richMessage to strings", violation: true) }
         let android = message["android"] as? [String: Any]
+        let androidNotification = android?["notification"].map { $0 as? [String: String] }
+        if let androidNotification {
+            guard let androidNotification, Set(androidNotification.keys).isSubset(of: ["click_action", "tag", "sound"]) else {
+                return error(invalid, "android.notification holds string click_action, tag and sound", violation: true)
+            }
+        }
         let priority = android?["priority"] as? String
         let ttl = android?["ttl"] as? String
         if let priority, !["NORMAL", "HIGH"].contains(priority) { return error(invalid, "android.priority is invalid", violation: true) }
@@ -209,7 +230,9 @@ public final class FCMTestServer: Sendable {
             return error(invalid, "android.ttl is not a duration", violation: true)
         }
         guard body.readableBytes <= 4096 else { return error(invalid, "Message is too big", violation: true) }
-        let accepted = Message(token: token, data: data, androidPriority: priority, ttl: ttl, accessToken: String(authorization.dropFirst(7)))
+        let accepted = Message(
+            token: token, data: data, androidPriority: priority, ttl: ttl, accessToken: String(authorization.dropFirst(7)),
+            notification: notification ?? nil, androidNotification: androidNotification ?? nil, body: String(buffer: body))
         let planned = state.withLockedValue { state -> Answer? in
             if var queued = state.answers[token], !queued.isEmpty {
                 let next = queued.removeFirst()

@@ -69,6 +69,46 @@ struct APNsHubTests {
         }
     }
 
+    @Test func aFrenchAndAnEnglishDeviceEachGetTheirVariantWithTitleBadgeAndData() async throws {
+        try await withAPNs { hub, server in
+            let jobs = [
+                job(1, message: "Sale", content: winterSale, language: "fr-FR"), job(2, message: "Sale", content: winterSale, language: "en"),
+            ]
+            #expect(await hub.deliver(jobs, logger: quietLogger) == [.sent, .sent])
+            #expect(server.violations.isEmpty)
+            let payloads = Dictionary(uniqueKeysWithValues: server.accepted.map { ($0.deviceToken, $0.payload) })
+            #expect(
+                payloads[jobs[0].pushChannel]
+                    == #"{"aps":{"content-available":1,"sound":""},"badge":"3","campaign":"w1","richId":"42","richMessage":"Soldes","richTitle":"Soldes d’hiver","richType":"img"}"#
+            )
+            #expect(
+                payloads[jobs[1].pushChannel]
+                    == #"{"aps":{"content-available":1,"sound":""},"badge":"3","campaign":"w1","richId":"42","richMessage":"Sale","richTitle":"Winter sale","richType":"img"}"#
+            )
+        }
+    }
+
+    @Test func anAlertCarriesTitleSoundBadgeCategoryAndThreadInAps() async throws {
+        try await withAPNs { hub, server in
+            #expect(await hub.deliver([job(1, message: "Sale", style: .alert, content: winterSale)], logger: quietLogger) == [.sent])
+            #expect(server.violations.isEmpty)
+            #expect(
+                server.accepted.first?.payload
+                    == #"{"aps":{"alert":{"body":"Sale","title":"Winter sale"},"badge":3,"category":"sale","mutable-content":1,"sound":"default","thread-id":"winter"},"campaign":"w1","richId":"42","richMessage":"Sale","richTitle":"Winter sale","richType":"img"}"#
+            )
+        }
+    }
+
+    @Test func anUnreadBadgeIsEachDevicesOwnerCount() async throws {
+        try await withAPNs { hub, server in
+            let content = PushContent(badge: .unread)
+            let jobs = [job(1, style: .alert, content: content, unreadCount: 4), job(2, style: .alert, content: content, unreadCount: 7)]
+            #expect(await hub.deliver(jobs, logger: quietLogger) == [.sent, .sent])
+            let badges = server.accepted.map { (object($0.payload)["aps"] as? [String: Any])?["badge"] as? Int }
+            #expect(badges.sorted { ($0 ?? 0) < ($1 ?? 0) } == [4, 7])
+        }
+    }
+
     @Test func theApnsIdIsTheSameUUIDForEveryAttemptOfOneNotificationToOneDevice() {
         let first = APNsHub.apnsId(notificationId: 7, installationId: "phone")
         #expect(first == APNsHub.apnsId(notificationId: 7, installationId: "phone"))

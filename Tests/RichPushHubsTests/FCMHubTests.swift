@@ -41,6 +41,33 @@ struct FCMHubTests {
         }
     }
 
+    @Test func aFrenchDevicesSilentMessageIsDataOnlyWithItsVariantTitleBadgeAndData() async throws {
+        try await withFCM { hub, server in
+            let french = job(1, platform: .fcm, channel: "fcm-token-1", message: "Sale", content: winterSale, language: "fr")
+            #expect(await hub.deliver([french], logger: quietLogger) == [.sent])
+            #expect(server.violations.isEmpty)
+            #expect(
+                server.accepted.first?.body
+                    == #"{"message":{"android":{"priority":"HIGH"},"data":{"badge":"3","campaign":"w1","richId":"42","richMessage":"Soldes","richTitle":"Soldes d’hiver","richType":"img"},"token":"fcm-token-1"}}"#
+            )
+        }
+    }
+
+    @Test func anAlertIsANotificationMessageWithTheImageLinkAndTheSameData() async throws {
+        try await withFCM { hub, server in
+            let link = "https://push.example.com/api/notifications/42?exp=1900000000&sig=abc"
+            let alert = job(1, platform: .fcm, channel: "fcm-token-1", message: "Sale", style: .alert, content: winterSale, imageLink: link)
+            #expect(await hub.deliver([alert], logger: quietLogger) == [.sent])
+            #expect(server.violations.isEmpty)
+            let message = try #require(server.accepted.first)
+            #expect(message.notification == ["title": "Winter sale", "body": "Sale", "image": link])
+            #expect(message.androidNotification == ["click_action": "sale", "tag": "winter", "sound": "default"])
+            #expect(message.data["campaign"] == "w1")
+            #expect(message.data["badge"] == "3")
+            #expect(message.androidPriority == "HIGH")
+        }
+    }
+
     @Test func oneAccessTokenServesEveryMessageUntilItExpires() async throws {
         try await withFCM { hub, server in
             _ = await hub.deliver((1...10).map { job($0, platform: .fcm) }, logger: quietLogger)

@@ -57,6 +57,24 @@ struct NotificationHubsTests {
         }
     }
 
+    @Test func aCampaignWithVariantsPerLanguageGoesToEachDeviceWithItsOwnVariant() async throws {
+        try await withHub { hub, server in
+            try await register("fr-phone", tags: ["username:alice"], in: hub)
+            try await register("en-phone", tags: ["username:alice"], in: hub)
+            let jobs = [
+                job(1, installation: "fr-phone", message: "Sale", content: winterSale, language: "fr"),
+                job(2, installation: "en-phone", message: "Sale", content: winterSale, language: "en"),
+            ]
+            #expect(await hub.deliver(jobs, logger: quietLogger) == [.sent, .sent])
+            #expect(server.violations.isEmpty)
+            #expect(server.sends.allSatisfy { $0.tags == nil })
+            let bodies = Dictionary(uniqueKeysWithValues: server.sends.map { ($0.deviceHandle ?? "", $0.body) })
+            #expect(bodies[jobs[0].pushChannel] == String(decoding: jobs[0].push.apnsPayload(), as: UTF8.self))
+            #expect(bodies[jobs[0].pushChannel]?.contains(#""richMessage":"Soldes""#) == true)
+            #expect(bodies[jobs[1].pushChannel]?.contains(#""richMessage":"Sale""#) == true)
+        }
+    }
+
     @Test func aNotificationIsOneHubSendWithTheAudienceAsTags() async throws {
         try await withHub { hub, server in
             try await register("phone", tags: ["username:alice"], in: hub)

@@ -61,3 +61,8 @@ func withHubClient<T>(caFile: String? = nil, _ body: (HTTPClient) async throws -
 func object(_ text: String) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
 }
+
+/// A campaign with every visible field, custom data and a French variant.
+let winterSale = PushContent(
+    title: "Winter sale", sound: "default", badge: .number(3), category: "sale", threadId: "winter", data: ["campaign": "w1"],
+    localizations: ["fr": Localization(message: "Soldes", title: "Soldes d’hiver")])

@@ -10,7 +10,9 @@ import Testing
 @Suite("Remote hubs")
 struct RemoteHubTests {
     /// A gateway configured for a loopback APNs and FCM.
-    func withDirectHubs(concurrency: Int = 64, _ body: @Sendable (Session, APNsTestServer, FCMTestServer) async throws -> Void) async throws {
+    func withDirectHubs(
+        concurrency: Int = 64, publicURL: String? = nil, _ body: @Sendable (Session, APNsTestServer, FCMTestServer) async throws -> Void
+    ) async throws {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: keys) }
@@ -26,6 +28,7 @@ struct RemoteHubTests {
             configuration.hubs.fcmServiceAccountFile = fcm.serviceAccountFile
             configuration.hubs.fcmEndpoint = fcm.endpoint
             configuration.hubs.maximumConcurrentRequests = concurrency
+            configuration.publicURL = publicURL
         }
         do {
             try await gateway.run { session in try await body(session, apns, fcm) }
@@ -64,6 +67,63 @@ struct RemoteHubTests {
             #expect(message.token == "pixel-channel")
             #expect(message.data == ["richId": String(id), "richType": "url", "richMessage": "Sale"])
             #expect(fcm.violations.isEmpty)
+        }
+    }
+
+    @Test func aFrenchAndAnEnglishDeviceOfOneCampaignGetTheirOwnVariantOnAPNsAndFCM() async throws {
+        try await withDirectHubs { session, apns, fcm in
+            let alice = try await session.createUser("alice")
+            for (id, platform, channel, language) in [
+                ("iphone-fr", "apns", "aaaa01", "fr"), ("iphone-en", "apns", "aaaa02", "en-GB"), ("pixel-fr", "fcm", "fcm-fr", "fr-CA"),
+                ("pixel", "fcm", "fcm-default", nil),
+            ] as [(String, String, String, String?)] {
+                let language = language.map { #","language":"\#($0)""# } ?? ""
+                try await session.request(
+                    .put, "/api/installations/\(id)", as: alice,
+                    json: #"{"platform":"\#(platform)","pushChannel":"\#(channel)"\#(language)}"#)
+            }
+            let id = try await session.send(
+                #"{"message":"Sale","richType":"text","audience":"username:alice","title":"Winter sale","badge":2,"data":{"campaign":"w1"},"localizations":{"fr":{"message":"Soldes","title":"Soldes d’hiver"}}}"#,
+                as: .admin)
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 4)
+            let apnsPayloads = Dictionary(uniqueKeysWithValues: apns.accepted.map { ($0.deviceToken, $0.payload) })
+            #expect(
+                apnsPayloads["aaaa01"]
+                    == #"{"aps":{"content-available":1,"sound":""},"badge":"2","campaign":"w1","richId":"\#(id)","richMessage":"Soldes","richTitle":"Soldes d’hiver","richType":"text"}"#
+            )
+            #expect(apnsPayloads["aaaa02"]?.contains(#""richMessage":"Sale","richTitle":"Winter sale""#) == true)
+            let fcmData = Dictionary(uniqueKeysWithValues: fcm.accepted.map { ($0.token, $0.data) })
+            #expect(
+                fcmData["fcm-fr"]
+                    == [
+                        "richId": String(id), "richType": "text", "richMessage": "Soldes", "richTitle": "Soldes d’hiver", "badge": "2",
+                        "campaign": "w1",
+                    ])
+            #expect(fcmData["fcm-default"]?["richMessage"] == "Sale")
+            #expect(apns.violations.isEmpty)
+            #expect(fcm.violations.isEmpty)
+        }
+    }
+
+    @Test func anFcmAlertOfAnImageLinksTheImageSignedUnderThePublicURL() async throws {
+        try await withDirectHubs(publicURL: "https://push.example.com") { session, _, fcm in
+            let alice = try await session.createUser("alice")
+            try await session.register("pixel", of: alice, platform: .fcm)
+            let image = try await session.upload(as: .admin)
+            let id = try await session.send(
+                #"{"message":"Look","richType":"img","imageId":\#(image),"audience":"username:alice","pushStyle":"alert","title":"New"}"#,
+                as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let message = try #require(fcm.accepted.first)
+            let link = try #require(message.notification?["image"])
+            #expect(link.hasPrefix("https://push.example.com/api/notifications/\(id)?exp="))
+            #expect(message.notification?["title"] == "New")
+            #expect(message.androidNotification?["click_action"] == "richPush")
+            // The link opens the image without credentials.
+            let path = String(link.dropFirst("https://push.example.com".count))
+            let fetched = try await session.request(.get, path)
+            #expect(fetched.status == .ok)
+            #expect(fetched.headers[.contentType] == "image/png")
         }
     }
 

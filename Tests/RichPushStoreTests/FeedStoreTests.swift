@@ -6,6 +6,37 @@ import Testing
 
 @Suite("Feeds and events")
 struct FeedStoreTests {
+    @Test(arguments: Engine.allCases) func anUnreadBadgeIsTheOwnersUnreadCountWhenThePushIsBuilt(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("phone", owner: "alice")
+            let (first, _) = try await store.send("username:alice")
+            _ = try await store.send("username:alice")
+            _ = try await store.claimDueDeliveries(limit: 10, lease: 60)
+            _ = try await store.updateFeedState(username: "alice", notificationId: first.id, readState: .read, userActionState: nil)
+            let (badged, _) = try await store.send("username:alice", content: PushContent(badge: .unread))
+            let job = try #require(try await store.claimDueDeliveries(limit: 10, lease: 60).first)
+            #expect(job.notificationId == badged.id)
+            // The second notification and this one.
+            #expect(job.push.badge == 2)
+            #expect(job.variesByDevice)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func eachDeliveryCarriesItsInstallationsLanguageVariant(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for (id, language) in [("fr-phone", "fr-CA"), ("en-phone", "en"), ("phone", nil)] as [(String, String?)] {
+                try await store.upsertInstallation(
+                    InstallationRecord(
+                        id: id, owner: "alice", platform: .fcm, pushChannel: id, tags: [], language: language, createdAt: .now, updatedAt: .now))
+            }
+            _ = try await store.send("username:alice", content: PushContent(localizations: ["fr": Localization(message: "Bonjour")]))
+            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
+            let messages = Dictionary(uniqueKeysWithValues: jobs.map { ($0.installationId, $0.push.richMessage) })
+            #expect(messages == ["fr-phone": "Bonjour", "en-phone": "Hello", "phone": "Hello"])
+            #expect(jobs.first { $0.installationId == "fr-phone" }?.language == "fr")
+        }
+    }
+
     @Test(arguments: Engine.allCases) func recipientsAreTheOwnersOfAddressedInstallationsAndNamedUsers(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             _ = try await store.createUser(username: "dave", passwordHash: "x", role: .member)

@@ -12,12 +12,13 @@ extension Store {
         ).record
     }
 
-    func send(_ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil) async throws
-        -> (notification: NotificationRecord, created: Bool)
-    {
+    func send(
+        _ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil,
+        content: PushContent = PushContent()
+    ) async throws -> (notification: NotificationRecord, created: Bool) {
         try await createNotification(
             NotificationDraft(
                 message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: .silent,
-                deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key))
+                deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key, content: content))
     }
 }

@@ -7,7 +7,8 @@ public import RichPushCore
 /// Azure Notification Hubs. A notification goes out as one hub send per platform with the audience as
 /// `ServiceBusNotification-Tags`, as the tutorial's backend does with
 /// `SendAppleNativeNotificationAsync(payload, "username:" + name)`; the hub fans it out to the installations this
-/// gateway mirrored into it. An audience beyond the hub's tag-expression limits goes out as direct sends instead.
+/// gateway mirrored into it. An audience beyond the hub's tag-expression limits, or a notification whose pushes differ
+/// per device (a variant per language, a badge per user), goes out as direct sends instead.
 public struct NotificationHubsHub: NotificationHub {
     let api: NotificationHubsAPI
     let failures = ConfigurationFailure(hub: "anh")
