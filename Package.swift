@@ -41,7 +41,9 @@ let package = Package(
     targets: [
         .target(name: "RichPushCore", swiftSettings: swiftSettings),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CPNG"], swiftSettings: swiftSettings),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CPNG", "CTurboJPEG", "CWebP"], swiftSettings: swiftSettings),
         .target(
             name: "RichPushStore",
             dependencies: [

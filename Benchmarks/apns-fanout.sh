@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 devices=${1:-100000}
-scripts/ensure-packages nginx-light nghttp2-client openssl curl python3 libpng-dev pkg-config
+scripts/ensure-packages nginx-light nghttp2-client openssl curl python3 libpng-dev libturbojpeg0-dev libwebp-dev pkg-config
 source Benchmarks/support/common.sh
 bench_build_gateway
 chmod 755 "$bench_work"

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 rounds=${2:-3}
-scripts/ensure-packages wrk nginx-light curl python3 libpng-dev pkg-config
+scripts/ensure-packages wrk nginx-light curl python3 libpng-dev libturbojpeg0-dev libwebp-dev pkg-config
 source Benchmarks/support/common.sh
 bench_build_gateway
 chmod 755 "$bench_work"

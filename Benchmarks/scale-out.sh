@@ -16,7 +16,7 @@ installations=${1:-100000}
 seconds=${2:-10}
 rounds=${3:-3}
 users=100
-scripts/ensure-packages wrk curl python3 libpng-dev pkg-config
+scripts/ensure-packages wrk curl python3 libpng-dev libturbojpeg0-dev libwebp-dev pkg-config
 source Benchmarks/support/common.sh
 bench_build_gateway
 results="$bench_work/results"

@@ -141,7 +141,7 @@ export function renderCompose(main, app) {
 function build(draft) {
   const notification = { message: draft.message.trim(), richType: draft.richType, audience: draft.audience.expression, pushStyle: draft.pushStyle };
   if (draft.richType === 'img') {
-    if (!draft.image) throw new Error('Add an image: drop a PNG on the image area or choose a file.');
+    if (!draft.image) throw new Error('Add an image: drop a PNG, JPEG or WebP on the image area or choose a file.');
     notification.imageId = draft.image.id;
   } else if (draft.richType === 'url') {
     notification.url = draft.url.trim();

@@ -1,5 +1,5 @@
 // The image of a campaign: dropped on the zone or picked with the file dialog, uploaded at once so a file the
-// gateway refuses (not a PNG, corrupt, too large) is reported before anything else is written.
+// gateway refuses (not a PNG, JPEG or WebP, corrupt, too large) is reported before anything else is written.
 import { bitmapCanvas, errorBox, formatBytes, h, replace, showError } from './dom.js';
 
 /**
@@ -7,7 +7,7 @@ import { bitmapCanvas, errorBox, formatBytes, h, replace, showError } from './do
  * @param {(image: {id: number, bitmap: ImageBitmap | null, width: number, height: number} | null) => void} onChange
  */
 export function imageField(api, onChange) {
-  const input = h('input', { type: 'file', id: 'image-file', accept: 'image/png', class: 'visually-hidden', 'aria-describedby': 'image-hint image-state' });
+  const input = h('input', { type: 'file', id: 'image-file', accept: 'image/png,image/jpeg,image/webp', class: 'visually-hidden', 'aria-describedby': 'image-hint image-state' });
   const state = h('p', { class: 'image-state', id: 'image-state', 'aria-live': 'polite' });
   const error = errorBox('image-error');
   const thumbnail = h('div', { class: 'drop-thumbnail', 'aria-hidden': 'true' });
@@ -15,11 +15,11 @@ export function imageField(api, onChange) {
     input,
     thumbnail,
     h('span', { class: 'drop-text' },
-      h('strong', {}, 'Drop a PNG image here'),
+      h('strong', {}, 'Drop an image here'),
       h('span', {}, ' or '),
       h('span', { class: 'link-like' }, 'choose a file'),
     ),
-    h('span', { class: 'hint', id: 'image-hint' }, 'PNG, up to 10 MB. It is checked and stored as soon as you pick it.'),
+    h('span', { class: 'hint', id: 'image-hint' }, 'PNG, JPEG or WebP, up to 10 MB. It is checked and stored as soon as you pick it.'),
   );
   let generation = 0;
 

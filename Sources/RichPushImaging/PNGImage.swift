@@ -6,67 +6,6 @@ import CPNG
     public import Foundation
 #endif
 
-/// What an upload may be: bounds checked before any pixel memory is allocated.
-public struct ImageLimits: Sendable, Equatable {
-    public var maximumBytes: Int
-    public var maximumPixels: Int
-
-    public init(maximumBytes: Int = 10 * 1024 * 1024, maximumPixels: Int = 40_000_000) {
-        self.maximumBytes = maximumBytes
-        self.maximumPixels = maximumPixels
-    }
-}
-
-/// Why bytes are not an acceptable image.
-public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The bytes do not start with the PNG signature.
-    case notPNG
-    /// A PNG that does not decode: bad CRC, truncated, malformed.
-    case corrupt(String)
-    /// A PNG whose dimensions exceed the pixel limit.
-    case tooManyPixels(width: Int, height: Int, limit: Int)
-
-    public var description: String {
-        switch self {
-        case .notPNG: "the data is not a PNG image"
-        case .corrupt(let reason): "the PNG image is corrupt: \(reason)"
-        case .tooManyPixels(let width, let height, let limit):
-            "the image has \(width)×\(height) pixels, more than the limit of \(limit)"
-        }
-    }
-}
-
-/// A PNG that libpng decoded completely.
-public struct PNGInfo: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-}
-
-/// 8-bit pixels, rows top to bottom without padding: RGB, or RGBA with straight (not premultiplied) alpha.
-public struct PixelImage: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    /// 3 for RGB, 4 for RGBA.
-    public var channels: Int
-    public var pixels: [UInt8]
-
-    public var hasAlpha: Bool { channels == 4 }
-    public var rowStride: Int { width * channels }
-
-    /// An image from `rgba`: `width` × `height` RGBA quadruples, rows top to bottom.
-    public init(width: Int, height: Int, rgba: [UInt8]) {
-        precondition(rgba.count == width * height * 4, "RGBA pixels must number width × height × 4 bytes")
-        self.init(width: width, height: height, channels: 4, pixels: rgba)
-    }
-
-    init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
-        self.width = width
-        self.height = height
-        self.channels = channels
-        self.pixels = pixels
-    }
-}
-
 /// PNG validation and decoding over libpng.
 public enum PNGImage {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -77,7 +16,7 @@ public enum PNGImage {
     }
 
     /// Decodes every row of `bytes` to prove it is a sound PNG within `limits`, keeping one row in memory.
-    public static func validate(_ bytes: Data, limits: ImageLimits) throws(ImageError) -> PNGInfo {
+    public static func validate(_ bytes: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo {
         try decodeRows(of: bytes, limits: limits, rgbIfOpaque: false, into: nil)
     }
 
@@ -127,10 +66,10 @@ public enum PNGImage {
     /// Runs libpng over `bytes`, handing each decoded row to `receive` top to bottom; `nil` only validates.
     private static func decodeRows(
         of bytes: Data, limits: ImageLimits, rgbIfOpaque: Bool, into receive: ((UnsafeBufferPointer<UInt8>, RowLayout) -> Void)?
-    ) throws(ImageError) -> PNGInfo {
-        guard hasSignature(bytes) else { throw .notPNG }
+    ) throws(ImageError) -> ImageInfo {
+        guard hasSignature(bytes) else { throw .unknownFormat }
         guard bytes.count <= limits.maximumBytes else {
-            throw .corrupt("the file is larger than \(limits.maximumBytes) bytes")
+            throw .corrupt(.png, "the file is larger than \(limits.maximumBytes) bytes")
         }
         var width: UInt32 = 0
         var height: UInt32 = 0
@@ -156,12 +95,12 @@ public enum PNGImage {
         }
         switch status {
         case 0:
-            return PNGInfo(width: Int(width), height: Int(height))
+            return ImageInfo(format: .png, width: Int(width), height: Int(height))
         case 1:
             throw .tooManyPixels(width: Int(width), height: Int(height), limit: limits.maximumPixels)
         default:
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw .corrupt(reason.isEmpty ? "libpng could not decode it" : reason)
+            throw .corrupt(.png, reason.isEmpty ? "libpng could not decode it" : reason)
         }
     }
 }

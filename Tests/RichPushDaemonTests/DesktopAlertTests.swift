@@ -75,6 +75,29 @@ extension EndToEndTests {
             #expect(entry["default_action_name"] as? String == "default")
         }
 
+        @Test(arguments: ["two-colors.jpg", "two-colors.webp"])
+        func aJPEGOrWebPCampaignPopsUpWithItsImageUnderItsTitle(fixture: String) async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            let monitor = try await scene.desktop.monitorNotifyCalls()
+            let imageId = try scene.gateway.upload(fixture)
+            let id = try scene.gateway.send(
+                #"{"message":"Thirty percent off","richType":"img","imageId":\#(imageId),"audience":"username:alice","title":"Winter sale"}"#)
+            try await scene.daemon.waitUntilShown([id])
+            let painted = await eventually {
+                (try? scene.desktop.pixels(matching: Self.magenta, tolerance: 12)) ?? 0 > 500
+                    && (try? scene.desktop.pixels(matching: Self.green, tolerance: 12)) ?? 0 > 500
+            }
+            #expect(painted, "the image's two colours are not on the screen")
+            let call = try await monitor.waitForOutput("int32 -1")
+            let words = call.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(words.contains(#"string "richpush" uint32 0 string "" string "Winter sale" string "Thirty percent off""#))
+            let fileExtension = fixture.hasSuffix(".jpg") ? "jpg" : "webp"
+            #expect(
+                words.contains(#"string "image-path" variant string "file://\#(scene.daemon.home.path)/.cache/richpush/\#(id).\#(fileExtension)""#))
+            #expect(words.contains("string \"image-data\" variant struct { int32 128 int32 85 int32 384 boolean false int32 8 int32 3"))
+        }
+
         @Test func moreOpensTheFullImageAndMarksTheNotificationActivatedAndRead() async throws {
             let scene = try await Scene()
             defer { scene.stop() }

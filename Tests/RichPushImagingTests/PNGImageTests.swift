@@ -43,11 +43,11 @@ struct PNGImageTests {
 
     @Test(arguments: ["not-png.jpg"])
     func bytesWithoutThePNGSignatureAreNotPNG(name: String) throws {
-        #expect(throws: ImageError.notPNG) { try PNGImage.validate(try fixture(name), limits: limits) }
+        #expect(throws: ImageError.unknownFormat) { try PNGImage.validate(try fixture(name), limits: limits) }
     }
 
     @Test func anEmptyUploadIsNotPNG() {
-        #expect(throws: ImageError.notPNG) { try PNGImage.validate(Data(), limits: limits) }
+        #expect(throws: ImageError.unknownFormat) { try PNGImage.validate(Data(), limits: limits) }
     }
 
     @Test(arguments: [
@@ -58,7 +58,7 @@ struct PNGImageTests {
         #expect {
             try PNGImage.validate(data, limits: limits)
         } throws: { error in
-            guard case .corrupt(let reason) = error as? ImageError else { return false }
+            guard case .corrupt(.png, let reason) = error as? ImageError else { return false }
             return !reason.isEmpty
         }
     }

@@ -77,13 +77,71 @@ struct ImageTests {
         try await TestGateway().run { session in
             let mark = try await session.createUser("mark", role: .marketer)
             let response = try await session.request(
-                .post, "/api/images", as: mark, body: ByteBuffer(data: try fixture("not-png.jpg")), headers: [.contentType: "image/png"])
+                .post, "/api/images", as: mark, body: ByteBuffer(string: "GIF89a, or anything else"), headers: [.contentType: "image/png"])
             #expect(response.status == .unsupportedMediaType)
             #expect(try response.error().code == "image.unsupportedType")
         }
     }
 
-    @Test(arguments: ["image/jpeg", "text/plain", "application/json"])
+    @Test(arguments: [("valid.jpg", "image/jpeg"), ("valid.webp", "image/webp"), ("valid-alpha.webp", "application/octet-stream")])
+    func aJPEGOrWebPIsStoredAndServedWithItsOwnType(name: String, declared: String) async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let bytes = try fixture(name)
+            let response = try await session.request(.post, "/api/images", as: mark, body: ByteBuffer(data: bytes), headers: [.contentType: declared])
+            #expect(response.status == .created)
+            let image = try response.json()
+            let type = name.hasSuffix(".jpg") ? "image/jpeg" : "image/webp"
+            #expect(image["contentType"] as? String == type)
+            #expect(image["width"] as? Int64 == 64)
+            let id = try #require(image["id"] as? Int64)
+            let notification = try await session.send(#"{"message":"m","richType":"img","imageId":\#(id)}"#, as: mark)
+            let payload = try await session.request(.get, "/api/notifications/\(notification)", as: mark)
+            #expect(payload.headers[.contentType] == type)
+            #expect(payload.body == ByteBuffer(data: bytes))
+        }
+    }
+
+    @Test(arguments: [("valid.jpg", "image/png"), ("valid-rgba.png", "image/webp"), ("valid.webp", "image/jpeg")])
+    func aDeclaredTypeTheBytesContradictIs415(name: String, declared: String) async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let response = try await session.request(
+                .post, "/api/images", as: mark, body: ByteBuffer(data: try fixture(name)), headers: [.contentType: declared])
+            #expect(response.status == .unsupportedMediaType)
+            #expect(try response.error().code == "image.typeMismatch")
+        }
+    }
+
+    @Test func aMultipartPartDeclaredAsAnotherTypeThanItsBytesIs415() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            var body = ByteBuffer(
+                string: "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.png\"\r\nContent-Type: image/png\r\n\r\n")
+            body.writeBytes(try fixture("valid.jpg"))
+            body.writeString("\r\n--b--\r\n")
+            let response = try await session.request(
+                .post, "/api/images", as: mark, body: body, headers: [.contentType: "multipart/form-data; boundary=b"])
+            #expect(try response.error().code == "image.typeMismatch")
+        }
+    }
+
+    @Test(arguments: [
+        ("truncated.jpg", "image.corrupt"), ("not-png.jpg", "image.corrupt"), ("truncated.webp", "image.corrupt"),
+        ("animated.webp", "image.unsupported"), ("dimension-bomb.jpg", "image.tooManyPixels"),
+    ])
+    func aBrokenAnimatedOrOversizedJPEGOrWebPIs422AndNotStored(name: String, code: String) async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let response = try await session.request(.post, "/api/images", as: mark, body: ByteBuffer(data: try fixture(name)))
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == code)
+            let valid = try await session.upload("valid-rgba.png", as: mark)
+            #expect(valid == 1)
+        }
+    }
+
+    @Test(arguments: ["image/gif", "text/plain", "application/json"])
     func otherContentTypesAre415(contentType: String) async throws {
         try await TestGateway().run { session in
             let mark = try await session.createUser("mark", role: .marketer)

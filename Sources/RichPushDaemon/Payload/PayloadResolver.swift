@@ -58,15 +58,16 @@ final class PayloadResolver {
 
     private func imageAlert(richId: Int64, message: String, response: HTTPResponse) throws(PayloadProblem) -> Alert {
         guard response.status == 200 else { throw PayloadProblem(GatewayError(response)) }
+        let bytes = Data(response.body)
         let image: PixelImage
         do {
-            image = try PNGImage.decode(Data(response.body), limits: limits, fittingIn: imageSize)
+            image = try ImageDecoder.decode(bytes, limits: limits, fittingIn: imageSize)
         } catch {
-            throw .unusable("the image is not a valid PNG (\(error))")
+            throw .unusable("the image is not a valid PNG, JPEG or WebP (\(error))")
         }
         let file: String
         do {
-            file = try cache.store(response.body, richId: richId, extension: "png")
+            file = try cache.store(response.body, richId: richId, extension: ImageFormat.detect(bytes)?.fileExtension ?? "png")
         } catch {
             throw .unusable("the image cannot be cached: \(error)")
         }

@@ -4,7 +4,8 @@ import MultipartKit
 import NIOCore
 import RichPushImaging
 
-/// `POST /api/images`: a raw `image/png` body or a `multipart/form-data` upload with a `file` part.
+/// `POST /api/images`: a raw PNG, JPEG or WebP body, or a `multipart/form-data` upload with a `file` part. The format
+/// comes from the bytes; a declared type that names another one is refused.
 struct ImageController {
     let gateway: Gateway
     let library: ImageLibrary
@@ -19,8 +20,13 @@ struct ImageController {
         let limit = gateway.configuration.imageLimits.maximumBytes
         let mediaType = request.headers[.contentType].flatMap(MediaType.init(from:))
         let data: Data
+        let declared: ImageFormat?
         switch (mediaType?.type, mediaType?.subType) {
-        case (.image?, "png"?), (.application?, "octet-stream"?), (nil, nil):
+        case (.image?, _):
+            declared = try Self.format(declaredAs: "image/\(mediaType!.subType)")
+            data = Data(buffer: try await request.collectBody(limit: limit))
+        case (.application?, "octet-stream"?), (nil, nil):
+            declared = nil
             data = Data(buffer: try await request.collectBody(limit: limit))
         case (.multipart?, "form-data"?):
             guard let boundary = mediaType?.parameter?.value, mediaType?.parameter?.name.lowercased() == "boundary" else {
@@ -28,12 +34,14 @@ struct ImageController {
             }
             // Room for the part headers around the image.
             let body = try await request.collectBody(limit: limit + 16 * 1024)
-            data = try Self.filePart(of: body, boundary: boundary, limit: limit)
+            let part = try Self.filePart(of: body, boundary: boundary, limit: limit)
+            declared = try part.contentType.flatMap(Self.format(declaredAs:))
+            data = part.data
         default:
-            throw APIError(.unsupportedMediaType, code: "image.unsupportedType", message: "Upload a PNG image as image/png or multipart/form-data.")
+            throw Self.unsupportedType
         }
         guard !data.isEmpty else { throw APIError.unprocessable("image.empty", "The upload is empty.") }
-        let (image, created) = try await library.admit(data, createdBy: caller.username)
+        let (image, created) = try await library.admit(data, declared: declared, createdBy: caller.username)
         if created {
             gateway.metrics.imagesStored.increment()
             context.logger.info("image stored", metadata: ["richpush.image.id": "\(image.id)", "richpush.bytes": "\(image.byteCount)"])
@@ -41,22 +49,38 @@ struct ImageController {
         return try ImageJSON(image).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/images/\(image.id)"])
     }
 
-    /// The bytes of the part named `file`.
-    static func filePart(of body: ByteBuffer, boundary: String, limit: Int) throws -> Data {
+    static let unsupportedType = APIError(
+        .unsupportedMediaType, code: "image.unsupportedType",
+        message: "Upload a PNG, JPEG or WebP image, raw or as the file part of multipart/form-data.")
+
+    /// The format a declared media type names; `application/octet-stream` names none. Any other type is refused.
+    private static func format(declaredAs mediaType: String) throws -> ImageFormat? {
+        if mediaType.lowercased() == "application/octet-stream" { return nil }
+        guard let format = ImageFormat(mediaType: mediaType) else { throw unsupportedType }
+        return format
+    }
+
+    /// The bytes of the part named `file`, with the type its part declares.
+    static func filePart(of body: ByteBuffer, boundary: String, limit: Int) throws -> (data: Data, contentType: String?) {
         let parser = MultipartParser(boundary: boundary)
         var currentName: String?
+        var currentType: String?
         var currentBody = ByteBuffer()
-        var file: ByteBuffer?
+        var file: (ByteBuffer, String?)?
         parser.onHeader = { field, value in
-            guard field.lowercased() == "content-disposition" else { return }
-            currentName = Self.dispositionName(value)
+            switch field.lowercased() {
+            case "content-disposition": currentName = Self.dispositionName(value)
+            case "content-type": currentType = value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+            default: break
+            }
         }
         parser.onBody = { chunk in
             currentBody.writeBuffer(&chunk)
         }
         parser.onPartComplete = {
-            if currentName == "file", file == nil { file = currentBody }
+            if currentName == "file", file == nil { file = (currentBody, currentType) }
             currentName = nil
+            currentType = nil
             currentBody = ByteBuffer()
         }
         do {
@@ -64,9 +88,11 @@ struct ImageController {
         } catch {
             throw APIError.badRequest("request.invalidMultipart", "The multipart body is malformed.")
         }
-        guard let file else { throw APIError.unprocessable("image.missingFile", "The multipart body has no part named file.") }
-        guard file.readableBytes <= limit else { throw APIError.tooLarge(limit: limit) }
-        return Data(buffer: file)
+        guard let (bytes, contentType) = file else {
+            throw APIError.unprocessable("image.missingFile", "The multipart body has no part named file.")
+        }
+        guard bytes.readableBytes <= limit else { throw APIError.tooLarge(limit: limit) }
+        return (Data(buffer: bytes), contentType)
     }
 
     private static func dispositionName(_ value: String) -> String? {

@@ -5,7 +5,8 @@ import RichPushImaging
 import RichPushStore
 import Synchronization
 
-/// Admits images into the store: decoded in full by libpng off the event loops, then stored by content hash.
+/// Admits images into the store: PNG, JPEG and WebP, told apart by their bytes and decoded in full off the event loops,
+/// then stored by content hash with their own media type.
 final class ImageLibrary: Sendable {
     let store: Store
     let limits: ImageLimits
@@ -18,18 +19,24 @@ final class ImageLibrary: Sendable {
         self.directory = directory
     }
 
-    /// Validates and stores `data`; the same bytes again return the stored image with `created` false.
-    func admit(_ data: Data, createdBy: String) async throws -> (image: ImageRecord, created: Bool) {
+    /// Validates and stores `data`; the same bytes again return the stored image with `created` false. A `declared`
+    /// format that the bytes contradict is refused (415 `image.typeMismatch`).
+    func admit(_ data: Data, declared: ImageFormat? = nil, createdBy: String) async throws -> (image: ImageRecord, created: Bool) {
+        if let declared, let actual = ImageFormat.detect(data), actual != declared {
+            throw APIError(
+                .unsupportedMediaType, code: "image.typeMismatch",
+                message: "The upload is declared as \(declared.mediaType) but its bytes are a \(actual.name) image.")
+        }
         let limits = self.limits
-        let info: PNGInfo
+        let info: ImageInfo
         do {
-            info = try await ComputePool.shared.runIfActive { try PNGImage.validate(data, limits: limits) }
+            info = try await ComputePool.shared.runIfActive { try ImageDecoder.validate(data, limits: limits) }
         } catch let error as ImageError {
             throw Self.apiError(error)
         }
         let sha256 = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         return try await store.insertImage(
-            data: data, sha256: sha256, contentType: "image/png", width: info.width, height: info.height, createdBy: createdBy)
+            data: data, sha256: sha256, contentType: info.format.mediaType, width: info.width, height: info.height, createdBy: createdBy)
     }
 
     /// The id of the bundled `logo.png`, the tutorial's payload, stored on first use.
@@ -46,10 +53,12 @@ final class ImageLibrary: Sendable {
 
     static func apiError(_ error: ImageError) -> APIError {
         switch error {
-        case .notPNG:
-            APIError(.unsupportedMediaType, code: "image.unsupportedType", message: "The upload is not a PNG image.")
-        case .corrupt(let reason):
-            .unprocessable("image.corrupt", "The PNG image does not decode: \(reason).")
+        case .unknownFormat:
+            APIError(.unsupportedMediaType, code: "image.unsupportedType", message: "The upload is not a PNG, JPEG or WebP image.")
+        case .corrupt(let format, let reason):
+            .unprocessable("image.corrupt", "The \(format.name) image does not decode: \(reason).")
+        case .unsupported(let reason):
+            .unprocessable("image.unsupported", "The image cannot be sent: \(reason).")
         case .tooManyPixels(let width, let height, let limit):
             .unprocessable("image.tooManyPixels", "The image has \(width)×\(height) pixels, more than the limit of \(limit).")
         }

@@ -122,8 +122,9 @@ final class TestDesktop: @unchecked Sendable {
     }
 
     /// How many pixels on screen have the colour `rgb`.
-    func pixels(matching rgb: (UInt8, UInt8, UInt8)) throws -> Int {
-        try Screenshot(path: directory.path + "/Xvfb_screen0").count(rgb)
+    /// How many pixels of the screen have colour `rgb`, each channel within `tolerance` (a lossy image's colours).
+    func pixels(matching rgb: (UInt8, UInt8, UInt8), tolerance: Int = 0) throws -> Int {
+        try Screenshot(path: directory.path + "/Xvfb_screen0").count(rgb, tolerance: tolerance)
     }
 }
 
@@ -140,7 +141,7 @@ struct Screenshot {
         return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
     }
 
-    func count(_ rgb: (UInt8, UInt8, UInt8)) -> Int {
+    func count(_ rgb: (UInt8, UInt8, UInt8), tolerance: Int) -> Int {
         let headerSize = field(0)
         let (width, height, bitsPerPixel, bytesPerLine, colours) = (field(4), field(5), field(11), field(12), field(19))
         guard bitsPerPixel == 32 else { return 0 }
@@ -152,7 +153,11 @@ struct Screenshot {
                 let pixel = row + x * 4
                 guard pixel + 2 < bytes.count else { return count }
                 // Little-endian 0x00RRGGBB: blue, green, red, padding.
-                if bytes[pixel + 2] == rgb.0 && bytes[pixel + 1] == rgb.1 && bytes[pixel] == rgb.2 { count += 1 }
+                if abs(Int(bytes[pixel + 2]) - Int(rgb.0)) <= tolerance && abs(Int(bytes[pixel + 1]) - Int(rgb.1)) <= tolerance
+                    && abs(Int(bytes[pixel]) - Int(rgb.2)) <= tolerance
+                {
+                    count += 1
+                }
             }
         }
         return count

@@ -96,11 +96,17 @@ final class TestGateway: @unchecked Sendable {
         Self.object(try request(.get, "/api/notifications/\(id)/status", as: Self.admin).body) ?? [:]
     }
 
+    /// Uploads a fixture image (PNG, JPEG or WebP) once and returns its id.
+    func upload(_ fixtureName: String) throws -> Int64 {
+        try imageId(fixtureName)
+    }
+
     private func imageId(_ fixtureName: String) throws -> Int64 {
         if let id = imageIds[fixtureName] { return id }
         let easy = CurlEasy(username: Self.admin.0, password: Self.admin.1, caFile: nil)
         let upload = HTTPRequest(
-            method: .post, url: baseURL + "/api/images", headers: ["Content-Type: image/png"], body: Array(try fixture(fixtureName)))
+            method: .post, url: baseURL + "/api/images", headers: ["Content-Type: application/octet-stream"],
+            body: Array(try fixture(fixtureName)))
         let response = try easy.send(upload)
         guard let id = Self.object(response.text)?["id"] as? Int64 else { throw TestFailure("upload failed: \(response.text)") }
         imageIds[fixtureName] = id
