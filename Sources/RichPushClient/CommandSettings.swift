@@ -17,6 +17,14 @@ public struct CommandSettings: Sendable {
         resolver.value(name, flagValue: flags[name])
     }
 
+    /// A setting given several times: each repetition of its flag is one entry (joined by newlines in ``flags``);
+    /// from the environment or the config file, entries are separated by commas.
+    public func list(_ name: String) -> [String] {
+        if let given = flags[name] { return given.split(separator: "\n").map(String.init) }
+        guard let value = resolver.value(name, flagValue: nil) else { return [] }
+        return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     public func required(_ name: String, _ hint: String) throws(UsageError) -> String {
         guard let value = value(name), !value.isEmpty else {
             throw UsageError("--\(name) is required (or \(resolver.environmentName(of: name))): \(hint)")

@@ -27,8 +27,9 @@ public struct GatewayClient: Sendable {
     }
 
     /// Uploads PNG bytes; the same bytes again return the image stored before.
-    public func uploadImage(_ png: Data) async throws(ClientError) -> UploadedImage {
-        try decode(UploadedImage.self, from: try await call(.POST, "/api/images", body: png, contentType: "image/png"))
+    /// Uploads a PNG, JPEG or WebP image; the gateway tells the format from the bytes.
+    public func uploadImage(_ image: Data) async throws(ClientError) -> UploadedImage {
+        try decode(UploadedImage.self, from: try await call(.POST, "/api/images", body: image, contentType: "application/octet-stream"))
     }
 
     public func createNotification(_ notification: NewNotification) async throws(ClientError) -> RemoteNotification {
@@ -39,6 +40,11 @@ public struct GatewayClient: Sendable {
             throw .unexpectedAnswer("The notification could not be encoded: \(error).")
         }
         return try decode(RemoteNotification.self, from: try await call(.POST, "/api/notifications", body: body, contentType: "application/json"))
+    }
+
+    /// `GET /api/notifications/{id}/info`: the notification as the gateway stored it.
+    public func notification(_ id: Int64) async throws(ClientError) -> RemoteNotification {
+        try decode(RemoteNotification.self, from: try await call(.GET, "/api/notifications/\(id)/info"))
     }
 
     public func status(id: Int64) async throws(ClientError) -> DeliveryStatus {

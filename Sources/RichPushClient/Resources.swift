@@ -23,6 +23,13 @@ public struct NewNotification: Codable, Sendable, Equatable {
     public var expiresAt: String?
     public var pushStyle: PushStyle?
     public var idempotencyKey: String?
+    public var title: String?
+    public var sound: String?
+    public var badge: Badge?
+    public var category: String?
+    public var threadId: String?
+    public var data: [String: String]?
+    public var localizations: [String: Localization]?
 
     public init(
         message: String, richType: RichType, imageId: Int64? = nil, url: String? = nil, text: String? = nil, audience: String,
@@ -57,6 +64,13 @@ public struct RemoteNotification: Codable, Sendable, Equatable {
     public var imageId: Int64?
     public var url: String?
     public var payloadUrl: String
+    public var title: String?
+    public var sound: String?
+    public var badge: Badge?
+    public var category: String?
+    public var threadId: String?
+    public var data: [String: String]?
+    public var localizations: [String: Localization]?
 }
 
 /// `GET /api/notifications/{id}/status`: the delivery funnel of one notification.

@@ -19,7 +19,7 @@ struct Send: AsyncParsableCommand {
     )
 
     @OptionGroup var connection: ConnectionOptions
-    @Option(help: "A PNG image to send (env RICHPUSH_IMAGE).") var image: String?
+    @Option(help: "A PNG, JPEG or WebP image to send (env RICHPUSH_IMAGE).") var image: String?
     @Option(help: "Send a link instead of an image (env RICHPUSH_URL).") var url: String?
     @Option(help: "Send a text instead of an image (env RICHPUSH_TEXT).") var text: String?
     @Option(help: "The alert's message (env RICHPUSH_MESSAGE).") var message: String?
@@ -30,12 +30,28 @@ struct Send: AsyncParsableCommand {
     @Option(name: .customLong("push-style"), help: "silent (default) or alert (env RICHPUSH_PUSH_STYLE).") var pushStyle: String?
     @Option(name: .customLong("idempotency-key"), help: "Sending again with the same key creates nothing new (env RICHPUSH_IDEMPOTENCY_KEY).")
     var idempotencyKey: String?
+    @Option(help: "The alert's title, at most 200 characters (env RICHPUSH_TITLE).") var title: String?
+    @Option(help: "The alert's sound, default or a sound name; alert style only (env RICHPUSH_SOUND).") var sound: String?
+    @Option(help: "The app badge: a number, or unread for each user's count of unread notifications (env RICHPUSH_BADGE).")
+    var badge: String?
+    @Option(help: "The alert's category, richPush unless given (env RICHPUSH_CATEGORY).") var category: String?
+    @Option(name: .customLong("thread-id"), help: "Groups the alerts of one thread (env RICHPUSH_THREAD_ID).") var threadId: String?
+    @Option(name: .customLong("data"), help: "Custom data for the app, KEY=VALUE; repeatable (env RICHPUSH_DATA, comma-separated).")
+    var data: [String] = []
+    @Option(
+        name: .customLong("localized"),
+        help: "A language's variant, LANG=FILE.json holding message, title, text or url; repeatable (env RICHPUSH_LOCALIZED, comma-separated)."
+    )
+    var localized: [String] = []
     @Flag(help: "Follow delivery until a final state (env RICHPUSH_WAIT).") var wait = false
 
     func run() async throws {
         let settings = try connection.settings(more: [
             "image": image, "url": url, "text": text, "message": message, "to": to, "at": at, "expires-in": expiresIn,
-            "push-style": pushStyle, "idempotency-key": idempotencyKey, "wait": wait ? "true" : nil,
+            "push-style": pushStyle, "idempotency-key": idempotencyKey, "wait": wait ? "true" : nil, "title": title, "sound": sound,
+            "badge": badge, "category": category, "thread-id": threadId,
+            "data": data.isEmpty ? nil : data.joined(separator: "\n"),
+            "localized": localized.isEmpty ? nil : localized.joined(separator: "\n"),
         ])
         let plan: SendPlan
         do {

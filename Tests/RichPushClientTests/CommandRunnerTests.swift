@@ -29,6 +29,21 @@ struct CommandRunnerTests {
         }
     }
 
+    @Test func aJPEGCampaignWithTitleAndDataIsStoredAsSent() async throws {
+        try await LiveGateway.run { _, admin in
+            let mark = try await admin.createUser("mark", role: .marketer)
+            let alice = try await admin.createUser("alice", role: .member)
+            try await alice.register("laptop")
+            let capture = CapturedTerminal()
+            var plan = SendPlan(payload: .image(path: "sale.jpg", bytes: try fixture("valid.jpg")), message: "Hi", audience: "username:alice")
+            plan.content = PushContent(title: "Winter sale", data: ["campaign": "w1"])
+            #expect(await runner(mark, capture).send(plan) == .success)
+            let info = try await mark.notification(1)
+            #expect(info.title == "Winter sale")
+            #expect(info.data == ["campaign": "w1"])
+        }
+    }
+
     @Test func aPartialDeliveryExitsTwoAndListsTheFailedDevice() async throws {
         try await LiveGateway.run { _, admin in
             let alice = try await admin.createUser("alice", role: .member)

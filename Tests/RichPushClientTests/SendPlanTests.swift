@@ -37,7 +37,7 @@ struct SendPlanTests {
     }
 
     @Test func exactlyOnePayloadIsRequired() {
-        let expected = UsageError("give exactly one rich payload: --image FILE.png, --url URL or --text TEXT")
+        let expected = UsageError("give exactly one rich payload: --image FILE (PNG, JPEG or WebP), --url URL or --text TEXT")
         #expect(throws: expected) { try SendPlan(settings: settings(["message": "m", "to": "topic:a"])) }
         #expect(throws: expected) { try SendPlan(settings: settings(["url": "https://a.example", "text": "t", "message": "m", "to": "topic:a"])) }
     }
@@ -61,6 +61,47 @@ struct SendPlanTests {
     @Test func aTimeWithoutAZoneIsAUsageError() {
         #expect(throws: UsageError("--at must be an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z, not '2026-12-01 09:00'")) {
             try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "at": "2026-12-01 09:00"]))
+        }
+    }
+
+    @Test func theCampaignsTitleSoundBadgeDataAndLocalizationsComeFromTheirFlags() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-fr-\(UUID().uuidString).json")
+        try Data(#"{"message":"Soldes","title":"Soldes d’hiver"}"#.utf8).write(to: scratch)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let plan = try SendPlan(
+            settings: settings([
+                "text": "t", "message": "Sale", "to": "topic:a", "title": "Winter sale", "sound": "default", "badge": "unread",
+                "category": "sale", "thread-id": "winter", "data": "campaign=w1\nlink=shop://sale?a=b,c", "localized": "fr=\(scratch.path)",
+            ]))
+        let notification = plan.notification(imageId: nil)
+        #expect(notification.title == "Winter sale")
+        #expect(notification.sound == "default")
+        #expect(notification.badge == .unread)
+        #expect(notification.category == "sale")
+        #expect(notification.threadId == "winter")
+        #expect(notification.data == ["campaign": "w1", "link": "shop://sale?a=b,c"])
+        #expect(notification.localizations == ["fr": Localization(message: "Soldes", title: "Soldes d’hiver")])
+    }
+
+    @Test func dataFromTheEnvironmentIsCommaSeparated() throws {
+        let plan = try SendPlan(
+            settings: settings(["text": "t", "message": "m", "to": "topic:a"], environment: ["RICHPUSH_DATA": "a=1, b=2", "RICHPUSH_BADGE": "7"]))
+        #expect(plan.content.data == ["a": "1", "b": "2"])
+        #expect(plan.content.badge == .number(7))
+    }
+
+    @Test func aMalformedContentFlagIsAUsageError() throws {
+        #expect(throws: UsageError("--data must be KEY=VALUE, not 'campaign'")) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "data": "campaign"]))
+        }
+        #expect(throws: UsageError("--badge must be a number or unread, not 'lots'")) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "badge": "lots"]))
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-de-\(UUID().uuidString).json")
+        try Data(#"{"mesage":"Hallo"}"#.utf8).write(to: scratch)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        #expect(throws: UsageError("\(scratch.path) has 'mesage', which is not a field of a localization (message, title, text, url)")) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "localized": "de=\(scratch.path)"]))
         }
     }
 
