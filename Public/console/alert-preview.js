@@ -3,6 +3,7 @@
 import { bitmapCanvas, h, replace } from './dom.js';
 
 export function alertPreview() {
+  const summary = h('p', { class: 'alert-summary', id: 'preview-title' });
   const body = h('div', { class: 'alert-body' });
   const media = h('div', { class: 'alert-media' });
   const card = h('div', { class: 'alert-card', 'aria-hidden': 'true' },
@@ -11,6 +12,7 @@ export function alertPreview() {
       h('span', { class: 'alert-app' }, 'richpush'),
       h('span', { class: 'alert-time' }, 'now'),
     ),
+    summary,
     body,
     media,
   );
@@ -23,6 +25,7 @@ export function alertPreview() {
 
   function update(draft) {
     const message = draft.message.trim() || 'Your message appears here';
+    summary.textContent = draft.title.trim() || { img: 'New image', url: 'New link', text: 'New message' }[draft.richType];
     replace(body, h('p', { class: draft.message.trim() ? '' : 'placeholder' }, message));
     if (draft.richType === 'img') {
       replace(media, draft.image?.bitmap ? bitmapCanvas(draft.image.bitmap) : h('div', { class: 'media-placeholder' }, 'Image'));
@@ -33,7 +36,7 @@ export function alertPreview() {
     } else {
       replace(media, h('div', { class: 'media-text' }, draft.text.trim().slice(0, 140) || 'The text'));
     }
-    description.textContent = `Preview: an alert from richpush saying “${message}”` +
+    description.textContent = `Preview${draft.language ? ` in ${draft.language}` : ''}: an alert from richpush titled “${summary.textContent}” saying “${message}”` +
       (draft.richType === 'img' ? (draft.image ? ', with the image.' : ', waiting for an image.') : '.');
   }
   return { element, update };

@@ -1,7 +1,9 @@
-// The compose screen: image, message, audience, delivery time, expiry and push style, with a live preview of
-// the alert and the size of the audience; sends or schedules the campaign.
+// The compose screen: image, message, title, sound, badge, data and languages, audience, delivery time, expiry and
+// push style, with a live preview of the alert in each language and the size of the audience; sends or schedules the
+// campaign.
 import { alertPreview } from './alert-preview.js';
 import { audienceField } from './audience-field.js';
+import { buildContent, contentFields, variantOf } from './content-fields.js';
 import { count, errorBox, formatTime, h, localInputValue, showError, toast } from './dom.js';
 import { imageField } from './image-field.js';
 
@@ -31,13 +33,15 @@ export function renderCompose(main, app) {
   const draft = {
     richType: 'img', image: null, url: '', text: '', message: '',
     audience: { expression: '', valid: false }, when: 'now', deliverAt: '', expiry: 'never', expiresAt: '', pushStyle: 'silent',
+    title: '', sound: '', badge: '', badgeNumber: '1', data: [], localizations: {}, language: '',
   };
   const preview = alertPreview();
   const error = errorBox('compose-error');
   const submit = h('button', { type: 'submit', class: 'button primary wide', id: 'send' }, 'Send now');
 
   const refresh = () => {
-    preview.update(draft);
+    preview.update(variantOf(draft));
+    content.update();
     const reach = draft.audience.valid ? ` to ${count(draft.audience.installations, 'device', 'devices')}` : '';
     submit.textContent = (draft.when === 'later' ? 'Schedule' : 'Send now') + reach;
     messageCounter.textContent = `${draft.message.length} / 1000`;
@@ -53,6 +57,7 @@ export function renderCompose(main, app) {
   const messageCounter = h('span', { class: 'counter', id: 'message-counter' });
   const url = h('input', { id: 'url', type: 'url', inputmode: 'url', placeholder: 'https://shop.example.com/sale', oninput: () => { draft.url = url.value; refresh(); } });
   const text = h('textarea', { id: 'text', rows: 4, oninput: () => { draft.text = text.value; refresh(); } });
+  const content = contentFields(draft, () => refresh());
   const payloadFields = {
     img: h('div', { class: 'field' }, h('span', { class: 'label', id: 'image-label' }, 'Image'),
       imageField(app.api, (image) => { draft.image = image; refresh(); })),
@@ -79,6 +84,7 @@ export function renderCompose(main, app) {
       h('div', { class: 'field' },
         h('div', { class: 'label-row' }, h('label', { for: 'message' }, 'Message'), messageCounter),
         message),
+      content.element,
     ),
     h('section', { class: 'panel', 'aria-labelledby': 'audience-title' },
       h('h2', { id: 'audience-title' }, 'Audience'),
@@ -93,7 +99,7 @@ export function renderCompose(main, app) {
       customExpiry,
       radios('pushStyle', 'Push style',
         [['silent', 'Silent', 'The app fetches the image and raises the alert'], ['alert', 'Alert', 'A visible alert on iOS, enriched by the app']],
-        draft.pushStyle, (value) => { draft.pushStyle = value; }),
+        draft.pushStyle, (value) => { draft.pushStyle = value; refresh(); }),
     ),
     h('div', { class: 'send-bar' }, error, submit),
   );
@@ -145,12 +151,13 @@ function build(draft) {
     notification.imageId = draft.image.id;
   } else if (draft.richType === 'url') {
     notification.url = draft.url.trim();
-  } else {
+  } else if (draft.text) {
     notification.text = draft.text;
   }
   if (!notification.message) throw new Error('Write the message of the alert.');
   if (!notification.audience) throw new Error('Name the audience: for example username:alice or topic:sale.');
   if (!draft.audience.valid && draft.audience.error) throw new Error(draft.audience.error);
+  buildContent(draft, notification);
   let start = Date.now();
   if (draft.when === 'later') {
     const at = new Date(draft.deliverAt);

@@ -20,7 +20,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 BASE = os.environ["BASE"].rstrip("/")
 ADMIN = ("admin", os.environ["ADMIN_PASSWORD"])
@@ -201,6 +201,51 @@ class Console(unittest.TestCase):
         self.wait_for_stream('event: deleted')
         status, _ = api("GET", f"/api/notifications/{campaign_id}", ALICE)
         self.assertEqual(status, 410)
+
+    def test_a_campaign_with_title_sound_badge_data_and_a_french_variant_is_previewed_per_language_and_sent(self):
+        self.sign_in(MARK)
+        self.browser.find_element(By.ID, "image-file").send_keys(os.path.join(FIXTURES, "valid.jpg"))
+        self.wait_for_text("#image-state", "valid.jpg · 64×48")
+        self.find("#message").send_keys("Winter sale: 30% off")
+        self.find("#title").send_keys("Winter sale")
+        self.wait_for_text("#preview-title", "Winter sale")
+        self.choose("pushStyle", "alert")
+        Select(self.find("#sound")).select_by_value("default")
+        Select(self.find("#badge")).select_by_value("unread")
+        self.find("#add-data").click()
+        self.find(".data-row .data-key").send_keys("deepLink")
+        self.find(".data-row .data-value").send_keys("shop://sale")
+        self.find("#new-language").send_keys("fr-FR", Keys.ENTER)
+        self.find("#localized-message").send_keys("Soldes : -30 %")
+        self.find("#localized-title").send_keys("Soldes d’hiver")
+        # The preview is the alert of the language whose tab is open.
+        self.wait_for_text("#preview-title", "Soldes d’hiver")
+        self.wait_for_text(".alert-body", "Soldes : -30 %")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.browser.execute_script("window.scrollTo(0, 0)")
+        self.screenshot("compose-content-french")
+        self.find("#language-tab-default").click()
+        self.wait_for_text("#preview-title", "Winter sale")
+        self.wait_for_text(".alert-body", "Winter sale: 30% off")
+        self.find("#send").click()
+        self.wait.until(EC.url_contains("#/campaigns"))
+        campaign_id = self.find(".campaign").get_attribute("id").removeprefix("campaign-")
+        status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
+        self.assertEqual(status, 200)
+        self.assertEqual(info["title"], "Winter sale")
+        self.assertEqual(info["sound"], "default")
+        self.assertEqual(info["badge"], "unread")
+        self.assertEqual(info["data"], {"deepLink": "shop://sale"})
+        self.assertEqual(info["localizations"], {"fr-FR": {"message": "Soldes : -30 %", "title": "Soldes d’hiver"}})
+        self.wait_for_stream(f'"richId":"{campaign_id}"')
+
+    def test_a_language_that_is_not_a_tag_is_refused_in_place(self):
+        self.sign_in(MARK)
+        self.find("#new-language").send_keys("French", Keys.ENTER)
+        self.find("#new-language").clear()
+        self.find("#new-language").send_keys("fr_FR", Keys.ENTER)
+        self.wait_for_text("#language-error", "“fr_FR” is not a language tag such as fr or pt-BR.")
 
     def test_a_scheduled_campaign_can_be_canceled_before_it_is_sent(self):
         self.sign_in(MARK)
