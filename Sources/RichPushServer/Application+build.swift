@@ -126,6 +126,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     ImageController(gateway: gateway, library: library).addRoutes(to: authenticated)
     NotificationController(gateway: gateway, library: library).addRoutes(to: authenticated)
     AudienceController(gateway: gateway).addRoutes(to: authenticated)
+    TemplateController(store: gateway.store).addRoutes(to: authenticated)
     InstallationController(gateway: gateway).addRoutes(to: authenticated)
     FeedController(gateway: gateway).addRoutes(to: authenticated)
     StreamController(gateway: gateway).addRoutes(to: authenticated)

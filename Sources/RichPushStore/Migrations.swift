@@ -9,7 +9,7 @@ enum Migrations {
 
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
-        narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent,
+        narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -270,5 +270,20 @@ enum Migrations {
         try await db.alter(table: "notifications").column("content", type: .text).run()
         try await db.alter(table: "installations").column("language", type: .text).run()
         try await db.alter(table: "deliveries").column("language", type: .text).run()
+    }
+
+    /// Templates, every version kept (a notification names the one it came from), and that name on notifications.
+    private static func createTemplates(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "templates")
+            .column("name", type: .text, .notNull)
+            .column("version", type: .bigint, .notNull)
+            .column("description", type: .text)
+            .column("fields", type: .text, .notNull)
+            .column("created_by", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .primaryKey("name", "version")
+            .run()
+        try await db.alter(table: "notifications").column("template_name", type: .text).run()
+        try await db.alter(table: "notifications").column("template_version", type: .bigint).run()
     }
 }

@@ -71,11 +71,15 @@ public struct NotificationDraft: Sendable {
     public var createdBy: String
     public var idempotencyKey: String?
     public var content: PushContent
+    /// The template it was made from.
+    public var template: TemplateReference?
 
     public init(
         message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
-        expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent()
+        expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent(),
+        template: TemplateReference? = nil
     ) {
+        self.template = template
         self.message = message
         self.payload = payload
         self.audience = audience
@@ -103,6 +107,8 @@ public struct NotificationRecord: Sendable, Equatable {
     public var deletedAt: Date?
     /// Title, sound, badge, category, thread, data and localizations.
     public var content: PushContent
+    /// The template it was made from.
+    public var template: TemplateReference?
 
     public var richType: RichType { payload.richType }
 

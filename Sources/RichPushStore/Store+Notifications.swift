@@ -30,7 +30,7 @@ public enum RemovalOutcome: Sendable, Equatable {
 extension Store {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
-        "deliver_at", "expires_at", "canceled_at", "deleted_at", "content",
+        "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version",
     ]
     /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
     static let insertChunk = 500
@@ -54,13 +54,14 @@ extension Store {
             let inserted = try await db.insert(into: "notifications")
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
-                    "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at", "content"
+                    "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at", "content", "template_name",
+                    "template_version"
                 )
                 .values(
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
-                    Self.contentJSON(draft.content)
+                    Self.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) }
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()
@@ -204,7 +205,10 @@ extension Store {
             pushStyle: try row.enumeration("push_style", as: PushStyle.self), createdBy: try row.string("created_by"),
             createdAt: try row.date("created_at"), deliverAt: try row.date("deliver_at"), expiresAt: try row.optionalDate("expires_at"),
             canceledAt: try row.optionalDate("canceled_at"), deletedAt: try row.optionalDate("deleted_at"),
-            content: try content(row.optionalString("content")))
+            content: try content(row.optionalString("content")),
+            template: try row.optionalString("template_name").map { name in
+                TemplateReference(name: name, version: Int(try row.decode(column: "template_version", as: Int64.self)))
+            })
     }
 
     /// The JSON a notification's content is stored as; nil when it has none, as every notification before it had.

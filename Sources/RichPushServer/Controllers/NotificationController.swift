@@ -32,7 +32,14 @@ struct NotificationController {
         } else {
             try request.requireJSONContentType()
             let fields = try StrictRequestDecoder.decode(NotificationRequest.self, from: body)
-            draft = try await fields.draft(by: caller, now: now) { id in try await gateway.store.image(id: id) != nil }
+            var template: Template?
+            if let name = fields.template {
+                guard let record = try await gateway.store.template(name: name) else {
+                    throw APIError.unprocessable("template.notFound", "There is no template \(name.prefix(64)).")
+                }
+                template = try Template(record)
+            }
+            draft = try await fields.draft(by: caller, now: now, template: template) { id in try await gateway.store.image(id: id) != nil }
         }
         let (record, created) = try await gateway.store.createNotification(draft, now: now)
         if created {

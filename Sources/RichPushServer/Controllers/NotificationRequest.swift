@@ -2,252 +2,60 @@ import Foundation
 import RichPushCore
 import RichPushStore
 
-/// The JSON body of `POST /api/notifications`, checked field by field into a ``NotificationDraft``.
+/// The JSON body of `POST /api/notifications`: the campaign's fields (maybe a template's, overridden and filled in),
+/// when it goes and expires, and its idempotency key; checked field by field into a ``NotificationDraft``.
 struct NotificationRequest: Decodable {
-    var message: String?
-    var richType: String?
-    var imageId: Int64?
-    var url: String?
-    var text: String?
-    var audience: String?
+    var campaign: CampaignFields
     var deliverAt: String?
     var expiresAt: String?
-    var pushStyle: String?
     var idempotencyKey: String?
-    var title: String?
-    var sound: String?
-    var badge: Badge?
-    var category: String?
-    var threadId: String?
-    var data: [String: String]?
-    var localizations: [String: LocalizationRequest]?
+    /// The template whose fields the ones given here override.
+    var template: String?
+    /// The values of the template's placeholders.
+    var variables: [String: String]?
 
-    /// One language's variant, as the body gives it.
-    struct LocalizationRequest: Decodable {
-        var message: String?
-        var title: String?
-        var text: String?
-        var url: String?
+    enum CodingKeys: String, CodingKey {
+        case deliverAt, expiresAt, idempotencyKey, template, variables
     }
 
-    static let maximumMessageLength = 1000
-    static let maximumTextBytes = 64 * 1024
-    static let maximumURLLength = 2048
+    init(from decoder: any Decoder) throws {
+        // The campaign's fields are the body's own, beside these: read from the same object.
+        campaign = try CampaignFields(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deliverAt = try container.decodeIfPresent(String.self, forKey: .deliverAt)
+        expiresAt = try container.decodeIfPresent(String.self, forKey: .expiresAt)
+        idempotencyKey = try container.decodeIfPresent(String.self, forKey: .idempotencyKey)
+        template = try container.decodeIfPresent(String.self, forKey: .template)
+        variables = try container.decodeIfPresent([String: String].self, forKey: .variables)
+    }
+
     static let maximumIdempotencyKeyLength = 200
 
-    /// The draft this request asks for, or the first problem found as an ``APIError``.
-    func draft(by caller: AuthenticatedUser, now: Date, imageExists: (Int64) async throws -> Bool) async throws -> NotificationDraft {
-        let message = try Self.message(self.message, field: "message")
-        guard let richType = richType.flatMap(RichType.init(rawValue:)) else {
-            throw APIError.unprocessable("notification.invalidRichType", "richType must be one of img, url, text.")
+    /// The draft this request asks for, from its own fields over `template`'s with the placeholders filled in, or the
+    /// first problem found as an ``APIError``.
+    func draft(by caller: AuthenticatedUser, now: Date, template: Template?, imageExists: (Int64) async throws -> Bool) async throws
+        -> NotificationDraft
+    {
+        var campaign = self.campaign
+        if let template {
+            campaign = try campaign.overlaid(on: template.fields).rendered(with: variables ?? [:])
+        } else if variables != nil {
+            throw APIError.unprocessable("template.missing", "variables fill in a template's placeholders; name the template too.")
         }
-        let payload = try await self.payload(of: richType, message: message, by: caller, imageExists: imageExists)
-        let audienceText = audience ?? Tag.user(caller.username)
-        let expression: TagExpression
-        do {
-            expression = try TagExpression(parsing: audienceText)
-        } catch {
-            throw APIError.badRequest("audience.invalid", "The audience is not a valid tag expression: \(error).")
-        }
-        if caller.role == .member, expression.soleUsername != caller.username {
-            throw APIError.forbidden("A member may only address itself (audience \(Tag.user(caller.username))).")
-        }
+        let checked = try await campaign.checked(by: caller, imageExists: imageExists)
         let deliverAt = try deliverAt.map { try Self.time($0, field: "deliverAt") } ?? now
-        let expiresAt = try expiresAt.map { try Self.time($0, field: "expiresAt") }
+        let expiresAt = try expiresAt.map { try Self.time($0, field: "expiresAt") } ?? campaign.lifetime().map { max(now, deliverAt) + $0 }
         if let expiresAt, expiresAt <= max(now, deliverAt) {
             throw APIError.unprocessable("notification.invalidExpiry", "expiresAt must be later than both now and deliverAt.")
         }
-        let style =
-            try pushStyle.map { text in
-                guard let style = PushStyle(rawValue: text) else {
-                    throw APIError.unprocessable("notification.invalidPushStyle", "pushStyle must be silent or alert.")
-                }
-                return style
-            } ?? .silent
         if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > Self.maximumIdempotencyKeyLength {
             throw APIError.unprocessable(
                 "notification.invalidIdempotencyKey", "idempotencyKey must be 1 to \(Self.maximumIdempotencyKeyLength) characters.")
         }
-        let content = try self.content(style: style, richType: richType)
-        try Self.checkSizes(message: message, richType: richType, style: style, content: content)
         return NotificationDraft(
-            message: message, payload: payload, audience: expression, pushStyle: style, deliverAt: deliverAt, expiresAt: expiresAt,
-            createdBy: caller.username, idempotencyKey: idempotencyKey, content: content)
-    }
-
-    private func payload(of richType: RichType, message: String, by caller: AuthenticatedUser, imageExists: (Int64) async throws -> Bool)
-        async throws -> RichPayload
-    {
-        switch richType {
-        case .img:
-            guard let imageId else { throw APIError.unprocessable("notification.missingImage", "richType img needs an imageId.") }
-            // Image ids count up from 1: a member naming one would read another sender's unsent image through its own
-            // payload. Members upload none, so there is no image a member may attach.
-            guard caller.role.mayRunCampaigns else {
-                throw APIError.forbidden("A member may not attach images; only marketers and admins send image notifications.")
-            }
-            guard imageId > 0, try await imageExists(imageId) else {
-                throw APIError.unprocessable("image.notFound", "There is no image \(imageId); upload it to /api/images first.")
-            }
-            return .image(id: imageId)
-        case .url:
-            return .url(try Self.link(url, field: "url"))
-        case .text:
-            // Without a text of its own, the payload is the message itself.
-            return .text(try text.map { try Self.text($0, field: "text") } ?? message)
-        }
-    }
-
-    /// Title, sound, badge, category, thread, data and localizations, each checked.
-    private func content(style: PushStyle, richType: RichType) throws -> PushContent {
-        if let sound {
-            guard style == .alert else {
-                throw APIError.unprocessable(
-                    "notification.invalidSound", "sound is for the alert push style; a silent push makes no sound.")
-            }
-            guard sound == "default" || Self.isName(sound, maximumLength: 64) else {
-                throw APIError.unprocessable("notification.invalidSound", "sound must be default or a name of 1 to 64 of A-Z a-z 0-9 . _ -.")
-            }
-        }
-        if case .number(let number) = badge, !Badge.range.contains(number) {
-            throw APIError.unprocessable("notification.invalidBadge", "badge must be a number from 0 to 99999, or \"unread\".")
-        }
-        if let category, !Self.isName(category, maximumLength: 64) {
-            throw APIError.unprocessable("notification.invalidCategory", "category must be 1 to 64 of A-Z a-z 0-9 . _ -.")
-        }
-        if let threadId, threadId.isEmpty || threadId.count > 64 {
-            throw APIError.unprocessable("notification.invalidThreadId", "threadId must be 1 to 64 characters.")
-        }
-        let data = try Self.checkedData(self.data ?? [:])
-        let localizations = try Self.checkedLocalizations(self.localizations ?? [:], richType: richType)
-        return PushContent(
-            title: try title.map { try Self.title($0, field: "title") }, sound: sound, badge: badge, category: category, threadId: threadId,
-            data: data, localizations: localizations)
-    }
-
-    static let maximumDataKeys = 20
-    static let maximumDataValueBytes = 1024
-    static let maximumLocalizations = 30
-
-    private static func checkedData(_ data: [String: String]) throws -> [String: String] {
-        guard data.count <= maximumDataKeys else {
-            throw APIError.unprocessable("notification.invalidData", "data holds at most \(maximumDataKeys) keys.")
-        }
-        for (key, value) in data.sorted(by: { $0.key < $1.key }) {
-            guard isDataKey(key) else {
-                throw APIError.unprocessable(
-                    "notification.invalidData", "data key '\(key.prefix(70))' must be a letter and then up to 63 letters, digits or _.")
-            }
-            guard !SilentPush.isReservedDataKey(key) else {
-                throw APIError.unprocessable("notification.invalidData", "data key '\(key)' is reserved for the push itself.")
-            }
-            guard value.utf8.count <= maximumDataValueBytes else {
-                throw APIError.unprocessable("notification.invalidData", "data.\(key) must be at most \(maximumDataValueBytes) bytes.")
-            }
-        }
-        return data
-    }
-
-    private static func checkedLocalizations(_ requests: [String: LocalizationRequest], richType: RichType) throws -> [String: Localization] {
-        guard requests.count <= maximumLocalizations else {
-            throw APIError.unprocessable("notification.invalidLocalization", "localizations hold at most \(maximumLocalizations) languages.")
-        }
-        var localizations: [String: Localization] = [:]
-        var folded: Set<String> = []
-        for (tag, request) in requests.sorted(by: { $0.key < $1.key }) {
-            guard LanguageTag.isValid(tag) else {
-                throw APIError.unprocessable(
-                    "notification.invalidLocalization", "'\(tag.prefix(40))' is not a BCP 47 language tag such as fr or pt-BR.")
-            }
-            guard folded.insert(LanguageTag.fold(tag)).inserted else {
-                throw APIError.unprocessable("notification.invalidLocalization", "localizations name \(tag) twice.")
-            }
-            if request.text != nil, richType != .text {
-                throw APIError.unprocessable("notification.invalidLocalization", "localizations.\(tag).text is for richType text.")
-            }
-            if request.url != nil, richType != .url {
-                throw APIError.unprocessable("notification.invalidLocalization", "localizations.\(tag).url is for richType url.")
-            }
-            localizations[tag] = Localization(
-                message: try request.message.map { try message($0, field: "localizations.\(tag).message") },
-                title: try request.title.map { try title($0, field: "localizations.\(tag).title") },
-                text: try request.text.map { try text($0, field: "localizations.\(tag).text") },
-                url: try request.url.map { try link($0, field: "localizations.\(tag).url") })
-        }
-        return localizations
-    }
-
-    /// Refuses, at create time, a variant whose push no hub would take: the APNs body over 4096 bytes or FCM's data
-    /// over 4000, with the largest badge a device could get.
-    private static func checkSizes(message: String, richType: RichType, style: PushStyle, content: PushContent) throws {
-        let variants: [(name: String, localization: Localization?)] =
-            [("the default", nil)] + content.localizations.sorted { $0.key < $1.key }.map { ("the \($0.key)", $0.value) }
-        for variant in variants {
-            let push = SilentPush(
-                richId: Int64.max, richType: richType, message: message, style: style, content: content, localization: variant.localization,
-                unreadCount: Badge.range.upperBound)
-            let apns = push.apnsPayload().count
-            guard apns <= SilentPush.apnsPayloadLimit else {
-                throw APIError.unprocessable(
-                    "notification.tooLarge",
-                    "The push of \(variant.name) variant is \(apns) bytes for APNs, which accepts \(SilentPush.apnsPayloadLimit).")
-            }
-            let fcm = push.fcmDataSize
-            guard fcm <= SilentPush.fcmDataLimit else {
-                throw APIError.unprocessable(
-                    "notification.tooLarge",
-                    "The data of \(variant.name) variant are \(fcm) bytes for FCM, which accepts \(SilentPush.fcmDataLimit).")
-            }
-        }
-    }
-
-    private static func message(_ text: String?, field: String) throws -> String {
-        guard let message = text?.trimmingCharacters(in: .whitespacesAndNewlines), !message.isEmpty else {
-            throw APIError.unprocessable("notification.invalidMessage", "\(field) is required and may not be blank.")
-        }
-        guard message.count <= maximumMessageLength else {
-            throw APIError.unprocessable("notification.invalidMessage", "\(field) must be at most \(maximumMessageLength) characters.")
-        }
-        return message
-    }
-
-    private static func title(_ text: String, field: String) throws -> String {
-        let title = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty, title.count <= 200 else {
-            throw APIError.unprocessable("notification.invalidTitle", "\(field) must be 1 to 200 characters.")
-        }
-        return title
-    }
-
-    private static func text(_ text: String, field: String) throws -> String {
-        guard !text.isEmpty, text.utf8.count <= maximumTextBytes else {
-            throw APIError.unprocessable("notification.invalidText", "\(field) must be 1 byte to 64 KiB.")
-        }
-        return text
-    }
-
-    private static func link(_ url: String?, field: String) throws -> String {
-        guard let url, url.count <= maximumURLLength, let parsed = URL(string: url),
-            let scheme = parsed.scheme?.lowercased(), scheme == "https" || scheme == "http", parsed.host?.isEmpty == false
-        else {
-            throw APIError.unprocessable("notification.invalidURL", "richType url needs an absolute http or https \(field).")
-        }
-        return url
-    }
-
-    /// `[A-Za-z0-9._-]{1,maximumLength}`.
-    private static func isName(_ text: String, maximumLength: Int) -> Bool {
-        (1...maximumLength).contains(text.utf8.count)
-            && text.utf8.allSatisfy {
-                ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
-                    || $0 == UInt8(ascii: "-")
-            }
-    }
-
-    /// `[A-Za-z][A-Za-z0-9_]{0,63}`.
-    private static func isDataKey(_ key: String) -> Bool {
-        guard let first = key.utf8.first, (first | 0x20) >= 97, (first | 0x20) <= 122, key.utf8.count <= 64 else { return false }
-        return key.utf8.allSatisfy { ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "_") }
+            message: checked.message, payload: checked.payload, audience: checked.audience, pushStyle: checked.style,
+            deliverAt: deliverAt, expiresAt: expiresAt, createdBy: caller.username, idempotencyKey: idempotencyKey,
+            content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) })
     }
 
     private static func time(_ text: String, field: String) throws -> Date {

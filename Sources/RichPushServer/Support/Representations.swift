@@ -51,6 +51,12 @@ struct NotificationJSON: ResponseEncodable {
     var localizations: [String: Localization]
     /// The localization the reader's `Accept-Language` picked for `message`, `title` and `url`.
     var language: String?
+    var template: TemplateJSON?
+
+    struct TemplateJSON: Encodable {
+        var name: String
+        var version: Int
+    }
 
     /// `record` as a reader whose `Accept-Language` picked `localization` sees it.
     init(
@@ -83,11 +89,12 @@ struct NotificationJSON: ResponseEncodable {
         data = content.data
         localizations = content.localizations
         language = localization?.tag
+        template = record.template.map { TemplateJSON(name: $0.name, version: $0.version) }
     }
 
     enum CodingKeys: String, CodingKey {
         case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
-            payloadUrl, title, sound, badge, category, threadId, data, localizations, language
+            payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template
     }
 
     /// `expiresAt` is always present (null when unset), as API.md lists it.
@@ -115,6 +122,7 @@ struct NotificationJSON: ResponseEncodable {
         try container.encode(data, forKey: .data)
         try container.encode(localizations, forKey: .localizations)
         try container.encodeIfPresent(language, forKey: .language)
+        try container.encodeIfPresent(template, forKey: .template)
     }
 }
 

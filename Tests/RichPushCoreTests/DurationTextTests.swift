@@ -1,4 +1,4 @@
-import RichPushClient
+import RichPushCore
 import Testing
 
 @Suite("Durations as people type them")

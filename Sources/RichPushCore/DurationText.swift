@@ -1,5 +1,3 @@
-import Foundation
-
 /// Durations as people type them: `90s`, `30m`, `12h`, `1d`, `2w`, or a sum such as `1d12h`.
 public enum DurationText {
     static let unitSeconds: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
@@ -9,7 +7,7 @@ public enum DurationText {
         var total = 0.0
         var digits = ""
         var sawUnit = false
-        for character in text.trimmingCharacters(in: .whitespaces) {
+        for character in text where character != " " {
             if character.isASCII, character.isNumber {
                 digits.append(character)
             } else if let unit = unitSeconds[Character(character.lowercased())], let number = Double(digits) {

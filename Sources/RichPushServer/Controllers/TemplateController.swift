@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushStore
+
+/// Reusable campaigns: `POST`/`GET /api/templates`, `GET`/`PUT`/`DELETE /api/templates/{name}` (marketers). Each `PUT`
+/// stores a new version; earlier versions stay readable with `?version=N`, as notifications made from them name them.
+struct TemplateController {
+    let store: Store
+
+    func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
+        group.post("templates", use: create)
+        group.get("templates", use: list)
+        group.get("templates/:name", use: get)
+        group.put("templates/:name", use: update)
+        group.delete("templates/:name", use: delete)
+    }
+
+    /// The body of `POST`: a name, a description and the campaign's fields.
+    struct CreateRequest: Decodable {
+        var name: String
+        var description: String?
+        var campaign: CampaignFields
+
+        enum CodingKeys: String, CodingKey { case name, description }
+
+        init(from decoder: any Decoder) throws {
+            campaign = try CampaignFields(from: decoder)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            description = try container.decodeIfPresent(String.self, forKey: .description)
+        }
+    }
+
+    /// The body of `PUT`: the same as `POST` but the name, which is the path's.
+    struct UpdateRequest: Decodable {
+        var description: String?
+        var campaign: CampaignFields
+
+        enum CodingKeys: String, CodingKey { case description }
+
+        init(from decoder: any Decoder) throws {
+            campaign = try CampaignFields(from: decoder)
+            description = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .description)
+        }
+    }
+
+    struct ListJSON: ResponseEncodable {
+        var items: [Template]
+    }
+
+    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        try caller.require(.marketer, to: "create templates")
+        let body = try await request.decode(as: CreateRequest.self, context: context)
+        guard Template.isName(body.name) else {
+            throw APIError.unprocessable("template.invalidName", "A template name has 1 to 64 of a-z, 0-9 and -.")
+        }
+        let fields = try Template.checked(body.campaign, description: body.description)
+        do {
+            let record = try await store.createTemplate(name: body.name, description: body.description, fields: fields, createdBy: caller.username)
+            context.logger.info("template created", metadata: ["richpush.template": "\(record.name)"])
+            return try Template(record).jsonResponse(status: .created, headers: [.location: "/api/templates/\(record.name)"])
+        } catch StoreError.duplicate {
+            throw APIError.conflict("template.exists", "A template named \(body.name) exists; PUT /api/templates/\(body.name) changes it.")
+        }
+    }
+
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON {
+        try context.caller().require(.marketer, to: "read templates")
+        return ListJSON(items: try await store.templates().map(Template.init))
+    }
+
+    @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> Template {
+        try context.caller().require(.marketer, to: "read templates")
+        let name = context.parameters.get("name") ?? ""
+        let version = try request.uri.integer("version", in: 1...Int64(Int32.max)).map(Int.init)
+        guard let record = try await store.template(name: name, version: version) else {
+            throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64))\(version.map { " version \($0)" } ?? "").")
+        }
+        return try Template(record)
+    }
+
+    @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Template {
+        let caller = try context.caller()
+        try caller.require(.marketer, to: "change templates")
+        let name = context.parameters.get("name") ?? ""
+        let body = try await request.decode(as: UpdateRequest.self, context: context)
+        let fields = try Template.checked(body.campaign, description: body.description)
+        guard let record = try await store.updateTemplate(name: name, description: body.description, fields: fields, createdBy: caller.username)
+        else { throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)); POST /api/templates creates it.") }
+        context.logger.info("template changed", metadata: ["richpush.template": "\(name)", "richpush.version": "\(record.version)"])
+        return try Template(record)
+    }
+
+    @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        try context.caller().require(.marketer, to: "remove templates")
+        let name = context.parameters.get("name") ?? ""
+        guard try await store.deleteTemplate(name: name) else {
+            throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)).")
+        }
+        return Response(status: .noContent)
+    }
+}

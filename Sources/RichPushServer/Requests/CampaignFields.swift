@@ -1,0 +1,251 @@
+import Foundation
+import RichPushCore
+import RichPushStore
+
+/// What a campaign says and to whom: the fields a notification and a template share. In a template, `message`,
+/// `title`, `text`, `url`, the data's values and the localizations' fields may hold Mustache placeholders.
+struct CampaignFields: Codable {
+    var message: String?
+    var richType: String?
+    var imageId: Int64?
+    var url: String?
+    var text: String?
+    var audience: String?
+    var pushStyle: String?
+    var title: String?
+    var sound: String?
+    var badge: Badge?
+    var category: String?
+    var threadId: String?
+    var data: [String: String]?
+    var localizations: [String: LocalizationRequest]?
+    /// How long after delivery it expires (`30m`, `12h`, `1d`, `2w`), when no `expiresAt` is given.
+    var expiresIn: String?
+
+    /// One language's variant, as the body gives it.
+    struct LocalizationRequest: Codable {
+        var message: String?
+        var title: String?
+        var text: String?
+        var url: String?
+    }
+
+    static let maximumMessageLength = 1000
+    static let maximumTextBytes = 64 * 1024
+    static let maximumURLLength = 2048
+
+    /// What the fields ask for, each checked: the message, the payload, the audience, the push style and the content.
+    func checked(by caller: AuthenticatedUser, imageExists: (Int64) async throws -> Bool) async throws -> (
+        message: String, payload: RichPayload, audience: TagExpression, style: PushStyle, content: PushContent
+    ) {
+        let message = try Self.message(self.message, field: "message")
+        guard let richType = richType.flatMap(RichType.init(rawValue:)) else {
+            throw APIError.unprocessable("notification.invalidRichType", "richType must be one of img, url, text.")
+        }
+        let payload = try await self.payload(of: richType, message: message, by: caller, imageExists: imageExists)
+        let audienceText = audience ?? Tag.user(caller.username)
+        let expression: TagExpression
+        do {
+            expression = try TagExpression(parsing: audienceText)
+        } catch {
+            throw APIError.badRequest("audience.invalid", "The audience is not a valid tag expression: \(error).")
+        }
+        if caller.role == .member, expression.soleUsername != caller.username {
+            throw APIError.forbidden("A member may only address itself (audience \(Tag.user(caller.username))).")
+        }
+        let style =
+            try pushStyle.map { text in
+                guard let style = PushStyle(rawValue: text) else {
+                    throw APIError.unprocessable("notification.invalidPushStyle", "pushStyle must be silent or alert.")
+                }
+                return style
+            } ?? .silent
+        let content = try self.content(style: style, richType: richType)
+        try Self.checkSizes(message: message, richType: richType, style: style, content: content)
+        return (message, payload, expression, style, content)
+    }
+
+    /// How long after delivery the campaign expires, from `expiresIn`.
+    func lifetime() throws -> TimeInterval? {
+        guard let expiresIn else { return nil }
+        guard let seconds = DurationText.seconds(in: expiresIn), seconds > 0 else {
+            throw APIError.unprocessable("notification.invalidExpiry", "expiresIn must be a duration such as 30m, 12h, 1d or 2w.")
+        }
+        return seconds
+    }
+
+    private func payload(of richType: RichType, message: String, by caller: AuthenticatedUser, imageExists: (Int64) async throws -> Bool)
+        async throws -> RichPayload
+    {
+        switch richType {
+        case .img:
+            guard let imageId else { throw APIError.unprocessable("notification.missingImage", "richType img needs an imageId.") }
+            // Image ids count up from 1: a member naming one would read another sender's unsent image through its own
+            // payload. Members upload none, so there is no image a member may attach.
+            guard caller.role.mayRunCampaigns else {
+                throw APIError.forbidden("A member may not attach images; only marketers and admins send image notifications.")
+            }
+            guard imageId > 0, try await imageExists(imageId) else {
+                throw APIError.unprocessable("image.notFound", "There is no image \(imageId); upload it to /api/images first.")
+            }
+            return .image(id: imageId)
+        case .url:
+            return .url(try Self.link(url, field: "url"))
+        case .text:
+            // Without a text of its own, the payload is the message itself.
+            return .text(try text.map { try Self.text($0, field: "text") } ?? message)
+        }
+    }
+
+    /// Title, sound, badge, category, thread, data and localizations, each checked.
+    private func content(style: PushStyle, richType: RichType) throws -> PushContent {
+        if let sound {
+            guard style == .alert else {
+                throw APIError.unprocessable(
+                    "notification.invalidSound", "sound is for the alert push style; a silent push makes no sound.")
+            }
+            guard sound == "default" || Self.isName(sound, maximumLength: 64) else {
+                throw APIError.unprocessable("notification.invalidSound", "sound must be default or a name of 1 to 64 of A-Z a-z 0-9 . _ -.")
+            }
+        }
+        if case .number(let number) = badge, !Badge.range.contains(number) {
+            throw APIError.unprocessable("notification.invalidBadge", "badge must be a number from 0 to 99999, or \"unread\".")
+        }
+        if let category, !Self.isName(category, maximumLength: 64) {
+            throw APIError.unprocessable("notification.invalidCategory", "category must be 1 to 64 of A-Z a-z 0-9 . _ -.")
+        }
+        if let threadId, threadId.isEmpty || threadId.count > 64 {
+            throw APIError.unprocessable("notification.invalidThreadId", "threadId must be 1 to 64 characters.")
+        }
+        let data = try Self.checkedData(self.data ?? [:])
+        let localizations = try Self.checkedLocalizations(self.localizations ?? [:], richType: richType)
+        return PushContent(
+            title: try title.map { try Self.title($0, field: "title") }, sound: sound, badge: badge, category: category, threadId: threadId,
+            data: data, localizations: localizations)
+    }
+
+    static let maximumDataKeys = 20
+    static let maximumDataValueBytes = 1024
+    static let maximumLocalizations = 30
+
+    private static func checkedData(_ data: [String: String]) throws -> [String: String] {
+        guard data.count <= maximumDataKeys else {
+            throw APIError.unprocessable("notification.invalidData", "data holds at most \(maximumDataKeys) keys.")
+        }
+        for (key, value) in data.sorted(by: { $0.key < $1.key }) {
+            guard isDataKey(key) else {
+                throw APIError.unprocessable(
+                    "notification.invalidData", "data key '\(key.prefix(70))' must be a letter and then up to 63 letters, digits or _.")
+            }
+            guard !SilentPush.isReservedDataKey(key) else {
+                throw APIError.unprocessable("notification.invalidData", "data key '\(key)' is reserved for the push itself.")
+            }
+            guard value.utf8.count <= maximumDataValueBytes else {
+                throw APIError.unprocessable("notification.invalidData", "data.\(key) must be at most \(maximumDataValueBytes) bytes.")
+            }
+        }
+        return data
+    }
+
+    private static func checkedLocalizations(_ requests: [String: LocalizationRequest], richType: RichType) throws -> [String: Localization] {
+        guard requests.count <= maximumLocalizations else {
+            throw APIError.unprocessable("notification.invalidLocalization", "localizations hold at most \(maximumLocalizations) languages.")
+        }
+        var localizations: [String: Localization] = [:]
+        var folded: Set<String> = []
+        for (tag, request) in requests.sorted(by: { $0.key < $1.key }) {
+            guard LanguageTag.isValid(tag) else {
+                throw APIError.unprocessable(
+                    "notification.invalidLocalization", "'\(tag.prefix(40))' is not a BCP 47 language tag such as fr or pt-BR.")
+            }
+            guard folded.insert(LanguageTag.fold(tag)).inserted else {
+                throw APIError.unprocessable("notification.invalidLocalization", "localizations name \(tag) twice.")
+            }
+            if request.text != nil, richType != .text {
+                throw APIError.unprocessable("notification.invalidLocalization", "localizations.\(tag).text is for richType text.")
+            }
+            if request.url != nil, richType != .url {
+                throw APIError.unprocessable("notification.invalidLocalization", "localizations.\(tag).url is for richType url.")
+            }
+            localizations[tag] = Localization(
+                message: try request.message.map { try message($0, field: "localizations.\(tag).message") },
+                title: try request.title.map { try title($0, field: "localizations.\(tag).title") },
+                text: try request.text.map { try text($0, field: "localizations.\(tag).text") },
+                url: try request.url.map { try link($0, field: "localizations.\(tag).url") })
+        }
+        return localizations
+    }
+
+    /// Refuses, at create time, a variant whose push no hub would take: the APNs body over 4096 bytes or FCM's data
+    /// over 4000, with the largest badge a device could get.
+    private static func checkSizes(message: String, richType: RichType, style: PushStyle, content: PushContent) throws {
+        let variants: [(name: String, localization: Localization?)] =
+            [("the default", nil)] + content.localizations.sorted { $0.key < $1.key }.map { ("the \($0.key)", $0.value) }
+        for variant in variants {
+            let push = SilentPush(
+                richId: Int64.max, richType: richType, message: message, style: style, content: content, localization: variant.localization,
+                unreadCount: Badge.range.upperBound)
+            let apns = push.apnsPayload().count
+            guard apns <= SilentPush.apnsPayloadLimit else {
+                throw APIError.unprocessable(
+                    "notification.tooLarge",
+                    "The push of \(variant.name) variant is \(apns) bytes for APNs, which accepts \(SilentPush.apnsPayloadLimit).")
+            }
+            let fcm = push.fcmDataSize
+            guard fcm <= SilentPush.fcmDataLimit else {
+                throw APIError.unprocessable(
+                    "notification.tooLarge",
+                    "The data of \(variant.name) variant are \(fcm) bytes for FCM, which accepts \(SilentPush.fcmDataLimit).")
+            }
+        }
+    }
+
+    private static func message(_ text: String?, field: String) throws -> String {
+        guard let message = text?.trimmingCharacters(in: .whitespacesAndNewlines), !message.isEmpty else {
+            throw APIError.unprocessable("notification.invalidMessage", "\(field) is required and may not be blank.")
+        }
+        guard message.count <= maximumMessageLength else {
+            throw APIError.unprocessable("notification.invalidMessage", "\(field) must be at most \(maximumMessageLength) characters.")
+        }
+        return message
+    }
+
+    private static func title(_ text: String, field: String) throws -> String {
+        let title = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty, title.count <= 200 else {
+            throw APIError.unprocessable("notification.invalidTitle", "\(field) must be 1 to 200 characters.")
+        }
+        return title
+    }
+
+    private static func text(_ text: String, field: String) throws -> String {
+        guard !text.isEmpty, text.utf8.count <= maximumTextBytes else {
+            throw APIError.unprocessable("notification.invalidText", "\(field) must be 1 byte to 64 KiB.")
+        }
+        return text
+    }
+
+    private static func link(_ url: String?, field: String) throws -> String {
+        guard let url, url.count <= maximumURLLength, let parsed = URL(string: url),
+            let scheme = parsed.scheme?.lowercased(), scheme == "https" || scheme == "http", parsed.host?.isEmpty == false
+        else {
+            throw APIError.unprocessable("notification.invalidURL", "richType url needs an absolute http or https \(field).")
+        }
+        return url
+    }
+
+    /// `[A-Za-z0-9._-]{1,maximumLength}`.
+    private static func isName(_ text: String, maximumLength: Int) -> Bool {
+        (1...maximumLength).contains(text.utf8.count)
+            && text.utf8.allSatisfy {
+                ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
+                    || $0 == UInt8(ascii: "-")
+            }
+    }
+
+    /// `[A-Za-z][A-Za-z0-9_]{0,63}`.
+    private static func isDataKey(_ key: String) -> Bool {
+        guard let first = key.utf8.first, (first | 0x20) >= 97, (first | 0x20) <= 122, key.utf8.count <= 64 else { return false }
+        return key.utf8.allSatisfy { ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "_") }
+    }
+}
