@@ -1,11 +1,14 @@
-/// A Notification Hubs tag expression: tags joined by `&&`, `||`, `!` and parentheses.
+/// A Notification Hubs tag expression: tags joined by `&&`, `||`, `!` and parentheses, and comparisons of the app
+/// version (`appVersion >= 2.3`).
 ///
 /// ```swift
-/// let audience = try TagExpression(parsing: "username:alice || (topic:sale && !lang:fr)")
-/// audience.matches(["topic:sale", "lang:en"])  // true
+/// let audience = try TagExpression(parsing: "username:alice || (topic:sale && !lang:fr && appVersion >= 2.3)")
+/// audience.matches(["topic:sale", "lang:en", "appversion:2.10"])  // true
 /// ```
 public indirect enum TagExpression: Sendable, Hashable {
     case tag(String)
+    /// Holds for an installation whose `appversion:` tag (the gateway sets it from `appVersion`) satisfies it.
+    case appVersion(VersionComparison)
     case not(TagExpression)
     case and(TagExpression, TagExpression)
     case or(TagExpression, TagExpression)
@@ -20,16 +23,24 @@ public indirect enum TagExpression: Sendable, Hashable {
     public func matches(_ tags: Set<String>) -> Bool {
         switch self {
         case .tag(let tag): tags.contains(tag)
+        case .appVersion(let comparison): comparison.holds(for: Self.appVersion(in: tags))
         case .not(let inner): !inner.matches(tags)
         case .and(let left, let right): left.matches(tags) && right.matches(tags)
         case .or(let left, let right): left.matches(tags) || right.matches(tags)
         }
     }
 
+    /// The app version the gateway's `appversion:` tag among `tags` names.
+    static func appVersion(in tags: Set<String>) -> AppVersion? {
+        tags.lazy.filter { $0.hasPrefix(Tag.appVersionPrefix) }.compactMap { AppVersion(parsing: $0.dropFirst(Tag.appVersionPrefix.count)) }
+            .first
+    }
+
     /// Every tag the expression names.
     public var tags: Set<String> {
         switch self {
         case .tag(let tag): [tag]
+        case .appVersion: []
         case .not(let inner): inner.tags
         case .and(let left, let right), .or(let left, let right): left.tags.union(right.tags)
         }
@@ -40,7 +51,17 @@ public indirect enum TagExpression: Sendable, Hashable {
         switch self {
         case .tag: true
         case .or(let left, let right): left.isPureDisjunction && right.isPureDisjunction
-        case .not, .and: false
+        case .appVersion, .not, .and: false
+        }
+    }
+
+    /// Whether the expression compares app versions, which no remote hub evaluates.
+    public var comparesVersions: Bool {
+        switch self {
+        case .tag: false
+        case .appVersion: true
+        case .not(let inner): inner.comparesVersions
+        case .and(let left, let right), .or(let left, let right): left.comparesVersions || right.comparesVersions
         }
     }
 
@@ -52,7 +73,7 @@ public indirect enum TagExpression: Sendable, Hashable {
         switch self {
         case .tag(let tag):
             return [tag]
-        case .not:
+        case .appVersion, .not:
             return nil
         case .and(let left, let right):
             switch (left.requiredTags, right.requiredTags) {
@@ -79,6 +100,7 @@ extension TagExpression: CustomStringConvertible {
     public var description: String {
         switch self {
         case .tag(let tag): tag
+        case .appVersion(let comparison): comparison.description
         case .not(let inner): "!" + inner.operandDescription
         case .and(let left, let right): "\(left.andOperandDescription) && \(right.andOperandDescription)"
         case .or(let left, let right): "\(left) || \(right)"

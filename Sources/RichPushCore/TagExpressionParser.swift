@@ -1,5 +1,6 @@
 /// A recursive-descent parser over the grammar
-/// `or := and ("||" and)*`, `and := unary ("&&" unary)*`, `unary := "!" unary | "(" or ")" | tag`.
+/// `or := and ("||" and)*`, `and := unary ("&&" unary)*`, `unary := "!" unary | "(" or ")" | comparison | tag`,
+/// `comparison := "appVersion" ("<" | "<=" | ">" | ">=" | "==") version`.
 struct TagExpressionParser {
     /// Deeply nested input must not exhaust the stack.
     static let maximumDepth = 64
@@ -70,8 +71,11 @@ struct TagExpressionParser {
 
     private mutating func parseTag() throws(TagExpressionError) -> TagExpression {
         let start = index
-        while index < characters.count, let ascii = characters[index].asciiValue, Tag.isTagByte(ascii) {
+        while index < characters.count, let ascii = characters[index].asciiValue, Tag.isExpressionByte(ascii) {
             index += 1
+        }
+        if String(characters[start..<index]) == "appVersion", let comparison = try parseComparison() {
+            return .appVersion(comparison)
         }
         guard index > start else {
             let found = characters[index]
@@ -85,6 +89,29 @@ struct TagExpressionParser {
         tagCount += 1
         guard tagCount <= Self.maximumTags else { throw error("the expression names more than \(Self.maximumTags) tags") }
         return .tag(tag)
+    }
+
+    /// The operator and version after `appVersion`, or nil when none follows (then `appVersion` is a tag).
+    private mutating func parseComparison() throws(TagExpressionError) -> VersionComparison? {
+        let afterName = index
+        skipSpaces()
+        let op: VersionComparison.Operator? =
+            if consume("<=") { .lessThanOrEqual } else if consume(">=") { .greaterThanOrEqual } else if consume("==") {
+                .equal
+            } else if consume(
+                "<")
+            { .lessThan } else if consume(">") { .greaterThan } else { nil }
+        guard let op else {
+            index = afterName
+            return nil
+        }
+        skipSpaces()
+        let start = index
+        while index < characters.count, characters[index].isASCII, characters[index].isNumber || characters[index] == "." { index += 1 }
+        guard let version = AppVersion(parsing: String(characters[start..<index])) else {
+            throw TagExpressionError(position: start, reason: "expected a version of dotted numbers, such as 2.3, after '\(op.rawValue)'")
+        }
+        return VersionComparison(op, version)
     }
 
     private mutating func consume(_ token: String) -> Bool {

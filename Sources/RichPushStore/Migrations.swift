@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import SQLKit
 
 /// The schema, as an ordered list of steps; each runs once, in its own transaction, recorded in `schema_migrations`.
@@ -10,6 +11,7 @@ enum Migrations {
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
+        addDeviceFieldTags,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -285,5 +287,31 @@ enum Migrations {
             .run()
         try await db.alter(table: "notifications").column("template_name", type: .text).run()
         try await db.alter(table: "notifications").column("template_version", type: .bigint).run()
+    }
+
+    /// Installations carry `language:`, `timezone:` and `appversion:` tags from their fields, and their app version
+    /// as text that sorts as versions do, for `appVersion >= 2.3` in audiences. Those registered before get theirs.
+    private static func addDeviceFieldTags(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "installations").column("app_version_key", type: .text).run()
+        let rows = try await db.select().columns("id", "language", "time_zone", "app_version").from("installations")
+            .where {
+                $0.where("language", .isNot, SQLLiteral.null).orWhere("time_zone", .isNot, SQLLiteral.null)
+                    .orWhere("app_version", .isNot, SQLLiteral.null)
+            }
+            .all()
+        for row in rows {
+            let id = try row.decode(column: "id", as: String.self)
+            let appVersion = try row.decode(column: "app_version", as: String?.self)
+            let tags = Tag.deviceFields(
+                language: try row.decode(column: "language", as: String?.self), timeZone: try row.decode(column: "time_zone", as: String?.self),
+                appVersion: appVersion)
+            if !tags.isEmpty {
+                try await db.insert(into: "installation_tags").columns("installation_id", "tag")
+                    .rows(tags.map { [SQLBind(id), SQLBind($0)] }).ignoringConflicts().run()
+            }
+            if let key = appVersion.flatMap(AppVersion.init(parsing:))?.sortKey {
+                try await db.update("installations").set("app_version_key", to: key).where("id", .equal, id).run()
+            }
+        }
     }
 }

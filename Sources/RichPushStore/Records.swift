@@ -175,9 +175,11 @@ public struct InstallationRecord: Sendable, Equatable {
         self.deadReason = deadReason
     }
 
-    /// The registered tags plus `username:`, `installation:` and `platform:`.
+    /// The registered tags plus `username:`, `installation:` and `platform:`, and `language:`, `timezone:` and
+    /// `appversion:` from the installation's fields.
     public var allTags: Set<String> {
         Set(tags).union([Tag.user(owner), Tag.installation(id), Tag.platform(platform)])
+            .union(Tag.deviceFields(language: language, timeZone: timeZone, appVersion: appVersion))
     }
 }
 

@@ -84,7 +84,7 @@ extension Store {
                 SQLSubquery.select { $0.column("installation_id").from("installation_tags").where("tag", .in, required.sorted()) })
         }
         if audience.requiredTags == nil || !audience.isPureDisjunction {
-            _ = select.where(audience.sqlPredicate(installation: installation))
+            _ = select.where(audience.sqlPredicate(installation: installation, appVersionKey: SQLColumn("app_version_key", table: "i")))
         }
         return select
     }
@@ -104,19 +104,39 @@ extension Store {
 }
 
 extension TagExpression {
-    /// SQL that holds for the installation whose id is `installation` exactly when ``matches(_:)`` holds for its tags.
-    func sqlPredicate(installation: any SQLExpression) -> any SQLExpression {
+    /// SQL that holds for the installation whose id is `installation` exactly when ``matches(_:)`` holds for its tags:
+    /// tags are looked up in `installation_tags`, app versions compared as the sortable text `appVersionKey`.
+    func sqlPredicate(installation: any SQLExpression, appVersionKey: any SQLExpression) -> any SQLExpression {
+        func recurse(_ expression: TagExpression) -> any SQLExpression {
+            expression.sqlPredicate(installation: installation, appVersionKey: appVersionKey)
+        }
         switch self {
         case .tag(let tag):
-            SQLQueryString(
+            return SQLQueryString(
                 "EXISTS (SELECT 1 FROM \(ident: "installation_tags") AS \(ident: "t") WHERE \(ident: "t").\(ident: "installation_id") = \(installation) AND \(ident: "t").\(ident: "tag") = \(bind: tag))"
             )
+        case .appVersion(let comparison):
+            // Padded to equal widths, version keys compare alike in every collation; no version matches nothing.
+            return SQLQueryString(
+                "(\(appVersionKey) IS NOT NULL AND \(appVersionKey) \(unsafeRaw: comparison.op.sql) \(bind: comparison.version.sortKey))")
         case .not(let inner):
-            SQLQueryString("NOT (\(inner.sqlPredicate(installation: installation)))")
+            return SQLQueryString("NOT (\(recurse(inner)))")
         case .and(let left, let right):
-            SQLQueryString("(\(left.sqlPredicate(installation: installation)) AND \(right.sqlPredicate(installation: installation)))")
+            return SQLQueryString("(\(recurse(left)) AND \(recurse(right)))")
         case .or(let left, let right):
-            SQLQueryString("(\(left.sqlPredicate(installation: installation)) OR \(right.sqlPredicate(installation: installation)))")
+            return SQLQueryString("(\(recurse(left)) OR \(recurse(right)))")
+        }
+    }
+}
+
+extension VersionComparison.Operator {
+    var sql: String {
+        switch self {
+        case .lessThan: "<"
+        case .lessThanOrEqual: "<="
+        case .greaterThan: ">"
+        case .greaterThanOrEqual: ">="
+        case .equal: "="
         }
     }
 }

@@ -5,7 +5,7 @@ import SQLKit
 extension Store {
     static let installationColumns = [
         "id", "owner", "platform", "push_channel", "tags", "app_version", "application_name", "sdk_version", "time_zone",
-        "created_at", "updated_at", "dead_at", "dead_reason", "language",
+        "created_at", "updated_at", "dead_at", "dead_reason", "language", "app_version_key",
     ]
 
     /// Creates or replaces an installation; `created` tells which.
@@ -75,7 +75,7 @@ extension Store {
                     return Self.binds(
                         record.id, record.owner, record.platform.rawValue, record.pushChannel, tags, record.appVersion,
                         record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
-                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language)
+                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language, record.appVersionKey)
                 }
             ).run()
         let tags = chunk.flatMap { record in record.allTags.sorted().map { Self.binds(record.id, $0) } }
@@ -124,7 +124,7 @@ extension Store {
                 .values(
                     record.id, record.owner, record.platform.rawValue, record.pushChannel, tagsJSON, record.appVersion,
                     record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
-                    EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language
+                    EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language, record.appVersionKey
                 ).run()
         } else {
             try await db.update("installations")
@@ -136,6 +136,7 @@ extension Store {
                 .set("sdk_version", to: record.sdkVersion)
                 .set("time_zone", to: record.timeZone)
                 .set("language", to: record.language)
+                .set("app_version_key", to: record.appVersionKey)
                 .set("updated_at", to: EpochMilliseconds(record.updatedAt))
                 .set("dead_at", to: Int64?.none)
                 .set("dead_reason", to: String?.none)
@@ -232,4 +233,10 @@ extension Store {
 private struct ChannelKey: Hashable {
     var platform: Platform
     var pushChannel: String
+}
+
+extension InstallationRecord {
+    /// The app version as text that sorts as versions do, for comparisons in audiences; nil when it is not dotted
+    /// numbers.
+    var appVersionKey: String? { appVersion.flatMap(AppVersion.init(parsing:))?.sortKey }
 }

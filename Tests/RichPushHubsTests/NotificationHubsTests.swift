@@ -75,6 +75,13 @@ struct NotificationHubsTests {
         }
     }
 
+    @Test(arguments: [
+        ("topic:sale && appVersion >= 2.3", false), ("timezone:America/New_York", false), ("language:fr || topic:sale", true),
+    ])
+    func anAudienceTheHubCannotEvaluateGoesToEachDevice(text: String, accepted: Bool) throws {
+        #expect(NotificationHubsHub.hubAccepts(try TagExpression(parsing: text)) == accepted)
+    }
+
     @Test func aNotificationIsOneHubSendWithTheAudienceAsTags() async throws {
         try await withHub { hub, server in
             try await register("phone", tags: ["username:alice"], in: hub)

@@ -13,7 +13,10 @@ struct InstallationTests {
             #expect(created.status == .created)
             let installation = try created.json()
             #expect(installation["owner"] as? String == "alice")
-            #expect(installation["tags"] as? [String] == ["installation:iphone", "platform:apns", "topic:sale", "username:alice"])
+            #expect(
+                installation["tags"] as? [String] == [
+                    "appversion:2.1", "installation:iphone", "platform:apns", "timezone:Europe/Berlin", "topic:sale", "username:alice",
+                ])
             #expect(installation["appVersion"] as? String == "2.1")
             let updated = try await session.request(.put, "/api/installations/iphone", as: alice, json: json)
             #expect(updated.status == .ok)
@@ -66,6 +69,8 @@ struct InstallationTests {
         (#"{"platform":"direct","pushChannel":"x","tags":["Username:bob"]}"#, "installation.reservedTag"),
         (#"{"platform":"direct","pushChannel":"x","tags":["Installation:bphone"]}"#, "installation.reservedTag"),
         (#"{"platform":"direct","pushChannel":"x","tags":["PLATFORM:apns"]}"#, "installation.reservedTag"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["language:fr"]}"#, "installation.reservedTag"),
+        (#"{"platform":"direct","pushChannel":"x","tags":["appversion:99"]}"#, "installation.reservedTag"),
         (#"{"platform":"direct"}"#, "request.missingField"),
     ])
     func invalidRegistrationsAre422(json: String, code: String) async throws {

@@ -61,6 +61,40 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases)
+    func theDatabaseAddressesExactlyTheInstallationsThatDeviceFieldExpressionsMatch(_ engine: Engine) async throws {
+        let versions: [String?] = ["2.9", "2.10", "2.3", "2.3.0", "3", nil, "2.3-beta"]
+        let languages: [String?] = ["fr-CA", "fr", "de", nil]
+        let zones: [String?] = ["Europe/Berlin", "America/New_York", nil]
+        var installations: [InstallationRecord] = []
+        for (index, version) in versions.enumerated() {
+            for (languageIndex, language) in languages.enumerated() {
+                let zone = zones[(index + languageIndex) % zones.count]
+                installations.append(
+                    InstallationRecord(
+                        id: "i\(index)-\(languageIndex)", owner: ["alice", "bob"][index % 2], platform: .direct,
+                        pushChannel: "i\(index)-\(languageIndex)", tags: languageIndex == 0 ? ["vip"] : [], appVersion: version, timeZone: zone,
+                        language: language, createdAt: .now, updatedAt: .now))
+            }
+        }
+        let expressions = [
+            "appVersion >= 2.10", "appVersion < 2.10 && language:fr", "!(appVersion == 2.3)", "appVersion > 2.9 || timezone:America/New_York",
+            "language:fr-ca", "!language:fr && appVersion <= 3", "appVersion == 2.3.0", "vip && appVersion < 3", "timezone:Europe/Berlin",
+        ]
+        try await withStore(engine) { store in
+            for installation in installations { try await store.upsertInstallation(installation) }
+            for text in expressions {
+                let expression = try TagExpression(parsing: text)
+                let expected = installations.filter { expression.matches($0.allTags) }.map(\.id).sorted()
+                #expect(try await store.audienceSize(expression).installations == expected.count, "\(text)")
+                _ = try await store.send(text)
+                let jobs = try await store.claimDueDeliveries(limit: 500, lease: 60)
+                #expect(jobs.map(\.installationId).sorted() == expected, "\(text)")
+                try await store.recordOutcomes(jobs.map { ($0, .sent) })
+            }
+        }
+    }
+
     @Test(arguments: Engine.allCases) func everyRecipientFindsTheNotificationInTheirFeedAtADistinctPlace(_ engine: Engine) async throws {
         let owners = (0..<300).map { "user\($0)" }
         try await withStore(engine) { store in

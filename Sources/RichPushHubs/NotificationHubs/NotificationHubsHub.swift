@@ -88,9 +88,10 @@ public struct NotificationHubsHub: NotificationHub {
         }
     }
 
-    /// Notification Hubs evaluates at most 20 tags in an expression of only `||`, and 6 in any other.
+    /// Notification Hubs evaluates at most 20 tags in an expression of only `||`, and 6 in any other, and knows
+    /// neither app-version comparisons nor the time-zone tags its alphabet has no `/` for.
     static func hubAccepts(_ audience: TagExpression) -> Bool {
-        audience.tags.count <= (audience.isPureDisjunction ? 20 : 6)
+        !audience.comparesVersions && audience.tags.allSatisfy(Tag.isValid) && audience.tags.count <= (audience.isPureDisjunction ? 20 : 6)
     }
 
     private static func detail(of response: HubResponse) -> String {

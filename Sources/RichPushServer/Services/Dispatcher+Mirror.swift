@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import RichPushHubs
 import RichPushStore
 
@@ -16,7 +17,9 @@ extension Dispatcher {
                     try await mirror.put(
                         MirroredInstallation(
                             id: installation.id, platform: installation.platform, pushChannel: installation.pushChannel,
-                            tags: installation.allTags.sorted()))
+                            // The hub refuses tags outside its alphabet (a time zone's `/`); audiences naming them
+                            // go to each device instead.
+                            tags: installation.allTags.filter(Tag.isValid).sorted()))
                 } else {
                     try await mirror.delete(installationId: task.installationId)
                 }
