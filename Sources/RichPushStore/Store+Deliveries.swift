@@ -70,6 +70,8 @@ extension Store {
         let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
         let badgeOwners = Set(claimed.filter { notifications[$0.notificationId]?.content.badge == .unread }.map(\.owner))
         let unread = badgeOwners.isEmpty ? [:] : try await Self.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
+        // A notification's devices share a few pushes, one per language and badge: each is built once.
+        var pushes: [PushKey: (push: SilentPush, language: String?)] = [:]
         var jobs: [DeliveryJob] = []
         var gone: [Int64] = []
         var expired: [Int64] = []
@@ -81,16 +83,24 @@ extension Store {
             } else if let expiresAt = notification.expiresAt, expiresAt <= now {
                 expired.append(delivery.deliveryId)
             } else {
-                let variant = notification.content.localization(forInstallationLanguage: delivery.language)
-                let push = SilentPush(
-                    richId: delivery.notificationId, richType: notification.richType, message: notification.message,
-                    style: notification.pushStyle, content: notification.content, localization: variant?.localization,
-                    unreadCount: unread[delivery.owner])
+                let unreadCount = unread[delivery.owner]
+                let key = PushKey(notificationId: delivery.notificationId, language: delivery.language, unreadCount: unreadCount)
+                let (push, language) =
+                    pushes[key]
+                    ?? {
+                        let variant = notification.content.localization(forInstallationLanguage: delivery.language)
+                        let built = SilentPush(
+                            richId: delivery.notificationId, richType: notification.richType, message: notification.message,
+                            style: notification.pushStyle, content: notification.content, localization: variant?.localization,
+                            unreadCount: unreadCount)
+                        pushes[key] = (built, variant?.tag)
+                        return (built, variant?.tag)
+                    }()
                 jobs.append(
                     DeliveryJob(
                         deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,
                         audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
-                        owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: variant?.tag,
+                        owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: language,
                         variesByDevice: notification.content.variesByDevice))
             }
         }
@@ -103,6 +113,13 @@ extension Store {
             expired, as: .expired, code: "notification.expired",
             message: "the notification expired before the device was reached", at: nowMs, in: db)
         return jobs
+    }
+
+    /// What makes two devices' pushes of one notification differ: the installation's language and the owner's badge.
+    private struct PushKey: Hashable {
+        var notificationId: Int64
+        var language: String?
+        var unreadCount: Int?
     }
 
     /// What a claim reads of a delivery row, with whether a hub reported its installation gone.

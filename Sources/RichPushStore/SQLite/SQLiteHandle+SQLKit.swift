@@ -30,6 +30,10 @@ struct SQLiteResultRow: SQLRow {
             return D.self == Int64.self ? unsafeBitCast(Int64(number), to: D.self) : unsafeBitCast(Int64?.some(Int64(number)), to: D.self)
         case .text(let text) where D.self == String.self:
             return unsafeBitCast(text, to: D.self)
+        case .text(let text) where D.self == String?.self:
+            return unsafeBitCast(String?.some(text), to: D.self)
+        case .null where D.self == String?.self:
+            return unsafeBitCast(String?.none, to: D.self)
         default:
             return try Self.decoder.decode(D.self, from: value)
         }
