@@ -43,6 +43,27 @@ public enum Timestamp {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
+    /// Parses a wall-clock time without a zone, `2026-12-01T09:00:00` (seconds optional); nil for anything else,
+    /// a time with a zone included.
+    public static func parseLocal(_ text: String) -> LocalTime? {
+        var scanner = DigitScanner(Array(text.utf8))
+        guard let year = scanner.number(digits: 4), scanner.skip("-"),
+            let month = scanner.number(digits: 2), scanner.skip("-"),
+            let day = scanner.number(digits: 2), scanner.skip(oneOf: "Tt "),
+            let hour = scanner.number(digits: 2), scanner.skip(":"),
+            let minute = scanner.number(digits: 2)
+        else { return nil }
+        var second = 0
+        if scanner.skip(":") {
+            guard let seconds = scanner.number(digits: 2) else { return nil }
+            second = seconds
+        }
+        guard scanner.isAtEnd, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
+        return LocalTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
     /// Formats in UTC with milliseconds, e.g. `2026-11-22T10:00:00.250Z`.
     public static func format(_ date: Date) -> String {
         let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
@@ -138,5 +159,29 @@ private struct DigitScanner {
         if skip("+") { return 1 }
         if skip("-") { return -1 }
         return nil
+    }
+}
+
+/// A time on the wall clock, in whatever zone a device is: `deliverAtLocal`.
+public struct LocalTime: Sendable, Hashable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    public var description: String {
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
     }
 }

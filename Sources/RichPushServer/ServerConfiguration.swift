@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     /// The gateway's address as devices reach it (`https://push.example.com`): alert pushes that show the image link
     /// to it absolutely. Nil: such alerts carry no image link.
     public var publicURL: String?
+    /// The zone of installations without a known one, for deliveries at a local time.
+    public var defaultTimeZone = TimeZone(identifier: "UTC")!
     /// APNs, FCM and Notification Hubs; each is off unless configured.
     public var hubs = HubSettings()
 
@@ -90,6 +92,12 @@ public struct ServerConfiguration: Sendable {
                 parsed.query == nil, parsed.fragment == nil
             else { throw ConfigurationError("public-url must be an absolute http or https URL such as https://push.example.com, not '\(url)'") }
             publicURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        if let zone = value("default-time-zone") {
+            guard let timeZone = TimeZone(identifier: zone) else {
+                throw ConfigurationError("default-time-zone must be an IANA time zone such as Europe/Berlin or UTC, not '\(zone)'")
+            }
+            defaultTimeZone = timeZone
         }
         if let proxies = value("trusted-proxies") { trustedProxies = try TrustedProxies(parsing: proxies) }
         if let count = try integer("max-installations-per-user", in: 1...100_000) { maximumInstallationsPerUser = count }

@@ -11,7 +11,7 @@ enum Migrations {
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
-        addDeviceFieldTags,
+        addDeviceFieldTags, addLocalDelivery,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -313,5 +313,12 @@ enum Migrations {
                 try await db.update("installations").set("app_version_key", to: key).where("id", .equal, id).run()
             }
         }
+    }
+
+    /// A notification delivered at a wall-clock time in each device's zone keeps that time, and the distinct instants
+    /// its deliveries fall due (a JSON array of milliseconds), so its status names the next one without a scan.
+    private static func addLocalDelivery(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "notifications").column("deliver_at_local", type: .text).run()
+        try await db.alter(table: "notifications").column("due_times", type: .text).run()
     }
 }

@@ -73,13 +73,16 @@ public struct NotificationDraft: Sendable {
     public var content: PushContent
     /// The template it was made from.
     public var template: TemplateReference?
+    /// Set for a delivery at a wall-clock time in each device's zone; `deliverAt` is then ignored.
+    public var localDelivery: LocalDelivery?
 
     public init(
         message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
         expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent(),
-        template: TemplateReference? = nil
+        template: TemplateReference? = nil, localDelivery: LocalDelivery? = nil
     ) {
         self.template = template
+        self.localDelivery = localDelivery
         self.message = message
         self.payload = payload
         self.audience = audience
@@ -109,8 +112,18 @@ public struct NotificationRecord: Sendable, Equatable {
     public var content: PushContent
     /// The template it was made from.
     public var template: TemplateReference?
+    /// The wall-clock time of a delivery in each device's zone.
+    public var deliverAtLocal: LocalTime?
+    /// The distinct instants its deliveries fall due, earliest first, for a delivery in each device's zone; empty
+    /// otherwise (they all fall due at `deliverAt`).
+    public var dueTimes: [Date] = []
 
     public var richType: RichType { payload.richType }
+
+    /// The next instant after `now` at which deliveries fall due, while any is still to come.
+    public func nextDueAt(after now: Date) -> Date? {
+        dueTimes.isEmpty ? (deliverAt > now ? deliverAt : nil) : dueTimes.first { $0 > now }
+    }
 
     /// The payload a reader of `localization` gets: its own text or link, else the default one.
     public func payload(in localization: Localization?) -> RichPayload {

@@ -35,9 +35,9 @@ extension Store {
     }
 
     /// Writes the outbox of notification `id`: one pending delivery per live installation that `audience` addresses,
-    /// due at `due`, in installation order; says whether there is any.
-    static func insertDeliveries(notificationId id: Int64, audience: TagExpression, due: Date, in db: any SQLDatabase) async throws
-        -> Bool
+    /// due at `due` (SQL over the installation `i`), in installation order; says whether there is any.
+    static func insertDeliveries(notificationId id: Int64, audience: TagExpression, due: any SQLExpression, in db: any SQLDatabase)
+        async throws -> Bool
     {
         try await db.insert(into: "deliveries")
             .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at", "language")
@@ -47,7 +47,7 @@ extension Store {
                     select.column(SQLBind(id)).column(SQLColumn("id", table: "i")).column(SQLColumn("owner", table: "i"))
                         .column(SQLColumn("platform", table: "i")).column(SQLColumn("push_channel", table: "i"))
                         .column(SQLBind(DeliveryState.pending.rawValue)).column(SQLLiteral.numeric("0"))
-                        .column(SQLBind(EpochMilliseconds(due))).column(SQLColumn("language", table: "i"))
+                        .column(due).column(SQLColumn("language", table: "i"))
                 )
                 .orderBy(SQLColumn("id", table: "i"))
             }

@@ -30,7 +30,8 @@ public enum RemovalOutcome: Sendable, Equatable {
 extension Store {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
-        "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version",
+        "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version", "deliver_at_local",
+        "due_times",
     ]
     /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
     static let insertChunk = 500
@@ -49,19 +50,21 @@ extension Store {
                 return (try Self.notificationRecord(existing), false)
             }
             let (imageId, url, text) = Self.columns(of: draft.payload)
-            let due = max(draft.deliverAt, now)
+            let dues = try await Self.dueTimes(of: draft, now: now, in: db)
+            let due = dues.first
             let released = due <= now
             let inserted = try await db.insert(into: "notifications")
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
                     "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at", "content", "template_name",
-                    "template_version"
+                    "template_version", "deliver_at_local", "due_times"
                 )
                 .values(
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
-                    Self.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) }
+                    Self.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
+                    draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()
@@ -72,7 +75,7 @@ extension Store {
                 return (try Self.notificationRecord(first), false)
             }
 
-            let addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: due, in: db)
+            let addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, in: db)
             try await Self.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
             if released {
                 try await Self.assignFeedSequence(notificationId: id, in: db)
@@ -208,7 +211,11 @@ extension Store {
             content: try content(row.optionalString("content")),
             template: try row.optionalString("template_name").map { name in
                 TemplateReference(name: name, version: Int(try row.decode(column: "template_version", as: Int64.self)))
-            })
+            },
+            deliverAtLocal: try row.optionalString("deliver_at_local").flatMap(Timestamp.parseLocal),
+            dueTimes: try row.optionalString("due_times").map { json in
+                try JSONDecoder().decode([Int64].self, from: Data(json.utf8)).map(dateFromMilliseconds)
+            } ?? [])
     }
 
     /// The JSON a notification's content is stored as; nil when it has none, as every notification before it had.

@@ -61,6 +61,11 @@ struct Serve: AsyncParsableCommand {
         help: "The gateway's address as devices reach it, for image links in alerts, e.g. https://push.example.com (env RICHPUSH_PUBLIC_URL)."
     )
     var publicURL: String?
+    @Option(
+        name: .customLong("default-time-zone"),
+        help: "The IANA zone of devices without one, for deliveries at a local time (default UTC; env RICHPUSH_DEFAULT_TIME_ZONE)."
+    )
+    var defaultTimeZone: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; env RICHPUSH_LOG_LEVEL).")
     var logLevel: String?
 
@@ -71,7 +76,7 @@ struct Serve: AsyncParsableCommand {
                 "max-image-bytes": maximumImageBytes, "max-image-pixels": maximumImagePixels, "heartbeat-seconds": heartbeatSeconds,
                 "log-level": logLevel, "dispatch-lease-seconds": dispatchLeaseSeconds,
                 "trusted-proxies": trustedProxies, "max-installations-per-user": maximumInstallationsPerUser,
-                "max-streams-per-user": maximumStreamsPerUser, "public-url": publicURL,
+                "max-streams-per-user": maximumStreamsPerUser, "public-url": publicURL, "default-time-zone": defaultTimeZone,
                 "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
             ].compactMapValues { $0 }
         ) { first, _ in first }

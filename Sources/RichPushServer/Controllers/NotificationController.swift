@@ -39,7 +39,9 @@ struct NotificationController {
                 }
                 template = try Template(record)
             }
-            draft = try await fields.draft(by: caller, now: now, template: template) { id in try await gateway.store.image(id: id) != nil }
+            draft = try await fields.draft(by: caller, now: now, template: template, defaultTimeZone: gateway.configuration.defaultTimeZone) {
+                id in try await gateway.store.image(id: id) != nil
+            }
         }
         let (record, created) = try await gateway.store.createNotification(draft, now: now)
         if created {
@@ -75,7 +77,9 @@ struct NotificationController {
         }
         await gateway.payloads.fetches.flushed()
         let counts = try await gateway.store.counts(notificationId: record.id)
-        return try StatusJSON(id: record.id, state: state(of: record, tally: counts.tally), counts: counts).jsonResponse()
+        let state = state(of: record, tally: counts.tally)
+        let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: .now) : nil
+        return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt).jsonResponse()
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {

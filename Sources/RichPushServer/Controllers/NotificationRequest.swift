@@ -7,6 +7,8 @@ import RichPushStore
 struct NotificationRequest: Decodable {
     var campaign: CampaignFields
     var deliverAt: String?
+    /// A wall-clock time without a zone: each delivery falls due when its device's zone reaches it.
+    var deliverAtLocal: String?
     var expiresAt: String?
     var idempotencyKey: String?
     /// The template whose fields the ones given here override.
@@ -15,7 +17,7 @@ struct NotificationRequest: Decodable {
     var variables: [String: String]?
 
     enum CodingKeys: String, CodingKey {
-        case deliverAt, expiresAt, idempotencyKey, template, variables
+        case deliverAt, deliverAtLocal, expiresAt, idempotencyKey, template, variables
     }
 
     init(from decoder: any Decoder) throws {
@@ -23,6 +25,7 @@ struct NotificationRequest: Decodable {
         campaign = try CampaignFields(from: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         deliverAt = try container.decodeIfPresent(String.self, forKey: .deliverAt)
+        deliverAtLocal = try container.decodeIfPresent(String.self, forKey: .deliverAtLocal)
         expiresAt = try container.decodeIfPresent(String.self, forKey: .expiresAt)
         idempotencyKey = try container.decodeIfPresent(String.self, forKey: .idempotencyKey)
         template = try container.decodeIfPresent(String.self, forKey: .template)
@@ -33,9 +36,9 @@ struct NotificationRequest: Decodable {
 
     /// The draft this request asks for, from its own fields over `template`'s with the placeholders filled in, or the
     /// first problem found as an ``APIError``.
-    func draft(by caller: AuthenticatedUser, now: Date, template: Template?, imageExists: (Int64) async throws -> Bool) async throws
-        -> NotificationDraft
-    {
+    func draft(
+        by caller: AuthenticatedUser, now: Date, template: Template?, defaultTimeZone: TimeZone, imageExists: (Int64) async throws -> Bool
+    ) async throws -> NotificationDraft {
         var campaign = self.campaign
         if let template {
             campaign = try campaign.overlaid(on: template.fields).rendered(with: variables ?? [:])
@@ -43,8 +46,11 @@ struct NotificationRequest: Decodable {
             throw APIError.unprocessable("template.missing", "variables fill in a template's placeholders; name the template too.")
         }
         let checked = try await campaign.checked(by: caller, imageExists: imageExists)
-        let deliverAt = try deliverAt.map { try Self.time($0, field: "deliverAt") } ?? now
-        let expiresAt = try expiresAt.map { try Self.time($0, field: "expiresAt") } ?? campaign.lifetime().map { max(now, deliverAt) + $0 }
+        let local = try localDelivery(defaultTimeZone: defaultTimeZone)
+        // A local delivery's zones reach its time between UTC+14 and UTC−12: its lifetime counts from the last of them.
+        let deliverAt = try deliverAt.map { try Self.time($0, field: "deliverAt") } ?? local?.earliestInstant ?? now
+        let lifetimeStart = max(now, local?.latestInstant ?? deliverAt)
+        let expiresAt = try expiresAt.map { try Self.time($0, field: "expiresAt") } ?? campaign.lifetime().map { lifetimeStart + $0 }
         if let expiresAt, expiresAt <= max(now, deliverAt) {
             throw APIError.unprocessable("notification.invalidExpiry", "expiresAt must be later than both now and deliverAt.")
         }
@@ -55,7 +61,20 @@ struct NotificationRequest: Decodable {
         return NotificationDraft(
             message: checked.message, payload: checked.payload, audience: checked.audience, pushStyle: checked.style,
             deliverAt: deliverAt, expiresAt: expiresAt, createdBy: caller.username, idempotencyKey: idempotencyKey,
-            content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) })
+            content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) }, localDelivery: local)
+    }
+
+    /// The delivery at `deliverAtLocal` in each device's zone, if asked for.
+    private func localDelivery(defaultTimeZone: TimeZone) throws -> LocalDelivery? {
+        guard let deliverAtLocal else { return nil }
+        guard deliverAt == nil else {
+            throw APIError.unprocessable("notification.invalidTime", "Give deliverAt or deliverAtLocal, not both.")
+        }
+        guard let time = Timestamp.parseLocal(deliverAtLocal) else {
+            throw APIError.unprocessable(
+                "notification.invalidTime", "deliverAtLocal must be a wall-clock time without a zone, such as 2026-12-01T09:00:00.")
+        }
+        return LocalDelivery(time: time, defaultTimeZone: defaultTimeZone)
     }
 
     private static func time(_ text: String, field: String) throws -> Date {

@@ -52,6 +52,7 @@ struct NotificationJSON: ResponseEncodable {
     /// The localization the reader's `Accept-Language` picked for `message`, `title` and `url`.
     var language: String?
     var template: TemplateJSON?
+    var deliverAtLocal: String?
 
     struct TemplateJSON: Encodable {
         var name: String
@@ -90,11 +91,12 @@ struct NotificationJSON: ResponseEncodable {
         localizations = content.localizations
         language = localization?.tag
         template = record.template.map { TemplateJSON(name: $0.name, version: $0.version) }
+        deliverAtLocal = record.deliverAtLocal?.description
     }
 
     enum CodingKeys: String, CodingKey {
         case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
-            payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template
+            payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template, deliverAtLocal
     }
 
     /// `expiresAt` is always present (null when unset), as API.md lists it.
@@ -123,6 +125,7 @@ struct NotificationJSON: ResponseEncodable {
         try container.encode(localizations, forKey: .localizations)
         try container.encodeIfPresent(language, forKey: .language)
         try container.encodeIfPresent(template, forKey: .template)
+        try container.encodeIfPresent(deliverAtLocal, forKey: .deliverAtLocal)
     }
 }
 
@@ -161,8 +164,11 @@ struct StatusJSON: ResponseEncodable {
     var opened: Int
     var dismissed: Int
     var errors: [ErrorJSON]
+    /// When the next deliveries fall due, while some are still to come.
+    var nextDueAt: String?
 
-    init(id: Int64, state: NotificationState, counts: NotificationCounts) {
+    init(id: Int64, state: NotificationState, counts: NotificationCounts, nextDueAt: Date? = nil) {
+        self.nextDueAt = nextDueAt.map(Timestamp.format)
         self.id = id
         self.state = state
         targeted = counts.tally.targeted
