@@ -39,6 +39,7 @@ public struct ProgressReport: Sendable {
         if status.pending > 0 { outcome += ", \(status.pending) pending" }
         if status.expired > 0 { outcome += ", \(status.expired) expired" }
         if status.canceled > 0 { outcome += ", \(status.canceled) canceled" }
+        if let capped = status.capped, capped > 0 { outcome += ", \(capped) capped" }
         return "notification \(status.id) \(status.state.rawValue): \(outcome); \(funnel(status))"
     }
 

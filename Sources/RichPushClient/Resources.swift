@@ -92,6 +92,8 @@ public struct DeliveryStatus: Codable, Sendable, Equatable {
     public var pending: Int
     public var expired: Int
     public var canceled: Int
+    /// Not sent because their users had reached the frequency cap; absent from gateways without caps.
+    public var capped: Int?
     public var fetched: Int
     public var displayed: Int
     public var opened: Int
@@ -99,7 +101,7 @@ public struct DeliveryStatus: Codable, Sendable, Equatable {
     public var errors: [Failure]
 
     /// Deliveries the hubs have finished with, one way or another.
-    public var settled: Int { sent + failed + expired + canceled }
+    public var settled: Int { sent + failed + expired + canceled + (capped ?? 0) }
 }
 
 extension NotificationState {

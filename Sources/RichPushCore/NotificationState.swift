@@ -45,8 +45,11 @@ public struct DeliveryTally: Sendable, Equatable {
     public var failed: Int
     public var expired: Int
     public var canceled: Int
+    /// Not sent because their users had reached the frequency cap.
+    public var capped: Int
 
-    public init(pending: Int = 0, sent: Int = 0, failed: Int = 0, expired: Int = 0, canceled: Int = 0) {
+    public init(pending: Int = 0, sent: Int = 0, failed: Int = 0, expired: Int = 0, canceled: Int = 0, capped: Int = 0) {
+        self.capped = capped
         self.pending = pending
         self.sent = sent
         self.failed = failed
@@ -55,5 +58,5 @@ public struct DeliveryTally: Sendable, Equatable {
     }
 
     /// Every installation the notification addressed.
-    public var targeted: Int { pending + sent + failed + expired + canceled }
+    public var targeted: Int { pending + sent + failed + expired + canceled + capped }
 }

@@ -41,6 +41,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         throw ConfigurationError(error.description)
     }
     if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
+    store.campaignLimits = configuration.campaignLimits
     let metrics = GatewayMetrics()
     let fetches = FetchRecorder(store: store, logger: logger)
     let connections = UnauthenticatedConnections(

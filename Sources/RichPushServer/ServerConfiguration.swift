@@ -3,6 +3,7 @@ public import Logging
 public import RichPushCore
 public import RichPushHubs
 public import RichPushImaging
+public import RichPushStore
 
 /// Everything `richpush serve` can be told, resolved from flags, environment, config file and defaults.
 public struct ServerConfiguration: Sendable {
@@ -50,10 +51,19 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String?
     /// The zone of installations without a known one, for deliveries at a local time.
     public var defaultTimeZone = TimeZone(identifier: "UTC")!
+    /// At most so many marketers' notifications per user within a period; nil: no cap.
+    public var frequencyCap: FrequencyCap?
+    /// Hours of each device's day in which marketers' deliveries wait; nil: none.
+    public var quietHours: QuietHours?
     /// APNs, FCM and Notification Hubs; each is off unless configured.
     public var hubs = HubSettings()
 
     public init() {}
+
+    /// What holds marketers' notifications back in the dispatchers.
+    public var campaignLimits: CampaignLimits {
+        CampaignLimits(frequencyCap: frequencyCap, quietHours: quietHours, defaultTimeZone: defaultTimeZone)
+    }
 
     /// Resolves every setting: a flag wins over the environment (`RICHPUSH_*`), that over the config file, that
     /// over the default. `flags` holds the long flag names given on the command line.
@@ -98,6 +108,18 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("default-time-zone must be an IANA time zone such as Europe/Berlin or UTC, not '\(zone)'")
             }
             defaultTimeZone = timeZone
+        }
+        if let cap = value("frequency-cap") {
+            guard let parsed = FrequencyCap(parsing: cap) else {
+                throw ConfigurationError("frequency-cap must be a count and a period such as 3/24h or 1/7d, not '\(cap)'")
+            }
+            frequencyCap = parsed
+        }
+        if let hours = value("quiet-hours") {
+            guard let parsed = QuietHours(parsing: hours) else {
+                throw ConfigurationError("quiet-hours must be a span of the day such as 22:00-08:00, not '\(hours)'")
+            }
+            quietHours = parsed
         }
         if let proxies = value("trusted-proxies") { trustedProxies = try TrustedProxies(parsing: proxies) }
         if let count = try integer("max-installations-per-user", in: 1...100_000) { maximumInstallationsPerUser = count }

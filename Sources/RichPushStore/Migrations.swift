@@ -11,7 +11,7 @@ enum Migrations {
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
-        addDeviceFieldTags, addLocalDelivery,
+        addDeviceFieldTags, addLocalDelivery, addCampaignLimits,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -320,5 +320,27 @@ enum Migrations {
     private static func addLocalDelivery(_ db: any SQLDatabase) async throws {
         try await db.alter(table: "notifications").column("deliver_at_local", type: .text).run()
         try await db.alter(table: "notifications").column("due_times", type: .text).run()
+    }
+
+    /// Whether a notification is a marketer's (held to the frequency cap and quiet hours) rather than a member's own
+    /// or an admin's transactional one, read from its sender's role for those sent before; and, per user, the
+    /// marketers' notifications that reached them lately, which the cap counts.
+    private static func addCampaignLimits(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "notifications").column("purpose", type: .text, .notNull, .default(SQLLiteral.string("transactional")))
+            .run()
+        try await db.update("notifications").set("purpose", to: NotificationPurpose.marketing.rawValue)
+            .where(
+                "created_by", .in,
+                SQLSubquery.select {
+                    $0.column("username").from("users").where("role", .in, [Role.marketer.rawValue, Role.admin.rawValue])
+                }
+            )
+            .run()
+        try await db.create(table: "frequency_counts")
+            .column("owner", type: .text, .notNull)
+            .column("notification_id", type: .bigint, .notNull)
+            .column("counted_at", type: .bigint, .notNull)
+            .primaryKey("owner", "notification_id")
+            .run()
     }
 }

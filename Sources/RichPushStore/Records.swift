@@ -75,12 +75,15 @@ public struct NotificationDraft: Sendable {
     public var template: TemplateReference?
     /// Set for a delivery at a wall-clock time in each device's zone; `deliverAt` is then ignored.
     public var localDelivery: LocalDelivery?
+    /// A marketer's notification is held to the frequency cap and quiet hours.
+    public var purpose: NotificationPurpose
 
     public init(
         message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
         expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent(),
-        template: TemplateReference? = nil, localDelivery: LocalDelivery? = nil
+        template: TemplateReference? = nil, localDelivery: LocalDelivery? = nil, purpose: NotificationPurpose = .transactional
     ) {
+        self.purpose = purpose
         self.template = template
         self.localDelivery = localDelivery
         self.message = message
@@ -93,6 +96,14 @@ public struct NotificationDraft: Sendable {
         self.idempotencyKey = idempotencyKey
         self.content = content
     }
+}
+
+/// Why a notification is sent, which decides whether the campaign limits (``CampaignLimits``) hold it.
+public enum NotificationPurpose: String, Sendable {
+    /// A marketer's or an admin's campaign: counted toward the frequency cap, and held back in quiet hours.
+    case marketing
+    /// A member's own send, or an admin's marked `"transactional": true`: never counted, capped or held back.
+    case transactional
 }
 
 /// A stored rich notification.
@@ -117,6 +128,7 @@ public struct NotificationRecord: Sendable, Equatable {
     /// The distinct instants its deliveries fall due, earliest first, for a delivery in each device's zone; empty
     /// otherwise (they all fall due at `deliverAt`).
     public var dueTimes: [Date] = []
+    public var purpose: NotificationPurpose = .transactional
 
     public var richType: RichType { payload.richType }
 

@@ -23,6 +23,8 @@ extension Store {
         audiencePlatforms: Set<Platform> = []
     ) async throws -> [DeliveryJob] {
         let held = self.held
+        let limits = campaignLimits
+        let withZones = limits.quietHours != nil
         var taken: [Int64] = []
         do {
             let jobs = try await engine.transaction(.deferred) { db in
@@ -40,18 +42,18 @@ extension Store {
                 }
                 _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
                 var claimed = try await Self.take(
-                    SQLBinaryExpression(SQLIdentifier("id"), .in, due.query), until: leaseUntil, holding: held, in: db)
+                    SQLBinaryExpression(SQLIdentifier("id"), .in, due.query), until: leaseUntil, holding: held, withZones: withZones, in: db)
                 taken += claimed.map(\.deliveryId)
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
                         platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
                     for chunk in audiences.sorted().chunked(Self.insertChunk) {
-                        let audience = try await Self.take(SQLIdSet("id", in: chunk), until: leaseUntil, holding: held, in: db)
+                        let audience = try await Self.take(SQLIdSet("id", in: chunk), until: leaseUntil, holding: held, withZones: withZones, in: db)
                         claimed += audience
                         taken += audience.map(\.deliveryId)
                     }
                 }
-                return try await Self.jobs(of: claimed, now: now, in: db)
+                return try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db)
             }
             held?.release(finished.map(\.job.deliveryId))
             return jobs
@@ -63,45 +65,25 @@ extension Store {
     }
 
     /// The jobs of claimed deliveries. Those of expired notifications are marked expired, and those to installations
-    /// a hub reported gone fail, without being sent.
-    private static func jobs(of claimed: [ClaimedDelivery], now: Date, in db: any SQLDatabase) async throws -> [DeliveryJob] {
+    /// a hub reported gone fail, without being sent; `limits` hold marketers' notifications back.
+    private static func jobs(
+        of claimed: [ClaimedDelivery], now: Date, limits: CampaignLimits, held: HeldDeliveries?, in db: any SQLDatabase
+    ) async throws -> [DeliveryJob] {
         guard !claimed.isEmpty else { return [] }
         let nowMs = EpochMilliseconds(now)
         let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
-        let badgeOwners = Set(claimed.filter { notifications[$0.notificationId]?.content.badge == .unread }.map(\.owner))
-        let unread = badgeOwners.isEmpty ? [:] : try await Self.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
-        // A notification's devices share a few pushes, one per language and badge: each is built once.
-        var pushes: [PushKey: (push: SilentPush, language: String?)] = [:]
-        var jobs: [DeliveryJob] = []
+        var live: [ClaimedDelivery] = []
         var gone: [Int64] = []
         var expired: [Int64] = []
-        jobs.reserveCapacity(claimed.count)
-        for delivery in claimed.sorted(by: { $0.deliveryId < $1.deliveryId }) {
+        live.reserveCapacity(claimed.count)
+        for delivery in claimed {
             guard let notification = notifications[delivery.notificationId] else { continue }
             if delivery.deviceGone {
                 gone.append(delivery.deliveryId)
             } else if let expiresAt = notification.expiresAt, expiresAt <= now {
                 expired.append(delivery.deliveryId)
             } else {
-                let unreadCount = unread[delivery.owner]
-                let key = PushKey(notificationId: delivery.notificationId, language: delivery.language, unreadCount: unreadCount)
-                let (push, language) =
-                    pushes[key]
-                    ?? {
-                        let variant = notification.content.localization(forInstallationLanguage: delivery.language)
-                        let built = SilentPush(
-                            richId: delivery.notificationId, richType: notification.richType, message: notification.message,
-                            style: notification.pushStyle, content: notification.content, localization: variant?.localization,
-                            unreadCount: unreadCount)
-                        pushes[key] = (built, variant?.tag)
-                        return (built, variant?.tag)
-                    }()
-                jobs.append(
-                    DeliveryJob(
-                        deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,
-                        audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
-                        owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: language,
-                        variesByDevice: notification.content.variesByDevice))
+                live.append(delivery)
             }
         }
         // Only the rows in hand are checked against dead devices and expired notifications: looking through the
@@ -112,6 +94,39 @@ extension Store {
         try await Self.finish(
             expired, as: .expired, code: "notification.expired",
             message: "the notification expired before the device was reached", at: nowMs, in: db)
+        let marketing = Set(notifications.filter { $0.value.purpose == .marketing }.keys)
+        live = try await Self.applying(limits, to: live, marketing: marketing, now: now, held: held, in: db)
+
+        let badgeOwners = Set(live.filter { notifications[$0.notificationId]?.content.badge == .unread }.map(\.owner))
+        let unread = badgeOwners.isEmpty ? [:] : try await Self.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
+        // A notification's devices share a few pushes, one per language and badge: each is built once.
+        var pushes: [PushKey: (push: SilentPush, language: String?)] = [:]
+        var jobs: [DeliveryJob] = []
+        jobs.reserveCapacity(live.count)
+        for delivery in live.sorted(by: { $0.deliveryId < $1.deliveryId }) {
+            guard let notification = notifications[delivery.notificationId] else { continue }
+            let unreadCount = unread[delivery.owner]
+            let key = PushKey(notificationId: delivery.notificationId, language: delivery.language, unreadCount: unreadCount)
+            let (push, language) =
+                pushes[key]
+                ?? {
+                    let variant = notification.content.localization(forInstallationLanguage: delivery.language)
+                    let built = SilentPush(
+                        richId: delivery.notificationId, richType: notification.richType, message: notification.message,
+                        style: notification.pushStyle, content: notification.content, localization: variant?.localization,
+                        unreadCount: unreadCount)
+                    pushes[key] = (built, variant?.tag)
+                    return (built, variant?.tag)
+                }()
+            // A hub that sends to a whole audience at once cannot leave out the devices the limits hold back.
+            let heldBackPerDevice = limits.isActive && notification.purpose == .marketing
+            jobs.append(
+                DeliveryJob(
+                    deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,
+                    audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
+                    owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: language,
+                    variesByDevice: notification.content.variesByDevice || heldBackPerDevice))
+        }
         return jobs
     }
 
@@ -122,8 +137,9 @@ extension Store {
         var unreadCount: Int?
     }
 
-    /// What a claim reads of a delivery row, with whether a hub reported its installation gone.
-    private struct ClaimedDelivery {
+    /// What a claim reads of a delivery row, with whether a hub reported its installation gone and, where quiet hours
+    /// need it, the installation's zone.
+    struct ClaimedDelivery {
         var deliveryId: Int64
         var attempt: Int
         var notificationId: Int64
@@ -133,6 +149,7 @@ extension Store {
         var pushChannel: String
         var language: String?
         var deviceGone: Bool
+        var timeZone: String?
     }
 
     /// What the hubs need of a claimed notification: read once per notification, not once per delivery.
@@ -143,22 +160,27 @@ extension Store {
         var audience: String
         var expiresAt: Date?
         var content: PushContent
+        var purpose: NotificationPurpose
     }
 
     /// Takes the pending deliveries `predicate` selects until `leaseUntil` and reads them, each with the attempt this
     /// claim makes. Where leases are written into the rows, one statement leases them, counts the attempt and reads
     /// them back; `held` holds them in memory instead, and the attempt is counted when its outcome is recorded.
     private static func take(
-        _ predicate: any SQLExpression, until leaseUntil: Int64, holding held: HeldDeliveries?, in db: any SQLDatabase
+        _ predicate: any SQLExpression, until leaseUntil: Int64, holding held: HeldDeliveries?, withZones: Bool, in db: any SQLDatabase
     ) async throws -> [ClaimedDelivery] {
-        let deviceGone = SQLSubquery.select {
-            $0.column("dead_at").from("installations")
-                .where(SQLColumn("id", table: "installations"), .equal, SQLColumn("installation_id", table: "deliveries"))
+        func installation(_ column: String) -> any SQLExpression {
+            let value = SQLSubquery.select {
+                $0.column(column).from("installations")
+                    .where(SQLColumn("id", table: "installations"), .equal, SQLColumn("installation_id", table: "deliveries"))
+            }
+            return SQLAlias(value, as: SQLIdentifier(column))
         }
-        let columns: [any SQLExpression] = [
+        var columns: [any SQLExpression] = [
             SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
-            SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), SQLAlias(deviceGone, as: SQLIdentifier("dead_at")),
+            SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), installation("dead_at"),
         ]
+        if withZones { columns.append(installation("time_zone")) }
         let rows =
             if held == nil {
                 try await db.update("deliveries").set("lease_until", to: leaseUntil)
@@ -174,7 +196,7 @@ extension Store {
                 notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
                 owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
                 pushChannel: try row.string("push_channel"), language: try row.optionalString("language"),
-                deviceGone: !(try row.decodeNil(column: "dead_at")))
+                deviceGone: !(try row.decodeNil(column: "dead_at")), timeZone: withZones ? try row.optionalString("time_zone") : nil)
         }
         held?.hold(claimed.map(\.deliveryId), until: leaseUntil)
         return claimed
@@ -201,20 +223,21 @@ extension Store {
     private static func claimedNotifications(_ ids: Set<Int64>, in db: any SQLDatabase) async throws -> [Int64: ClaimedNotification] {
         var notifications: [Int64: ClaimedNotification] = [:]
         for chunk in ids.sorted().chunked(insertChunk) {
-            let rows = try await db.select().columns("id", "message", "rich_type", "push_style", "audience", "expires_at", "content")
+            let rows = try await db.select().columns("id", "message", "rich_type", "push_style", "audience", "expires_at", "content", "purpose")
                 .from("notifications").where(SQLIdSet("id", in: chunk)).all()
             for row in rows {
                 notifications[try row.int64("id")] = ClaimedNotification(
                     message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
                     pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
-                    expiresAt: try row.optionalDate("expires_at"), content: try content(row.optionalString("content")))
+                    expiresAt: try row.optionalDate("expires_at"), content: try content(row.optionalString("content")),
+                    purpose: try row.enumeration("purpose", as: NotificationPurpose.self))
             }
         }
         return notifications
     }
 
     /// Ends pending deliveries without sending them.
-    private static func finish(
+    static func finish(
         _ ids: [Int64], as state: DeliveryState, code: String, message: String, at nowMs: Int64, in db: any SQLDatabase
     ) async throws {
         for chunk in ids.chunked(insertChunk) {
@@ -339,6 +362,7 @@ extension Store {
                 case .failed: tally.failed = count
                 case .expired: tally.expired = count
                 case .canceled: tally.canceled = count
+                case .capped: tally.capped = count
                 case nil: break
                 }
             }

@@ -9,6 +9,8 @@ enum DeliveryState: String {
     case failed
     case expired
     case canceled
+    /// Not sent: its user had reached the frequency cap.
+    case capped
 
     /// `state = 'pending'`, the state written as a literal: the planners match it to the index of pending deliveries,
     /// which a bound value they cannot.
@@ -31,7 +33,7 @@ extension Store {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
         "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version", "deliver_at_local",
-        "due_times",
+        "due_times", "purpose",
     ]
     /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
     static let insertChunk = 500
@@ -57,14 +59,14 @@ extension Store {
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
                     "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at", "content", "template_name",
-                    "template_version", "deliver_at_local", "due_times"
+                    "template_version", "deliver_at_local", "due_times", "purpose"
                 )
                 .values(
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
                     Self.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
-                    draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json
+                    draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json, draft.purpose.rawValue
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()
@@ -215,7 +217,7 @@ extension Store {
             deliverAtLocal: try row.optionalString("deliver_at_local").flatMap(Timestamp.parseLocal),
             dueTimes: try row.optionalString("due_times").map { json in
                 try JSONDecoder().decode([Int64].self, from: Data(json.utf8)).map(dateFromMilliseconds)
-            } ?? [])
+            } ?? [], purpose: try row.enumeration("purpose", as: NotificationPurpose.self))
     }
 
     /// The JSON a notification's content is stored as; nil when it has none, as every notification before it had.

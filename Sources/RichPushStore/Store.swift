@@ -15,6 +15,8 @@ public struct Store: Sendable {
     /// Platforms whose installations are copied into a remote hub's registrations (Notification Hubs): their
     /// changes queue a sync in the same transaction.
     public var mirroredPlatforms: Set<Platform> = []
+    /// What holds marketers' notifications back when they fall due.
+    public var campaignLimits = CampaignLimits()
 
     init(engine: any DatabaseEngine, logger: Logger) {
         self.engine = engine

@@ -66,6 +66,22 @@ struct Serve: AsyncParsableCommand {
         help: "The IANA zone of devices without one, for deliveries at a local time (default UTC; env RICHPUSH_DEFAULT_TIME_ZONE)."
     )
     var defaultTimeZone: String?
+    @Option(
+        name: .customLong("frequency-cap"),
+        help: """
+            At most N marketers' notifications per user within PERIOD, e.g. 3/24h; those past it end as capped. Members' own \
+            and admins' transactional sends are not counted (default off; env RICHPUSH_FREQUENCY_CAP).
+            """
+    )
+    var frequencyCap: String?
+    @Option(
+        name: .customLong("quiet-hours"),
+        help: """
+            Hours of each device's day, e.g. 22:00-08:00, in which marketers' deliveries wait until they end (default off; \
+            env RICHPUSH_QUIET_HOURS).
+            """
+    )
+    var quietHours: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; env RICHPUSH_LOG_LEVEL).")
     var logLevel: String?
 
@@ -78,6 +94,7 @@ struct Serve: AsyncParsableCommand {
                 "trusted-proxies": trustedProxies, "max-installations-per-user": maximumInstallationsPerUser,
                 "max-streams-per-user": maximumStreamsPerUser, "public-url": publicURL, "default-time-zone": defaultTimeZone,
                 "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
+                "frequency-cap": frequencyCap, "quiet-hours": quietHours,
             ].compactMapValues { $0 }
         ) { first, _ in first }
         let configuration: ServerConfiguration

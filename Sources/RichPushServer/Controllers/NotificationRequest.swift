@@ -15,9 +15,11 @@ struct NotificationRequest: Decodable {
     var template: String?
     /// The values of the template's placeholders.
     var variables: [String: String]?
+    /// An admin's notice that is not a campaign: neither counted toward the frequency cap nor held in quiet hours.
+    var transactional: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case deliverAt, deliverAtLocal, expiresAt, idempotencyKey, template, variables
+        case deliverAt, deliverAtLocal, expiresAt, idempotencyKey, template, variables, transactional
     }
 
     init(from decoder: any Decoder) throws {
@@ -30,6 +32,7 @@ struct NotificationRequest: Decodable {
         idempotencyKey = try container.decodeIfPresent(String.self, forKey: .idempotencyKey)
         template = try container.decodeIfPresent(String.self, forKey: .template)
         variables = try container.decodeIfPresent([String: String].self, forKey: .variables)
+        transactional = try container.decodeIfPresent(Bool.self, forKey: .transactional)
     }
 
     static let maximumIdempotencyKeyLength = 200
@@ -46,6 +49,9 @@ struct NotificationRequest: Decodable {
             throw APIError.unprocessable("template.missing", "variables fill in a template's placeholders; name the template too.")
         }
         let checked = try await campaign.checked(by: caller, imageExists: imageExists)
+        if transactional == true, caller.role != .admin {
+            throw APIError.forbidden("Only admins send transactional notifications; a marketer's are held to the frequency cap.")
+        }
         let local = try localDelivery(defaultTimeZone: defaultTimeZone)
         // A local delivery's zones reach its time between UTC+14 and UTC−12: its lifetime counts from the last of them.
         let deliverAt = try deliverAt.map { try Self.time($0, field: "deliverAt") } ?? local?.earliestInstant ?? now
@@ -61,7 +67,8 @@ struct NotificationRequest: Decodable {
         return NotificationDraft(
             message: checked.message, payload: checked.payload, audience: checked.audience, pushStyle: checked.style,
             deliverAt: deliverAt, expiresAt: expiresAt, createdBy: caller.username, idempotencyKey: idempotencyKey,
-            content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) }, localDelivery: local)
+            content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) }, localDelivery: local,
+            purpose: caller.role == .member || transactional == true ? .transactional : .marketing)
     }
 
     /// The delivery at `deliverAtLocal` in each device's zone, if asked for.

@@ -159,6 +159,7 @@ struct StatusJSON: ResponseEncodable {
     var pending: Int
     var expired: Int
     var canceled: Int
+    var capped: Int
     var fetched: Int
     var displayed: Int
     var opened: Int
@@ -177,6 +178,7 @@ struct StatusJSON: ResponseEncodable {
         pending = counts.tally.pending
         expired = counts.tally.expired
         canceled = counts.tally.canceled
+        capped = counts.tally.capped
         fetched = counts.fetched
         displayed = counts.displayed
         opened = counts.opened

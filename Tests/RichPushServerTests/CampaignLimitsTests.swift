@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import RichPushCore
+import RichPushServer
+import Testing
+
+@Suite("Frequency caps through the API")
+struct CampaignLimitsAPITests {
+    static let campaign = #"{"message":"Sale","richType":"text","text":"20% off","audience":"username:alice"}"#
+
+    @Test func aCampaignPastTheCapIsNotSentAndCountsAsCappedInItsStatus() async throws {
+        try await TestGateway({ $0.frequencyCap = FrequencyCap(count: 1, period: 86_400) }).run { session in
+            let alice = try await session.createUser("alice")
+            let mark = try await session.createUser("mark", role: .marketer)
+            try await session.register("laptop", of: alice)
+            let first = try await session.send(Self.campaign, as: mark)
+            #expect(try await session.waitForState("delivered", of: first)["sent"] as? Int == 1)
+            let second = try await session.send(Self.campaign, as: mark)
+            let status = try await session.waitForState("delivered", of: second)
+            #expect(status["sent"] as? Int == 0)
+            #expect(status["capped"] as? Int == 1)
+        }
+    }
+
+    @Test func anAdminsTransactionalNotificationReachesAUserPastTheCap() async throws {
+        try await TestGateway({ $0.frequencyCap = FrequencyCap(count: 1, period: 86_400) }).run { session in
+            let alice = try await session.createUser("alice")
+            try await session.register("laptop", of: alice)
+            let first = try await session.send(Self.campaign, as: .admin)
+            _ = try await session.waitForState("delivered", of: first)
+            let receipt = try await session.send(
+                #"{"message":"Your order shipped","richType":"text","text":"t","audience":"username:alice","transactional":true}"#, as: .admin)
+            #expect(try await session.waitForState("delivered", of: receipt)["sent"] as? Int == 1)
+        }
+    }
+
+    @Test func aMarketerMayNotMarkACampaignTransactional() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let response = try await session.request(
+                .post, "/api/notifications", as: mark,
+                json: #"{"message":"Sale","richType":"text","text":"t","audience":"username:alice","transactional":true}"#)
+            #expect(response.status == .forbidden)
+            #expect(try response.error().code == "auth.forbidden")
+        }
+    }
+
+    @Test(arguments: [("frequency-cap", "3 per day"), ("frequency-cap", "0/24h"), ("quiet-hours", "22-8"), ("quiet-hours", "08:00-08:00")])
+    func aCapOrQuietHoursThatDoNotReadAsSuchStopTheStart(flag: String, value: String) {
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration(flags: [flag: value], settings: SettingsResolver(environment: [:]))
+        }
+    }
+}
