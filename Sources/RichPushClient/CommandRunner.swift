@@ -63,6 +63,17 @@ public struct CommandRunner: Sendable {
         }
     }
 
+    /// Writes every delivery of one notification to standard output as CSV, as the gateway streams it.
+    public func export(id: Int64) async -> CommandExit {
+        do {
+            let terminal = self.terminal
+            try await client.exportDeliveries(id: id) { terminal.writeBytes($0) }
+            return .success
+        } catch {
+            return report(error, json: false)
+        }
+    }
+
     private func follow(id: Int64, timeout: Duration?, json: Bool) async throws -> CommandExit {
         let report = ProgressReport(isInteractive: terminal.isInteractive, width: terminal.width)
         let terminal = self.terminal

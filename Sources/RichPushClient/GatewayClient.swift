@@ -51,27 +51,51 @@ public struct GatewayClient: Sendable {
         try decode(DeliveryStatus.self, from: try await call(.GET, "/api/notifications/\(id)/status"))
     }
 
+    /// `GET /api/notifications/{id}/deliveries` as CSV, handed to `write` piece by piece as it arrives, so an export
+    /// of any size passes through without being held.
+    public func exportDeliveries(id: Int64, write: ([UInt8]) -> Void) async throws(ClientError) {
+        let response = try await send(.GET, "/api/notifications/\(id)/deliveries?format=csv", accept: "text/csv")
+        guard (200..<300).contains(response.status.code) else { throw Self.refusal(status: response.status, body: try await collect(response)) }
+        do {
+            for try await piece in response.body { write(Array(piece.readableBytesView)) }
+        } catch {
+            throw .unreachable(server: server, reason: Self.describe(error))
+        }
+    }
+
     /// Sends one request; a 2xx answer returns its body, anything else becomes a ``ClientError``.
     func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String? = nil) async throws(ClientError) -> Data {
+        let response = try await send(method, path, body: body, contentType: contentType)
+        let answer = try await collect(response)
+        guard (200..<300).contains(response.status.code) else { throw Self.refusal(status: response.status, body: answer) }
+        return answer
+    }
+
+    /// Sends one request and returns the answer's head, its body still to be read.
+    private func send(
+        _ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String? = nil, accept: String = "application/json"
+    ) async throws(ClientError) -> HTTPClientResponse {
         var request = HTTPClientRequest(url: server + path)
         request.method = method
         request.headers.add(name: "Authorization", value: authorization)
-        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Accept", value: accept)
         if let body {
             request.body = .bytes(ByteBuffer(bytes: body))
             if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
         }
-        let status: HTTPResponseStatus
-        let answer: Data
         do {
-            let response = try await httpClient.execute(request, timeout: timeout)
-            status = response.status
-            answer = Data(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
+            return try await httpClient.execute(request, timeout: timeout)
         } catch {
             throw .unreachable(server: server, reason: Self.describe(error))
         }
-        guard (200..<300).contains(status.code) else { throw Self.refusal(status: status, body: answer) }
-        return answer
+    }
+
+    private func collect(_ response: HTTPClientResponse) async throws(ClientError) -> Data {
+        do {
+            return Data(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
+        } catch {
+            throw .unreachable(server: server, reason: Self.describe(error))
+        }
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ClientError) -> T {

@@ -5,14 +5,20 @@ import Foundation
 public struct Terminal: Sendable {
     public let write: @Sendable (String) -> Void
     public let writeError: @Sendable (String) -> Void
+    /// Raw bytes to standard output, which may end inside a character (a file streamed through).
+    public let writeBytes: @Sendable ([UInt8]) -> Void
     public let isInteractive: Bool
     public let width: Int
 
-    public init(isInteractive: Bool, width: Int = 80, write: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void) {
+    public init(
+        isInteractive: Bool, width: Int = 80, write: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
+        writeBytes: (@Sendable ([UInt8]) -> Void)? = nil
+    ) {
         self.isInteractive = isInteractive
         self.width = width
         self.write = write
         self.writeError = writeError
+        self.writeBytes = writeBytes ?? { write(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// The process's own standard output and error.
@@ -25,6 +31,9 @@ public struct Terminal: Sendable {
             },
             writeError: { text in
                 FileHandle.standardError.write(Data(text.utf8))
+            },
+            writeBytes: { bytes in
+                FileHandle.standardOutput.write(Data(bytes))
             })
     }
 

@@ -126,6 +126,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     UserController(gateway: gateway).addRoutes(to: authenticated)
     ImageController(gateway: gateway, library: library).addRoutes(to: authenticated)
     NotificationController(gateway: gateway, library: library).addRoutes(to: authenticated)
+    ResultsController(gateway: gateway).addRoutes(to: authenticated)
     AudienceController(gateway: gateway).addRoutes(to: authenticated)
     TemplateController(store: gateway.store).addRoutes(to: authenticated)
     InstallationController(gateway: gateway).addRoutes(to: authenticated)

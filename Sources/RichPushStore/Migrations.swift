@@ -11,7 +11,7 @@ enum Migrations {
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
-        addDeviceFieldTags, addLocalDelivery, addCampaignLimits,
+        addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -342,5 +342,12 @@ enum Migrations {
             .column("counted_at", type: .bigint, .notNull)
             .primaryKey("owner", "notification_id")
             .run()
+    }
+
+    /// The A/B variant each recipient of a notification with variants was assigned, on its deliveries (which push it
+    /// gets) and its feed entry (which message its feed shows).
+    private static func addVariants(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "deliveries").column("variant", type: .text).run()
+        try await db.alter(table: "feed_entries").column("variant", type: .text).run()
     }
 }

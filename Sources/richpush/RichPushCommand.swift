@@ -9,6 +9,6 @@ struct RichPushCommand: AsyncParsableCommand {
             Every flag also has an environment form (--data-dir ↔ RICHPUSH_DATA_DIR). A flag wins over the \
             environment, the environment over the --config file, that over the default.
             """,
-        subcommands: [Serve.self, User.self, Send.self, Status.self]
+        subcommands: [Serve.self, User.self, Send.self, Status.self, Export.self]
     )
 }

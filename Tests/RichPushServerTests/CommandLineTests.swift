@@ -83,6 +83,26 @@ struct CommandLineTests {
         }
     }
 
+    @Test func exportWritesEveryDeliveryAsCSVToStandardOutput() async throws {
+        try await withGateway { gateway, passwordFile in
+            #expect(try richpush(sendArguments(gateway, passwordFile) + ["--wait"]).status == 0)
+            let export = try richpush(["export", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            #expect(export.status == 0, "\(export.output)")
+            let lines = export.output.components(separatedBy: "\r\n")
+            #expect(lines.first?.hasPrefix("installationId,owner,platform,") == true)
+            #expect(lines.count == 3)
+            #expect(lines[1].hasPrefix("laptop,alice,direct,,,sent,,1,"))
+        }
+    }
+
+    @Test func exportOfAMissingNotificationExitsThree() async throws {
+        try await withGateway { gateway, passwordFile in
+            let export = try richpush(["export", "99", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            #expect(export.status == 3)
+            #expect(export.output == "richpush: There is no notification 99.\n")
+        }
+    }
+
     @Test func everyFlagHasAnEnvironmentForm() async throws {
         try await withGateway { gateway, passwordFile in
             let result = try richpush(

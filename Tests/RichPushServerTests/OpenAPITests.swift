@@ -23,6 +23,7 @@ struct OpenAPITests {
         ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/"),
         ("get", "/api/audiences/count"), ("post", "/api/installations/import"),
         ("put", "/api/users/{username}/password"), ("delete", "/api/users/{username}"),
+        ("get", "/api/notifications/{id}/deliveries"), ("get", "/api/notifications/{id}/timeline"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

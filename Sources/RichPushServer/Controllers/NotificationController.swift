@@ -28,7 +28,7 @@ struct NotificationController {
             draft = NotificationDraft(
                 message: Self.tutorialMessage, payload: .image(id: try await library.logo(createdBy: caller.username)),
                 audience: .tag(Tag.user(caller.username)), pushStyle: .silent, deliverAt: now, expiresAt: nil,
-                createdBy: caller.username, idempotencyKey: nil)
+                createdBy: caller.username, idempotencyKey: nil, purpose: caller.role == .member ? .transactional : .marketing)
         } else {
             try request.requireJSONContentType()
             let fields = try StrictRequestDecoder.decode(NotificationRequest.self, from: body)
@@ -61,7 +61,7 @@ struct NotificationController {
         let page = try await gateway.store.notifications(limit: limit + 1, before: before)
         var items: [NotificationJSON] = []
         for record in page.prefix(limit) { items.append(try await representation(of: record, for: request)) }
-        return try NotificationListJSON(items: items, next: page.count > limit ? items.last?.id : nil).jsonResponse()
+        return try PageJSON(items: items, next: page.count > limit ? items.last?.id : nil).jsonResponse()
     }
 
     @Sendable func info(_ request: Request, context: RichPushRequestContext) async throws -> Response {

@@ -129,8 +129,9 @@ struct NotificationJSON: ResponseEncodable {
     }
 }
 
-struct NotificationListJSON: ResponseEncodable {
-    var items: [NotificationJSON]
+/// A page of a list: `next` is the cursor of the following page (`before` or `after`), null on the last.
+struct PageJSON<Item: Encodable>: ResponseEncodable {
+    var items: [Item]
     var next: Int64?
 
     func encode(to encoder: any Encoder) throws {

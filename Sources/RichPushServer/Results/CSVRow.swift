@@ -1,0 +1,15 @@
+/// RFC 4180 rows, written by hand: the export streams page by page into the response's buffers, and quoting a field is
+/// a few lines where the CSV packages on hand write whole documents to a stream or file of their own.
+enum CSVRow {
+    /// `fields` as one line: a field holding a comma, quote, CR or LF is quoted, its quotes doubled; CRLF ends it.
+    static func line(_ fields: [String]) -> String {
+        fields.map(quoted).joined(separator: ",") + "\r\n"
+    }
+
+    private static func quoted(_ field: String) -> String {
+        guard field.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 13 || $0 == 10 }) else {
+            return field
+        }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
