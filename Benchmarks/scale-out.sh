@@ -50,21 +50,7 @@ fan_out() {
     done
     local base="http://127.0.0.1:${ports[0]}" admin=(-u admin:bench-admin-password)
     echo "$label: registering $installations installations…" >&2
-    for user in $(seq 1 "$users"); do
-        curl -sf "${admin[@]}" -d "{\"username\":\"user$user\",\"password\":\"user-password-$user\",\"role\":\"member\"}" \
-            "$base/api/users" >/dev/null
-    done
-    for first in $(seq 0 10000 $((installations - 1))); do
-        python3 - "$first" "$installations" "$users" >"$bench_work/import.json" <<'PY'
-import json, sys
-first, total, users = (int(a) for a in sys.argv[1:])
-entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": "direct",
-            "pushChannel": f"desk-{i}", "tags": ["topic:bench"]} for i in range(first, min(first + 10000, total))]
-json.dump({"installations": entries}, sys.stdout)
-PY
-        curl -sf "${admin[@]}" -H 'Content-Type: application/json' --data-binary "@$bench_work/import.json" \
-            "$base/api/installations/import" >/dev/null
-    done
+    bench_import_installations "$base" "$installations" "$users" "${admin[@]}"
     echo "$label: sending…" >&2
     local start created id status finished
     start=$(now_seconds)

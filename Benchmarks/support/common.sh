@@ -67,6 +67,29 @@ bench_wait_for() {
     exit 1
 }
 
+# bench_import_installations BASE_URL COUNT USERS [admin curl flags…]: registers COUNT direct installations
+# (desk-0 and up, tagged topic:bench) spread over the members user1…userUSERS, creating those users, ten thousand per
+# import request.
+bench_import_installations() {
+    local base=$1 count=$2 users=$3
+    shift 3
+    for user in $(seq 1 "$users"); do
+        curl -sf "$@" -d "{\"username\":\"user$user\",\"password\":\"user-password-$user\",\"role\":\"member\"}" \
+            "$base/api/users" >/dev/null
+    done
+    for first in $(seq 0 10000 $((count - 1))); do
+        python3 - "$first" "$count" "$users" >"$bench_work/import.json" <<'PY'
+import json, sys
+first, total, users = (int(a) for a in sys.argv[1:])
+entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": "direct",
+            "pushChannel": f"desk-{i}", "tags": ["topic:bench"]} for i in range(first, min(first + 10000, total))]
+json.dump({"installations": entries}, sys.stdout)
+PY
+        curl -sf "$@" -H 'Content-Type: application/json' --data-binary "@$bench_work/import.json" \
+            "$base/api/installations/import" >/dev/null
+    done
+}
+
 # bench_json FIELD: reads a JSON document on stdin and prints one top-level field.
 bench_json() {
     python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"

@@ -13,13 +13,18 @@ public struct UploadedImage: Codable, Sendable, Equatable {
 
 /// The body of `POST /api/notifications`.
 public struct NewNotification: Codable, Sendable, Equatable {
-    public var message: String
-    public var richType: RichType
+    /// Nil (with `richType` and `audience`) where the template gives it.
+    public var message: String?
+    public var richType: RichType?
     public var imageId: Int64?
     public var url: String?
     public var text: String?
-    public var audience: String
+    public var audience: String?
     public var deliverAt: String?
+    public var deliverAtLocal: String?
+    public var expiresIn: String?
+    public var template: String?
+    public var variables: [String: String]?
     public var expiresAt: String?
     public var pushStyle: PushStyle?
     public var idempotencyKey: String?
@@ -32,7 +37,7 @@ public struct NewNotification: Codable, Sendable, Equatable {
     public var localizations: [String: Localization]?
 
     public init(
-        message: String, richType: RichType, imageId: Int64? = nil, url: String? = nil, text: String? = nil, audience: String,
+        message: String?, richType: RichType?, imageId: Int64? = nil, url: String? = nil, text: String? = nil, audience: String?,
         deliverAt: Date? = nil, expiresAt: Date? = nil, pushStyle: PushStyle? = nil, idempotencyKey: String? = nil
     ) {
         self.message = message

@@ -10,10 +10,20 @@ public struct SendPlan: Sendable {
         case text(String)
     }
 
-    public var payload: Payload
-    public var message: String
-    public var audience: String
+    /// Nil when a template gives it.
+    public var payload: Payload?
+    /// Nil when a template gives it.
+    public var message: String?
+    /// Nil when a template gives it.
+    public var audience: String?
     public var deliverAt: Date?
+    /// A wall-clock time without a zone, reached in each device's own zone (`--at-local`).
+    public var deliverAtLocal: LocalTime?
+    /// How long after delivery it expires, as given, when the delivery time differs per device.
+    public var expiresIn: String?
+    /// The template whose fields the ones given here override, and its placeholders' values.
+    public var template: String?
+    public var variables: [String: String] = [:]
     public var expiresAt: Date?
     public var pushStyle: PushStyle?
     public var idempotencyKey: String?
@@ -40,33 +50,57 @@ public struct SendPlan: Sendable {
     }
 
     /// Reads the plan from the settings; `--expires-in` counts from `--at` when that is later than `now`.
+    /// Reads the plan from the settings; `--expires-in` counts from `--at` when that is later than `now`. With
+    /// `--template`, the payload, message and audience may come from the template.
     public init(settings: CommandSettings, now: Date = .now) throws(UsageError) {
+        template = settings.value("template")
+        variables = try Self.pairs(settings.list("var"), flag: "--var")
+        if template == nil, !variables.isEmpty { throw UsageError("--var fills in a template's placeholders; name the template with --template") }
         let sources = ["image", "url", "text"].filter { settings.value($0) != nil }
-        guard sources.count == 1, let source = sources.first, let value = settings.value(source) else {
+        guard sources.count == 1 || (sources.isEmpty && template != nil) else {
             throw UsageError("give exactly one rich payload: --image FILE (PNG, JPEG or WebP), --url URL or --text TEXT")
         }
-        switch source {
-        case "image":
-            guard let bytes = FileManager.default.contents(atPath: value) else { throw UsageError("cannot read the image \(value)") }
-            payload = .image(path: value, bytes: bytes)
-        case "url":
-            payload = .url(value)
-        default:
-            payload = .text(value)
+        if let source = sources.first, let value = settings.value(source) {
+            switch source {
+            case "image":
+                guard let bytes = FileManager.default.contents(atPath: value) else { throw UsageError("cannot read the image \(value)") }
+                payload = .image(path: value, bytes: bytes)
+            case "url":
+                payload = .url(value)
+            default:
+                payload = .text(value)
+            }
         }
-        message = try settings.required("message", "the text of the alert")
-        audience = try settings.required("to", "the audience, a tag expression such as 'username:alice' or 'topic:sale && !lang:fr'")
+        if template == nil {
+            message = try settings.required("message", "the text of the alert")
+            audience = try settings.required("to", "the audience, a tag expression such as 'username:alice' or 'topic:sale && !lang:fr'")
+        } else {
+            message = settings.value("message")
+            audience = settings.value("to")
+        }
         if let at = settings.value("at") {
             guard let date = Timestamp.parse(at) else {
                 throw UsageError("--at must be an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z, not '\(at)'")
             }
             deliverAt = date
         }
+        if let local = settings.value("at-local") {
+            guard deliverAt == nil else { throw UsageError("give --at or --at-local, not both") }
+            guard let time = Timestamp.parseLocal(local) else {
+                throw UsageError("--at-local must be a wall-clock time without a zone, such as 2026-12-01T09:00:00, not '\(local)'")
+            }
+            deliverAtLocal = time
+        }
         if let text = settings.value("expires-in") {
             guard let seconds = DurationText.seconds(in: text), seconds > 0 else {
                 throw UsageError("--expires-in must be a duration such as 30m, 12h, 1d or 2w, not '\(text)'")
             }
-            expiresAt = max(deliverAt ?? now, now).addingTimeInterval(seconds)
+            // Each device's delivery time is the gateway's to work out: it counts the lifetime from the last zone.
+            if deliverAtLocal != nil {
+                expiresIn = text
+            } else {
+                expiresAt = max(deliverAt ?? now, now).addingTimeInterval(seconds)
+            }
         }
         if let style = settings.value("push-style") {
             guard let parsed = PushStyle(rawValue: style) else { throw UsageError("--push-style must be silent or alert, not '\(style)'") }
@@ -94,12 +128,7 @@ public struct SendPlan: Sendable {
                 throw UsageError("--badge must be a number or unread, not '\(badge)'")
             }
         }
-        for entry in settings.list("data") {
-            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
-                throw UsageError("--data must be KEY=VALUE, not '\(entry)'")
-            }
-            content.data[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
-        }
+        content.data = try pairs(settings.list("data"), flag: "--data")
         for entry in settings.list("localized") {
             guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
                 throw UsageError("--localized must be LANG=FILE.json, not '\(entry)'")
@@ -109,6 +138,18 @@ public struct SendPlan: Sendable {
             content.localizations[language] = try localization(from: path, language: language)
         }
         return content
+    }
+
+    /// `KEY=VALUE` entries of a repeatable flag.
+    private static func pairs(_ entries: [String], flag: String) throws(UsageError) -> [String: String] {
+        var pairs: [String: String] = [:]
+        for entry in entries {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
+                throw UsageError("\(flag) must be KEY=VALUE, not '\(entry)'")
+            }
+            pairs[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+        }
+        return pairs
     }
 
     /// A variant from a file such as `{"message": "Soldes", "title": "Soldes d’hiver"}`.
@@ -126,8 +167,12 @@ public struct SendPlan: Sendable {
     /// The notification to create once the image, if any, is stored as `imageId`.
     func notification(imageId: Int64?) -> NewNotification {
         var notification = NewNotification(
-            message: message, richType: payload.richType, imageId: imageId, audience: audience, deliverAt: deliverAt, expiresAt: expiresAt,
+            message: message, richType: payload?.richType, imageId: imageId, audience: audience, deliverAt: deliverAt, expiresAt: expiresAt,
             pushStyle: pushStyle, idempotencyKey: idempotencyKey)
+        notification.deliverAtLocal = deliverAtLocal?.description
+        notification.expiresIn = expiresIn
+        notification.template = template
+        notification.variables = variables.isEmpty ? nil : variables
         notification.title = content.title
         notification.sound = content.sound
         notification.badge = content.badge
@@ -136,7 +181,7 @@ public struct SendPlan: Sendable {
         notification.data = content.data.isEmpty ? nil : content.data
         notification.localizations = content.localizations.isEmpty ? nil : content.localizations
         switch payload {
-        case .image: break
+        case .image, nil: break
         case .url(let url): notification.url = url
         case .text(let text): notification.text = text
         }

@@ -15,6 +15,9 @@ struct Send: AsyncParsableCommand {
 
             Example: richpush send --server http://localhost:8080 --user mark --password-file ~/.richpush-password \
             --image img/logo.png --message "Winter sale" --to 'topic:sale && !lang:fr' --expires-in 1d --wait
+
+            From a template, at 09:00 on each device's clock: richpush send --template winter-sale --var percent=30 \
+            --at-local 2026-12-01T09:00:00 (the template gives the payload, message and audience unless flags do).
             """
     )
 
@@ -43,6 +46,13 @@ struct Send: AsyncParsableCommand {
         help: "A language's variant, LANG=FILE.json holding message, title, text or url; repeatable (env RICHPUSH_LOCALIZED, comma-separated)."
     )
     var localized: [String] = []
+    @Option(
+        name: .customLong("at-local"),
+        help: "Deliver when each device's own zone reaches this wall-clock time, e.g. 2026-12-01T09:00:00 (env RICHPUSH_AT_LOCAL).")
+    var atLocal: String?
+    @Option(help: "Start from this template; the flags given override its fields (env RICHPUSH_TEMPLATE).") var template: String?
+    @Option(name: .customLong("var"), help: "A value for the template's placeholders, KEY=VALUE; repeatable (env RICHPUSH_VAR, comma-separated).")
+    var variables: [String] = []
     @Flag(help: "Follow delivery until a final state (env RICHPUSH_WAIT).") var wait = false
 
     func run() async throws {
@@ -51,7 +61,8 @@ struct Send: AsyncParsableCommand {
             "push-style": pushStyle, "idempotency-key": idempotencyKey, "wait": wait ? "true" : nil, "title": title, "sound": sound,
             "badge": badge, "category": category, "thread-id": threadId,
             "data": data.isEmpty ? nil : data.joined(separator: "\n"),
-            "localized": localized.isEmpty ? nil : localized.joined(separator: "\n"),
+            "localized": localized.isEmpty ? nil : localized.joined(separator: "\n"), "at-local": atLocal, "template": template,
+            "var": variables.isEmpty ? nil : variables.joined(separator: "\n"),
         ])
         let plan: SendPlan
         do {

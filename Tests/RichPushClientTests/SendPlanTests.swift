@@ -105,6 +105,44 @@ struct SendPlanTests {
         }
     }
 
+    @Test func aTemplateGivesThePayloadMessageAndAudienceAndTheVariablesFillIt() throws {
+        let plan = try SendPlan(settings: settings(["template": "winter-sale", "var": "percent=30\nname=Ada"]))
+        let notification = plan.notification(imageId: nil)
+        #expect(notification.template == "winter-sale")
+        #expect(notification.variables == ["percent": "30", "name": "Ada"])
+        #expect(notification.message == nil && notification.richType == nil && notification.audience == nil)
+    }
+
+    @Test func variablesWithoutATemplateAreAUsageError() {
+        #expect(throws: UsageError("--var fills in a template's placeholders; name the template with --template")) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "var": "percent=30"]))
+        }
+        #expect(throws: UsageError("--var must be KEY=VALUE, not 'percent'")) {
+            try SendPlan(settings: settings(["template": "winter-sale", "var": "percent"]))
+        }
+    }
+
+    @Test func atLocalSendsTheWallClockTimeAndLeavesTheLifetimeToTheGateway() throws {
+        let plan = try SendPlan(
+            settings: settings(["text": "t", "message": "m", "to": "topic:a", "at-local": "2026-12-01T09:00:00", "expires-in": "12h"]))
+        let notification = plan.notification(imageId: nil)
+        #expect(notification.deliverAtLocal == "2026-12-01T09:00:00")
+        #expect(notification.deliverAt == nil && notification.expiresAt == nil)
+        #expect(notification.expiresIn == "12h")
+    }
+
+    @Test func atLocalWithAZoneOrBesideAtIsAUsageError() {
+        let base = ["text": "t", "message": "m", "to": "topic:a"]
+        #expect(throws: UsageError("give --at or --at-local, not both")) {
+            try SendPlan(settings: settings(base.merging(["at": "2026-12-01T09:00:00Z", "at-local": "2026-12-01T09:00:00"]) { a, _ in a }))
+        }
+        #expect(
+            throws: UsageError("--at-local must be a wall-clock time without a zone, such as 2026-12-01T09:00:00, not '2026-12-01T09:00:00Z'")
+        ) {
+            try SendPlan(settings: settings(base.merging(["at-local": "2026-12-01T09:00:00Z"]) { a, _ in a }))
+        }
+    }
+
     @Test func waitAndJsonCanComeFromTheEnvironment() throws {
         let plan = try SendPlan(
             settings: settings(["text": "t", "message": "m", "to": "topic:a"], environment: ["RICHPUSH_WAIT": "1", "RICHPUSH_JSON": "true"]))

@@ -95,6 +95,24 @@ struct CommandLineTests {
         }
     }
 
+    @Test func sendFromATemplateFillsInItsPlaceholdersAndDeliversAtTheLocalTime() async throws {
+        try await withGateway { gateway, passwordFile in
+            let template = try await gateway.request(
+                .POST, "/api/templates", as: mark,
+                json: #"{"name":"winter-sale","message":"{{percent}}% off","richType":"text","text":"t","audience":"username:alice"}"#)
+            #expect(template.status == 201)
+            let result = try richpush([
+                "send", "--template", "winter-sale", "--var", "percent=30", "--at-local", "2000-01-01T09:00:00", "--json", "--wait",
+                "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile,
+            ])
+            #expect(result.status == 0, "\(result.output)")
+            let answer = try await gateway.request(.GET, "/api/notifications/1/info", as: mark)
+            let info = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+            #expect(info["message"] as? String == "30% off")
+            #expect(info["deliverAtLocal"] as? String == "2000-01-01T09:00:00")
+        }
+    }
+
     @Test func exportOfAMissingNotificationExitsThree() async throws {
         try await withGateway { gateway, passwordFile in
             let export = try richpush(["export", "99", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
