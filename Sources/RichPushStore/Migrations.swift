@@ -344,9 +344,10 @@ enum Migrations {
             .run()
     }
 
-    /// The A/B variant each recipient of a notification with variants was assigned, on its deliveries (which push it
-    /// gets) and its feed entry (which message its feed shows).
+    /// A notification's A/B variants (JSON of `[Variant]`, null when it has none) and the one each recipient was
+    /// assigned, on its deliveries (which push they get) and its feed entry (which message its feed shows).
     private static func addVariants(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "notifications").column("variants", type: .text).run()
         try await db.alter(table: "deliveries").column("variant", type: .text).run()
         try await db.alter(table: "feed_entries").column("variant", type: .text).run()
     }

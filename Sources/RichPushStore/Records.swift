@@ -77,13 +77,17 @@ public struct NotificationDraft: Sendable {
     public var localDelivery: LocalDelivery?
     /// A marketer's notification is held to the frequency cap and quiet hours.
     public var purpose: NotificationPurpose
+    /// An A/B test's arms; each recipient gets one, by ``Variant/assigned(to:of:among:)``.
+    public var variants: [Variant]
 
     public init(
         message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
         expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent(),
-        template: TemplateReference? = nil, localDelivery: LocalDelivery? = nil, purpose: NotificationPurpose = .transactional
+        template: TemplateReference? = nil, localDelivery: LocalDelivery? = nil, purpose: NotificationPurpose = .transactional,
+        variants: [Variant] = []
     ) {
         self.purpose = purpose
+        self.variants = variants
         self.template = template
         self.localDelivery = localDelivery
         self.message = message
@@ -129,6 +133,7 @@ public struct NotificationRecord: Sendable, Equatable {
     /// otherwise (they all fall due at `deliverAt`).
     public var dueTimes: [Date] = []
     public var purpose: NotificationPurpose = .transactional
+    public var variants: [Variant] = []
 
     public var richType: RichType { payload.richType }
 

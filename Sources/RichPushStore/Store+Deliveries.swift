@@ -97,7 +97,11 @@ extension Store {
         let marketing = Set(notifications.filter { $0.value.purpose == .marketing }.keys)
         live = try await Self.applying(limits, to: live, marketing: marketing, now: now, held: held, in: db)
 
-        let badgeOwners = Set(live.filter { notifications[$0.notificationId]?.content.badge == .unread }.map(\.owner))
+        let badgeOwners = Set(
+            live.filter { delivery in
+                notifications[delivery.notificationId].map { $0.shown(in: delivery.variant).content.badge == .unread } ?? false
+            }
+            .map(\.owner))
         let unread = badgeOwners.isEmpty ? [:] : try await Self.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
         // A notification's devices share a few pushes, one per language and badge: each is built once.
         var pushes: [PushKey: (push: SilentPush, language: String?)] = [:]
@@ -106,14 +110,16 @@ extension Store {
         for delivery in live.sorted(by: { $0.deliveryId < $1.deliveryId }) {
             guard let notification = notifications[delivery.notificationId] else { continue }
             let unreadCount = unread[delivery.owner]
-            let key = PushKey(notificationId: delivery.notificationId, language: delivery.language, unreadCount: unreadCount)
+            let key = PushKey(
+                notificationId: delivery.notificationId, variant: delivery.variant, language: delivery.language, unreadCount: unreadCount)
             let (push, language) =
                 pushes[key]
                 ?? {
-                    let variant = notification.content.localization(forInstallationLanguage: delivery.language)
+                    let shown = notification.shown(in: delivery.variant)
+                    let variant = shown.content.localization(forInstallationLanguage: delivery.language)
                     let built = SilentPush(
-                        richId: delivery.notificationId, richType: notification.richType, message: notification.message,
-                        style: notification.pushStyle, content: notification.content, localization: variant?.localization,
+                        richId: delivery.notificationId, richType: notification.richType, message: shown.message,
+                        style: notification.pushStyle, content: shown.content, localization: variant?.localization,
                         unreadCount: unreadCount)
                     pushes[key] = (built, variant?.tag)
                     return (built, variant?.tag)
@@ -125,14 +131,16 @@ extension Store {
                     deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,
                     audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
                     owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: language,
-                    variesByDevice: notification.content.variesByDevice || heldBackPerDevice))
+                    variesByDevice: notification.content.variesByDevice || !notification.variants.isEmpty || heldBackPerDevice))
         }
         return jobs
     }
 
-    /// What makes two devices' pushes of one notification differ: the installation's language and the owner's badge.
+    /// What makes two devices' pushes of one notification differ: the owner's variant and badge, the installation's
+    /// language.
     private struct PushKey: Hashable {
         var notificationId: Int64
+        var variant: String?
         var language: String?
         var unreadCount: Int?
     }
@@ -150,6 +158,7 @@ extension Store {
         var language: String?
         var deviceGone: Bool
         var timeZone: String?
+        var variant: String?
     }
 
     /// What the hubs need of a claimed notification: read once per notification, not once per delivery.
@@ -161,6 +170,13 @@ extension Store {
         var expiresAt: Date?
         var content: PushContent
         var purpose: NotificationPurpose
+        var variants: [Variant]
+
+        /// The message and content the users of `variant` see.
+        func shown(in variant: String?) -> (message: String, content: PushContent) {
+            guard let variant, let chosen = variants.first(where: { $0.name == variant }) else { return (message, content) }
+            return (chosen.message, chosen.content)
+        }
     }
 
     /// Takes the pending deliveries `predicate` selects until `leaseUntil` and reads them, each with the attempt this
@@ -178,7 +194,7 @@ extension Store {
         }
         var columns: [any SQLExpression] = [
             SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
-            SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), installation("dead_at"),
+            SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), SQLColumn("variant"), installation("dead_at"),
         ]
         if withZones { columns.append(installation("time_zone")) }
         let rows =
@@ -196,7 +212,8 @@ extension Store {
                 notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
                 owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
                 pushChannel: try row.string("push_channel"), language: try row.optionalString("language"),
-                deviceGone: !(try row.decodeNil(column: "dead_at")), timeZone: withZones ? try row.optionalString("time_zone") : nil)
+                deviceGone: !(try row.decodeNil(column: "dead_at")), timeZone: withZones ? try row.optionalString("time_zone") : nil,
+                variant: try row.optionalString("variant"))
         }
         held?.hold(claimed.map(\.deliveryId), until: leaseUntil)
         return claimed
@@ -223,14 +240,16 @@ extension Store {
     private static func claimedNotifications(_ ids: Set<Int64>, in db: any SQLDatabase) async throws -> [Int64: ClaimedNotification] {
         var notifications: [Int64: ClaimedNotification] = [:]
         for chunk in ids.sorted().chunked(insertChunk) {
-            let rows = try await db.select().columns("id", "message", "rich_type", "push_style", "audience", "expires_at", "content", "purpose")
-                .from("notifications").where(SQLIdSet("id", in: chunk)).all()
+            let rows = try await db.select().columns(
+                "id", "message", "rich_type", "push_style", "audience", "expires_at", "content", "purpose", "variants"
+            )
+            .from("notifications").where(SQLIdSet("id", in: chunk)).all()
             for row in rows {
                 notifications[try row.int64("id")] = ClaimedNotification(
                     message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
                     pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
                     expiresAt: try row.optionalDate("expires_at"), content: try content(row.optionalString("content")),
-                    purpose: try row.enumeration("purpose", as: NotificationPurpose.self))
+                    purpose: try row.enumeration("purpose", as: NotificationPurpose.self), variants: try variants(row.optionalString("variants")))
             }
         }
         return notifications

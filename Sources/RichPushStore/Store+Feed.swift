@@ -11,7 +11,8 @@ extension Store {
                 .columns(
                     SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
                     SQLColumn("read_state", table: "f"), SQLColumn("user_action_state", table: "f"),
-                    SQLColumn("created_at", table: "n"), SQLColumn("seq", table: "f"), SQLColumn("content", table: "n"))
+                    SQLColumn("created_at", table: "n"), SQLColumn("seq", table: "f"), SQLColumn("content", table: "n"),
+                    SQLColumn("variants", table: "n"), SQLColumn("variant", table: "f"))
             if let since {
                 query = query.where(SQLColumn("seq", table: "f"), .greaterThan, SQLBind(since))
                     .orderBy(SQLColumn("seq", table: "f"), SQLDirection.ascending)
@@ -89,7 +90,8 @@ extension Store {
             .columns(
                 SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
                 SQLColumn("read_state", table: "f"), SQLColumn("user_action_state", table: "f"),
-                SQLColumn("created_at", table: "n"), SQLColumn("seq", table: "f"), SQLColumn("content", table: "n")
+                SQLColumn("created_at", table: "n"), SQLColumn("seq", table: "f"), SQLColumn("content", table: "n"),
+                SQLColumn("variants", table: "n"), SQLColumn("variant", table: "f")
             )
             .where(SQLColumn("id", table: "n"), .equal, SQLBind(notificationId)).first().map(feedItem)
     }
@@ -131,10 +133,13 @@ extension Store {
         return counts
     }
 
+    /// An item as its user sees it: in the user's variant of an A/B test.
     private static func feedItem(_ row: any SQLRow) throws -> FeedItem {
-        FeedItem(
-            id: try row.int64("id"), message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
-            content: try content(row.optionalString("content")),
+        let name = try row.optionalString("variant")
+        let variant = try name.flatMap { name in try variants(row.optionalString("variants")).first { $0.name == name } }
+        return FeedItem(
+            id: try row.int64("id"), message: try variant?.message ?? row.string("message"),
+            richType: try row.enumeration("rich_type", as: RichType.self), content: try variant?.content ?? content(row.optionalString("content")),
             readState: try row.enumeration("read_state", as: ReadState.self),
             userActionState: try row.enumeration("user_action_state", as: UserActionState.self), createdAt: try row.date("created_at"),
             seq: try row.int64("seq"))

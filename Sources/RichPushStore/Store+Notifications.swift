@@ -33,7 +33,7 @@ extension Store {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
         "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version", "deliver_at_local",
-        "due_times", "purpose",
+        "due_times", "purpose", "variants",
     ]
     /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
     static let insertChunk = 500
@@ -59,14 +59,15 @@ extension Store {
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
                     "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at", "content", "template_name",
-                    "template_version", "deliver_at_local", "due_times", "purpose"
+                    "template_version", "deliver_at_local", "due_times", "purpose", "variants"
                 )
                 .values(
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
                     Self.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
-                    draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json, draft.purpose.rawValue
+                    draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json, draft.purpose.rawValue,
+                    try Self.variantsJSON(draft.variants)
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()
@@ -79,6 +80,7 @@ extension Store {
 
             let addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, in: db)
             try await Self.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
+            try await Self.assignVariants(draft.variants, notificationId: id, in: db)
             if released {
                 try await Self.assignFeedSequence(notificationId: id, in: db)
                 if addressed { try await engine.announce([.deliveriesDue], in: db) }
@@ -217,7 +219,7 @@ extension Store {
             deliverAtLocal: try row.optionalString("deliver_at_local").flatMap(Timestamp.parseLocal),
             dueTimes: try row.optionalString("due_times").map { json in
                 try JSONDecoder().decode([Int64].self, from: Data(json.utf8)).map(dateFromMilliseconds)
-            } ?? [], purpose: try row.enumeration("purpose", as: NotificationPurpose.self))
+            } ?? [], purpose: try row.enumeration("purpose", as: NotificationPurpose.self), variants: try variants(row.optionalString("variants")))
     }
 
     /// The JSON a notification's content is stored as; nil when it has none, as every notification before it had.

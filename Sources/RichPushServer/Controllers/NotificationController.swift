@@ -79,7 +79,8 @@ struct NotificationController {
         let counts = try await gateway.store.counts(notificationId: record.id)
         let state = state(of: record, tally: counts.tally)
         let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: .now) : nil
-        return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt).jsonResponse()
+        let variants = try await gateway.store.variantFunnels(notificationId: record.id, variants: record.variants)
+        return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants).jsonResponse()
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {

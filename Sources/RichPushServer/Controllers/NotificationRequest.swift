@@ -17,9 +17,11 @@ struct NotificationRequest: Decodable {
     var variables: [String: String]?
     /// An admin's notice that is not a campaign: neither counted toward the frequency cap nor held in quiet hours.
     var transactional: Bool?
+    /// The arms of an A/B test, each user getting one.
+    var variants: [VariantRequest]?
 
     enum CodingKeys: String, CodingKey {
-        case deliverAt, deliverAtLocal, expiresAt, idempotencyKey, template, variables, transactional
+        case deliverAt, deliverAtLocal, expiresAt, idempotencyKey, template, variables, transactional, variants
     }
 
     init(from decoder: any Decoder) throws {
@@ -33,6 +35,7 @@ struct NotificationRequest: Decodable {
         template = try container.decodeIfPresent(String.self, forKey: .template)
         variables = try container.decodeIfPresent([String: String].self, forKey: .variables)
         transactional = try container.decodeIfPresent(Bool.self, forKey: .transactional)
+        variants = try container.decodeIfPresent([VariantRequest].self, forKey: .variants)
     }
 
     static let maximumIdempotencyKeyLength = 200
@@ -49,6 +52,11 @@ struct NotificationRequest: Decodable {
             throw APIError.unprocessable("template.missing", "variables fill in a template's placeholders; name the template too.")
         }
         let checked = try await campaign.checked(by: caller, imageExists: imageExists)
+        var variants: [Variant] = []
+        if let requests = self.variants {
+            guard caller.role.mayRunCampaigns else { throw APIError.forbidden("Only marketers and admins run A/B tests.") }
+            variants = try await VariantRequest.checked(requests, over: campaign, by: caller, imageExists: imageExists)
+        }
         if transactional == true, caller.role != .admin {
             throw APIError.forbidden("Only admins send transactional notifications; a marketer's are held to the frequency cap.")
         }
@@ -68,7 +76,7 @@ struct NotificationRequest: Decodable {
             message: checked.message, payload: checked.payload, audience: checked.audience, pushStyle: checked.style,
             deliverAt: deliverAt, expiresAt: expiresAt, createdBy: caller.username, idempotencyKey: idempotencyKey,
             content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) }, localDelivery: local,
-            purpose: caller.role == .member || transactional == true ? .transactional : .marketing)
+            purpose: caller.role == .member || transactional == true ? .transactional : .marketing, variants: variants)
     }
 
     /// The delivery at `deliverAtLocal` in each device's zone, if asked for.

@@ -53,10 +53,40 @@ struct NotificationJSON: ResponseEncodable {
     var language: String?
     var template: TemplateJSON?
     var deliverAtLocal: String?
+    /// Neither counted toward the frequency cap nor held in quiet hours.
+    var transactional: Bool
+    var variants: [VariantJSON]?
 
     struct TemplateJSON: Encodable {
         var name: String
         var version: Int
+    }
+
+    /// One arm of an A/B test with its whole visible content.
+    struct VariantJSON: Encodable {
+        var name: String
+        var weight: Int
+        var message: String
+        var title: String?
+        var sound: String?
+        var badge: Badge?
+        var category: String?
+        var threadId: String?
+        var data: [String: String]
+        var localizations: [String: Localization]
+
+        init(_ variant: Variant) {
+            name = variant.name
+            weight = variant.weight
+            message = variant.message
+            title = variant.content.title
+            sound = variant.content.sound
+            badge = variant.content.badge
+            category = variant.content.category
+            threadId = variant.content.threadId
+            data = variant.content.data
+            localizations = variant.content.localizations
+        }
     }
 
     /// `record` as a reader whose `Accept-Language` picked `localization` sees it.
@@ -92,11 +122,14 @@ struct NotificationJSON: ResponseEncodable {
         language = localization?.tag
         template = record.template.map { TemplateJSON(name: $0.name, version: $0.version) }
         deliverAtLocal = record.deliverAtLocal?.description
+        transactional = record.purpose == .transactional
+        variants = record.variants.isEmpty ? nil : record.variants.map(VariantJSON.init)
     }
 
     enum CodingKeys: String, CodingKey {
         case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
-            payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template, deliverAtLocal
+            payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template, deliverAtLocal,
+            transactional, variants
     }
 
     /// `expiresAt` is always present (null when unset), as API.md lists it.
@@ -126,6 +159,8 @@ struct NotificationJSON: ResponseEncodable {
         try container.encodeIfPresent(language, forKey: .language)
         try container.encodeIfPresent(template, forKey: .template)
         try container.encodeIfPresent(deliverAtLocal, forKey: .deliverAtLocal)
+        try container.encode(transactional, forKey: .transactional)
+        try container.encodeIfPresent(variants, forKey: .variants)
     }
 }
 
@@ -168,8 +203,28 @@ struct StatusJSON: ResponseEncodable {
     var errors: [ErrorJSON]
     /// When the next deliveries fall due, while some are still to come.
     var nextDueAt: String?
+    /// Each A/B variant's funnel.
+    var variants: [VariantFunnelJSON]?
 
-    init(id: Int64, state: NotificationState, counts: NotificationCounts, nextDueAt: Date? = nil) {
+    struct VariantFunnelJSON: Encodable {
+        var name: String
+        var targeted: Int
+        var sent: Int
+        var fetched: Int
+        var displayed: Int
+        var opened: Int
+        var dismissed: Int
+    }
+
+    init(id: Int64, state: NotificationState, counts: NotificationCounts, nextDueAt: Date? = nil, variants: [VariantFunnel] = []) {
+        self.variants =
+            variants.isEmpty
+            ? nil
+            : variants.map {
+                VariantFunnelJSON(
+                    name: $0.name, targeted: $0.targeted, sent: $0.sent, fetched: $0.fetched, displayed: $0.displayed, opened: $0.opened,
+                    dismissed: $0.dismissed)
+            }
         self.nextDueAt = nextDueAt.map(Timestamp.format)
         self.id = id
         self.state = state

@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("A/B variants through the API")
+struct VariantAPITests {
+    static func test(variants: String) -> String {
+        #"{"message":"Sale","richType":"text","text":"t","audience":"topic:sale","variants":[\#(variants)]}"#
+    }
+    static let twoArms = test(
+        variants: #"{"name":"A","weight":50,"message":"20% off","title":"Sale"},{"name":"B","weight":50,"message":"Free shipping"}"#)
+
+    @Test func theStatusOfAnABTestHasAFunnelPerVariantAndInfoListsThem() async throws {
+        try await TestGateway().run { session in
+            for name in ["alice", "bob", "carol"] {
+                let user = try await session.createUser(name)
+                try await session.register("\(name)-laptop", of: user, tags: ["topic:sale"])
+            }
+            let id = try await session.send(Self.twoArms, as: .admin)
+            let status = try await session.waitForState("delivered", of: id)
+            let variants = try #require(status["variants"] as? [[String: Any]])
+            #expect(variants.map { $0["name"] as? String } == ["A", "B"])
+            #expect(variants.map { $0["targeted"] as? Int ?? 0 }.reduce(0, +) == 3)
+            #expect(variants.map { $0["sent"] as? Int ?? 0 }.reduce(0, +) == 3)
+            let info = try await session.request(.get, "/api/notifications/\(id)/info", as: .admin).json()
+            let listed = try #require(info["variants"] as? [[String: Any]])
+            #expect(listed.map { $0["message"] as? String } == ["20% off", "Free shipping"])
+            #expect(listed.map { $0["title"] as? String } == ["Sale", nil])
+        }
+    }
+
+    @Test(arguments: [
+        #"{"name":"A","weight":60},{"name":"B","weight":50}"#,
+        #"{"name":"A","weight":100}"#,
+        #"{"name":"A","weight":20},{"name":"B","weight":20},{"name":"C","weight":20},{"name":"D","weight":20},{"name":"E","weight":10},{"name":"F","weight":10}"#,
+        #"{"name":"A","weight":50},{"name":"a","weight":50}"#,
+        #"{"name":"A","weight":50},{"weight":50}"#,
+        #"{"name":"A","weight":150},{"name":"B","weight":-50}"#,
+    ])
+    func weightsThatDoNotAddUpToAHundredOrTheWrongNumberOfVariantsAre422(variants: String) async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(.post, "/api/notifications", as: .admin, json: Self.test(variants: variants))
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == "notification.invalidVariants")
+            #expect((try await session.request(.get, "/api/notifications", as: .admin).json()["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func aVariantsOwnFieldIsCheckedAndTheErrorNamesTheVariant() async throws {
+        try await TestGateway().run { session in
+            let tooLong = String(repeating: "x", count: 201)
+            let response = try await session.request(
+                .post, "/api/notifications", as: .admin,
+                json: Self.test(variants: #"{"name":"A","weight":50},{"name":"B","weight":50,"title":"\#(tooLong)"}"#))
+            #expect(response.status == .unprocessableContent)
+            let error = try response.error()
+            #expect(error.code == "notification.invalidTitle")
+            #expect(error.message.hasPrefix("Variant B: "))
+        }
+    }
+
+    @Test func aFieldAVariantCannotHaveIs400NamingIt() async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(
+                .post, "/api/notifications", as: .admin,
+                json: Self.test(variants: #"{"name":"A","weight":50,"audience":"topic:other"},{"name":"B","weight":50}"#))
+            #expect(response.status == .badRequest)
+            let error = try response.error()
+            #expect(error.code == "request.unknownField")
+            #expect(error.message.contains("variants[0].audience"))
+        }
+    }
+
+    @Test func aMemberMayNotRunAnABTest() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let response = try await session.request(
+                .post, "/api/notifications", as: alice,
+                json: #"{"message":"m","richType":"text","variants":[{"name":"A","weight":50},{"name":"B","weight":50}]}"#)
+            #expect(response.status == .forbidden)
+        }
+    }
+}
