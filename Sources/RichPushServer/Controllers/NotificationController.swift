@@ -123,7 +123,7 @@ struct NotificationController {
 extension Gateway {
     /// Whether `caller` may read a notification and its payload.
     func mayRead(_ record: NotificationRecord, caller: AuthenticatedUser) async throws -> Bool {
-        if Self.mayRead(record, caller: caller, isRecipient: false) { return true }
+        if PayloadAccess.mayRead(record, caller: caller, isRecipient: false) { return true }
         return try await payloads.isRecipient(notificationId: record.id, username: caller.username)
     }
 }

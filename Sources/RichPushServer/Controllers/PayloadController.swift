@@ -19,25 +19,22 @@ struct PayloadController {
     @Sendable func fetch(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let id = try context.id()
         let caller = try await authorize(request, context: context, id: id)
-        guard let record = try await gateway.payloads.notification(id: id) else {
+        let stored = try await gateway.payloads.notification(id: id)
+        var isRecipient = false
+        if let caller, stored != nil {
+            isRecipient = try await gateway.payloads.isRecipient(notificationId: id, username: caller.username)
+        }
+        let record: NotificationRecord
+        switch PayloadAccess.decide(stored, caller: caller, isRecipient: isRecipient, at: .now) {
+        case .notFound:
             gateway.metrics.payloadFetch(.notFound)
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
-        }
-        var isRecipient = false
-        if let caller {
-            isRecipient = try await gateway.payloads.isRecipient(notificationId: id, username: caller.username)
-            guard Gateway.mayRead(record, caller: caller, isRecipient: isRecipient) else {
-                gateway.metrics.payloadFetch(.notFound)
-                throw APIError.notFound("notification.notFound", "There is no notification \(id).")
-            }
-        }
-        guard !record.isGone(at: .now) else {
+        case .gone(let reason):
             gateway.metrics.payloadFetch(.gone)
-            let reason = record.deletedAt != nil ? "was recalled" : record.canceledAt != nil ? "was canceled" : "has expired"
             throw APIError.gone("notification.gone", "Notification \(id) \(reason).")
-        }
-        if let caller, isRecipient {
-            gateway.payloads.recordFetch(notificationId: id, username: caller.username)
+        case .served(let served, let recordsFetch):
+            if let caller, recordsFetch { gateway.payloads.recordFetch(notificationId: id, username: caller.username) }
+            record = served
         }
         var image: PayloadCache.Image?
         if case .image(let imageId) = record.payload {

@@ -61,13 +61,13 @@ extension Gateway {
         id: Int64, authorization: String, method: HTTPRequest.Method, ifNoneMatch: String?, now: Date = .now
     ) -> PayloadReply? {
         guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
-            let record = payloads.cachedNotification(id: id), !record.isGone(at: now),
+            let record = payloads.cachedNotification(id: id),
             // A text or link that varies by language is the router's, which reads Accept-Language.
-            record.content.localizations.isEmpty || record.richType == .img
+            record.content.localizations.isEmpty || record.richType == .img,
+            let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username),
+            case .served(_, let recordsFetch) = PayloadAccess.decide(record, caller: caller, isRecipient: isRecipient, at: now)
         else { return nil }
-        let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username)
-        guard let isRecipient, Self.mayRead(record, caller: caller, isRecipient: isRecipient) else { return nil }
-        if isRecipient, !payloads.isFetchRecorded(notificationId: id, username: caller.username) { return nil }
+        if recordsFetch, !payloads.isFetchRecorded(notificationId: id, username: caller.username) { return nil }
         var image: PayloadCache.Image?
         if case .image(let imageId) = record.payload {
             guard let cached = payloads.cachedImage(id: imageId) else { return nil }
@@ -75,10 +75,5 @@ extension Gateway {
         }
         metrics.payloadFetch(.servedFromMemory)
         return PayloadReply(record, image: image, method: method, ifNoneMatch: ifNoneMatch)
-    }
-
-    /// Admins and marketers read every notification, others those they created or receive.
-    static func mayRead(_ record: NotificationRecord, caller: AuthenticatedUser, isRecipient: Bool) -> Bool {
-        caller.role.mayRunCampaigns || record.createdBy == caller.username || isRecipient
     }
 }

@@ -1,0 +1,32 @@
+import Foundation
+import RichPushCore
+import RichPushStore
+
+/// Whether a payload fetch is answered, and how: the one decision the event loop's fast path and the router share,
+/// so neither can serve what the other would refuse.
+enum PayloadAccess: Equatable {
+    /// The payload of `record` is served; `recordsFetch` when the caller receives the notification, whose first
+    /// fetch counts in the funnel.
+    case served(NotificationRecord, recordsFetch: Bool)
+    /// No such notification, or one the caller may not know of: a 404, so ids of others' notifications are not told
+    /// apart from missing ones.
+    case notFound
+    /// Its payload is no longer served: a 410 with why.
+    case gone(reason: String)
+
+    /// The decision for `caller` (nil: a valid signed link, which opens the payload to whoever holds it), who
+    /// `isRecipient` or not, at `now`.
+    static func decide(_ record: NotificationRecord?, caller: AuthenticatedUser?, isRecipient: Bool, at now: Date) -> PayloadAccess {
+        guard let record else { return .notFound }
+        if let caller, !mayRead(record, caller: caller, isRecipient: isRecipient) { return .notFound }
+        if record.deletedAt != nil { return .gone(reason: "was recalled") }
+        if record.canceledAt != nil { return .gone(reason: "was canceled") }
+        if record.isGone(at: now) { return .gone(reason: "has expired") }
+        return .served(record, recordsFetch: caller != nil && isRecipient)
+    }
+
+    /// Admins and marketers read every notification, others those they created or receive.
+    static func mayRead(_ record: NotificationRecord, caller: AuthenticatedUser, isRecipient: Bool) -> Bool {
+        caller.role.mayRunCampaigns || record.createdBy == caller.username || isRecipient
+    }
+}
