@@ -29,7 +29,7 @@ struct PayloadAccessTests {
 
     @Test(arguments: Situation.allCases)
     func theRouterAndTheFastPathGiveTheSameAnswer(_ situation: Situation) async throws {
-        try await TestGateway().run(.live) { session in
+        try await TestGateway({ $0.payloadNotificationTimeToLive = 3600 }).run(.live) { session in
             let alice = try await session.createUser("alice")
             let bob = try await session.createUser("bob")
             let mark = try await session.createUser("mark", role: .marketer)
@@ -57,15 +57,9 @@ struct PayloadAccessTests {
             let expected = try #require(Self.expected[situation])
             // The first fetch is the router's; it fills the caches the fast path answers later ones from.
             #expect(try await session.request(.get, path, as: caller).status == expected)
-            var answers: [HTTPResponse.Status] = []
-            var servedFromMemory = false
-            for _ in 0..<5 {
-                let before = try await fromMemory(session)
-                answers.append(try await session.request(.get, path, as: caller).status)
-                let after = try await fromMemory(session)
-                if after > before { servedFromMemory = true }
-            }
-            #expect(answers.allSatisfy { $0 == expected })
+            let before = try await fromMemory(session)
+            #expect(try await session.request(.get, path, as: caller).status == expected)
+            let servedFromMemory = try await fromMemory(session) > before
             // The fast path answers successes of credentialed callers only; refusals and signed links stay the router's.
             #expect(servedFromMemory == (expected == .ok && caller != nil))
         }

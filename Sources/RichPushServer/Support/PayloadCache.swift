@@ -20,14 +20,16 @@ final class PayloadCache: Sendable {
     let fetches: FetchRecorder
     private let images = BoundedCache<Int64, Image>(maximumCost: 64 * 1024 * 1024)
     /// A recall on another process shows here within this time to live.
-    private let notifications = BoundedCache<Int64, NotificationRecord>(timeToLive: 1, maximumCost: 10_000)
+    private let notifications: BoundedCache<Int64, NotificationRecord>
     /// Recipients are fixed when a notification is created, so an answer never changes.
     private let recipients = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
     private let fetchesRecorded = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
 
-    init(store: Store, fetches: FetchRecorder) {
+    /// `notificationTimeToLive`: how long a notification read from the store is served from memory.
+    init(store: Store, fetches: FetchRecorder, notificationTimeToLive: TimeInterval = 1) {
         self.store = store
         self.fetches = fetches
+        notifications = BoundedCache(timeToLive: notificationTimeToLive, maximumCost: 10_000)
     }
 
     func notification(id: Int64) async throws -> NotificationRecord? {
