@@ -52,7 +52,8 @@ public struct ServerConfiguration: Sendable {
     /// The zone of installations without a known one, for deliveries at a local time.
     public var defaultTimeZone = TimeZone(identifier: "UTC")!
     /// How long the payload path serves a notification from memory: a recall on another process reaches its fetches
-    /// within this time. Not a setting; tests that watch the fast path lengthen it, so a loaded machine keeps it warm.
+    /// within this time. Not a setting; tests that watch the fast path lengthen it and `credentialRevalidation`, so a
+    /// loaded machine cannot let either lapse between two fetches.
     var payloadNotificationTimeToLive: TimeInterval = 1
     /// At most so many marketers' notifications per user within a period; nil: no cap.
     public var frequencyCap: FrequencyCap?

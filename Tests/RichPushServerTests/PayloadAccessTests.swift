@@ -29,7 +29,10 @@ struct PayloadAccessTests {
 
     @Test(arguments: Situation.allCases)
     func theRouterAndTheFastPathGiveTheSameAnswer(_ situation: Situation) async throws {
-        try await TestGateway({ $0.payloadNotificationTimeToLive = 3600 }).run(.live) { session in
+        try await TestGateway({
+            $0.payloadNotificationTimeToLive = 3600
+            $0.credentialRevalidation = 3600
+        }).run(.live) { session in
             let alice = try await session.createUser("alice")
             let bob = try await session.createUser("bob")
             let mark = try await session.createUser("mark", role: .marketer)

@@ -12,7 +12,10 @@ import Testing
 struct PayloadFastPathTests {
     /// A gateway with alice, her device and an image notification to her; `body` gets the notification id.
     func withImageNotification(_ body: @Sendable (Session, Credentials, Int64) async throws -> Void) async throws {
-        try await TestGateway({ $0.payloadNotificationTimeToLive = 3600 }).run(.live) { session in
+        try await TestGateway({
+            $0.payloadNotificationTimeToLive = 3600
+            $0.credentialRevalidation = 3600
+        }).run(.live) { session in
             let alice = try await session.createUser("alice")
             try await session.register("laptop", of: alice)
             let image = try await session.upload(as: .admin)
