@@ -42,9 +42,34 @@ export class Api {
   countAudience(expression, signal) { return this.request('GET', `/api/audiences/count?expression=${encodeURIComponent(expression)}`, { signal }); }
   installations() { return this.request('GET', '/api/installations?limit=1000'); }
   removeInstallation(id) { return this.request('DELETE', `/api/installations/${encodeURIComponent(id)}`); }
+  templates() { return this.request('GET', '/api/templates'); }
+  template(name) { return this.request('GET', `/api/templates/${encodeURIComponent(name)}`); }
+  createTemplate(template) { return this.request('POST', '/api/templates', { json: template }); }
+  updateTemplate(name, template) { return this.request('PUT', `/api/templates/${encodeURIComponent(name)}`, { json: template }); }
+  removeTemplate(name) { return this.request('DELETE', `/api/templates/${encodeURIComponent(name)}`); }
+  timeline(id, step) { return this.request('GET', `/api/notifications/${id}/timeline?step=${step}`); }
+  /** Every delivery of a campaign as one CSV file, for a spreadsheet. */
+  deliveriesCSV(id) { return this.download(`/api/notifications/${id}/deliveries?format=csv`, 'text/csv'); }
 
-  async request(method, path, { json, body, contentType, signal } = {}) {
-    const headers = { Authorization: this.authorization, Accept: 'application/json' };
+  async request(method, path, options = {}) {
+    const response = await this.send(method, path, options);
+    const text = await response.text();
+    try {
+      return text ? JSON.parse(text) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A file the gateway answers, as a Blob: the Authorization header rules out a plain link. */
+  async download(path, accept) {
+    const response = await this.send('GET', path, { accept });
+    return response.blob();
+  }
+
+  /** The gateway's answer when it is a success; otherwise an ApiError with the API's sentence. */
+  async send(method, path, { json, body, contentType, signal, accept = 'application/json' } = {}) {
+    const headers = { Authorization: this.authorization, Accept: accept };
     if (json !== undefined) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(json);
@@ -59,14 +84,13 @@ export class Api {
       if (error.name === 'AbortError') throw error;
       throw new ApiError(0, 'network', 'The gateway cannot be reached. Check your connection and try again.');
     }
-    const text = await response.text();
-    let data = null;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch {
-      data = null;
-    }
     if (!response.ok) {
+      let data = null;
+      try {
+        data = JSON.parse(await response.text());
+      } catch {
+        data = null;
+      }
       const detail = data && data.error;
       const error = detail
         ? new ApiError(detail.status, detail.code, detail.message)
@@ -74,6 +98,6 @@ export class Api {
       if (response.status === 401) this.onSignedOut(error);
       throw error;
     }
-    return data;
+    return response;
   }
 }

@@ -5,10 +5,12 @@ import { renderSignIn } from './signin.js';
 import { renderCompose } from './compose.js';
 import { renderCampaigns } from './campaigns.js';
 import { renderDevices } from './devices.js';
+import { renderTemplates } from './templates.js';
 
 const screens = {
   compose: { title: 'Compose', render: renderCompose },
   campaigns: { title: 'Campaigns', render: renderCampaigns },
+  templates: { title: 'Templates', render: renderTemplates },
   devices: { title: 'Devices', render: renderDevices },
 };
 
@@ -62,7 +64,8 @@ function route() {
     app.signedOutReason = null;
     return;
   }
-  const [name] = location.hash.replace(/^#\/?/, '').split('/');
+  // #/compose/template/winter-sale: the screen's name, then what the screen is asked to show.
+  const [name, ...rest] = location.hash.replace(/^#\/?/, '').split('/');
   const screenName = screens[name] ? name : 'compose';
   const screen = screens[screenName];
   // An unknown or stale address (#/sign-in after signing in) shows compose and says so in the address bar.
@@ -71,8 +74,10 @@ function route() {
     if (link.dataset.route === screenName) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  // On a phone the tabs may scroll sideways: the current one is kept in sight.
+  document.querySelector('.tabs a[aria-current]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   document.title = `${screen.title} · richpush`;
-  app.leave = screen.render(main, app) ?? null;
+  app.leave = screen.render(main, app, screens[name] ? rest : []) ?? null;
   // Moving focus to the new heading tells screen-reader users the screen changed.
   main.querySelector('h1')?.focus({ preventScroll: true });
   window.scrollTo(0, 0);

@@ -1,10 +1,12 @@
 // The audience: a Notification Hubs tag expression, checked by the gateway as it is typed, with the number of
 // devices and people it reaches right now.
+import { audienceHelper } from './audience-helper.js';
 import { count, h } from './dom.js';
 
 const examples = [
   ['Linux desktops', 'platform:direct'],
-  ['Sale followers, not French', 'topic:sale && !lang:fr'],
+  ['Sale followers, not French', 'topic:sale && !language:fr'],
+  ['App 2.3 and later', 'appVersion >= 2.3'],
 ];
 
 /**
@@ -14,7 +16,7 @@ const examples = [
 export function audienceField(api, onChange, initial = '') {
   const input = h('input', {
     id: 'audience', name: 'audience', class: 'mono', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'none',
-    placeholder: 'username:alice || (topic:sale && !lang:fr)', value: initial, 'aria-describedby': 'audience-hint audience-reach',
+    placeholder: 'username:alice || (topic:sale && !language:fr)', value: initial, 'aria-describedby': 'audience-hint audience-reach',
   });
   const reach = h('p', { class: 'reach', id: 'audience-reach', 'aria-live': 'polite' });
   let timer = null;
@@ -54,6 +56,13 @@ export function audienceField(api, onChange, initial = '') {
     clearTimeout(timer);
     timer = setTimeout(check, 250);
   });
+  const helper = audienceHelper((clause) => {
+    const current = input.value.trim();
+    // && binds tighter than ||: an expression with || is kept whole in parentheses.
+    input.value = !current ? clause : current.includes('||') ? `(${current}) && ${clause}` : `${current} && ${clause}`;
+    clearTimeout(timer);
+    check();
+  });
   const chips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Example audiences' },
     examples.map(([label, expression]) => h('button', {
       type: 'button', class: 'chip', title: expression,
@@ -63,7 +72,9 @@ export function audienceField(api, onChange, initial = '') {
   return h('div', { class: 'field' },
     h('label', { for: 'audience' }, 'Tag expression'),
     h('p', { class: 'hint', id: 'audience-hint' },
-      'A tag expression: ', h('code', {}, 'username:alice'), ', ', h('code', {}, 'topic:sale && !lang:fr'),
-      '. Every device also carries ', h('code', {}, 'username:'), ', ', h('code', {}, 'installation:'), ' and ', h('code', {}, 'platform:'), ' tags.'),
-    input, chips, reach);
+      'A tag expression: ', h('code', {}, 'username:alice'), ', ', h('code', {}, 'topic:sale && !language:fr'),
+      '. Every device also carries ', h('code', {}, 'username:'), ', ', h('code', {}, 'installation:'), ', ', h('code', {}, 'platform:'),
+      ', ', h('code', {}, 'language:'), ', ', h('code', {}, 'timezone:'), ' and ', h('code', {}, 'appversion:'), ' tags, and ',
+      h('code', {}, 'appVersion >= 2.3'), ' compares versions.'),
+    input, chips, reach, helper);
 }

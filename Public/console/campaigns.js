@@ -1,7 +1,8 @@
-// The campaigns screen: newest first, each with its state, its delivery funnel filling in, its per-device errors,
-// and cancel or recall.
-import { deliveryErrors, funnel } from './funnel.js';
+// The campaigns screen: newest first, each with its state, its delivery funnel filling in (per variant in an A/B
+// test), its per-device errors, its results on demand, and cancel or recall.
+import { cappedNote, deliveryErrors, funnel, variantFunnel } from './funnel.js';
 import { confirmDialog } from './dialog.js';
+import { resultsDisclosure } from './results.js';
 import { errorBox, formatTime, h, relativeTime, replace, showError, toast } from './dom.js';
 
 const refreshEvery = 2000;
@@ -97,6 +98,7 @@ function campaignCard(notification, app, dialog, refresh) {
   const body = h('div', { class: 'campaign-figures' });
   const action = h('button', { type: 'button', class: 'button quiet small danger' });
   const actionError = errorBox(`campaign-${notification.id}-error`);
+  const results = resultsDisclosure(notification, app.api);
   const titleId = `campaign-${notification.id}-title`;
   const element = h('li', { class: 'campaign panel', id: `campaign-${notification.id}`, 'aria-labelledby': titleId },
     thumbnail(notification),
@@ -106,10 +108,15 @@ function campaignCard(notification, app, dialog, refresh) {
         badge),
       h('p', { class: 'meta' },
         `#${notification.id} · to `, h('code', {}, notification.audience), ` · by ${notification.createdBy} · `,
-        h('time', { datetime: notification.deliverAt, title: formatTime(notification.deliverAt) },
-          new Date(notification.deliverAt) > new Date() ? `delivers ${relativeTime(notification.deliverAt)}` : relativeTime(notification.deliverAt)),
-        notification.expiresAt ? ` · expires ${formatTime(notification.expiresAt)}` : ''),
+        notification.deliverAtLocal
+          ? h('time', { datetime: notification.deliverAtLocal, title: 'The same wall-clock time in each device’s zone' },
+            `delivers ${formatTime(notification.deliverAtLocal)} on each device’s clock`)
+          : h('time', { datetime: notification.deliverAt, title: formatTime(notification.deliverAt) },
+            new Date(notification.deliverAt) > new Date() ? `delivers ${relativeTime(notification.deliverAt)}` : relativeTime(notification.deliverAt)),
+        notification.expiresAt ? ` · expires ${formatTime(notification.expiresAt)}` : '',
+        notification.template ? ` · from template ${notification.template.name} v${notification.template.version}` : ''),
       body,
+      results.element,
       h('div', { class: 'campaign-actions' }, actionError, action),
     ),
   );
@@ -149,7 +156,11 @@ function campaignCard(notification, app, dialog, refresh) {
     badge.className = `badge state-${state}`;
     badge.textContent = state;
     badge.setAttribute('data-state', state);
-    replace(body, funnel(status), deliveryErrors(status));
+    replace(body,
+      status.nextDueAt ? h('p', { class: 'meta next-due' }, 'Next devices due ',
+        h('time', { datetime: status.nextDueAt, title: formatTime(status.nextDueAt) }, relativeTime(status.nextDueAt)), '.') : null,
+      funnel(status), variantFunnel(status, notification.variants), cappedNote(status), deliveryErrors(status));
+    results.refresh();
     const removable = state !== 'canceled' && state !== 'recalled';
     action.hidden = !removable;
     action.dataset.kind = status.sent === 0 && status.failed === 0 && !['delivered', 'expired', 'failed'].includes(state) ? 'cancel' : 'recall';

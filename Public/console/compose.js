@@ -1,52 +1,76 @@
-// The compose screen: image, message, title, sound, badge, data and languages, audience, delivery time, expiry and
-// push style, with a live preview of the alert in each language and the size of the audience; sends or schedules the
-// campaign.
+// The compose screen: image, message, title, sound, badge, data and languages, an A/B test, audience, delivery time,
+// expiry and push style, with a live preview of the alert in each language and the size of the audience; sends or
+// schedules the campaign, from scratch or from a template (#/compose/template/NAME).
 import { alertPreview } from './alert-preview.js';
 import { audienceField } from './audience-field.js';
 import { buildContent, contentFields, variantOf } from './content-fields.js';
-import { count, errorBox, formatTime, h, localInputValue, showError, toast } from './dom.js';
+import { count, errorBox, formatTime, h, localInputValue, radios, showError, toast } from './dom.js';
 import { imageField } from './image-field.js';
+import { fillPlaceholders } from './placeholders.js';
+import { applyTemplate, draftFromTemplate, templatePanel } from './template-use.js';
+import { buildVariants, variantsField } from './variants-field.js';
 
+// Sent as expiresIn: the gateway counts it from the delivery, which for a local time only it knows (each zone's).
 const expiries = [
-  ['never', 'Never', 0],
-  ['1h', 'After 1 hour', 3600],
-  ['6h', 'After 6 hours', 6 * 3600],
-  ['1d', 'After 1 day', 86400],
-  ['3d', 'After 3 days', 3 * 86400],
-  ['1w', 'After 1 week', 7 * 86400],
-  ['custom', 'At a time I choose', 0],
+  ['never', 'Never'],
+  ['1h', 'After 1 hour'],
+  ['6h', 'After 6 hours'],
+  ['1d', 'After 1 day'],
+  ['3d', 'After 3 days'],
+  ['1w', 'After 1 week'],
+  ['custom', 'At a time I choose'],
 ];
+const localTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?/;
 
-function radios(name, legend, options, checked, onChange, hint) {
-  return h('fieldset', { class: 'field choice' },
-    h('legend', {}, legend),
-    hint ? h('p', { class: 'hint' }, hint) : null,
-    h('div', { class: 'segmented' },
-      options.map(([value, label, detail]) => h('label', { class: 'segment' },
-        h('input', { type: 'radio', name, value, id: `${name}-${value}`, checked: value === checked, onchange: () => onChange(value) }),
-        h('span', {}, label, detail ? h('small', {}, detail) : null),
-      ))),
-  );
+/** The screen, at once or, for #/compose/template/NAME, once that template is read. */
+export function renderCompose(main, app, [from, name] = []) {
+  if (from !== 'template' || !name) {
+    composeScreen(main, app, null);
+    return null;
+  }
+  let gone = false;
+  const error = errorBox('compose-error');
+  main.replaceChildren(
+    h('div', { class: 'page-head' },
+      h('h1', { id: 'compose-title', tabindex: -1 }, 'New campaign'),
+      h('p', { class: 'lede', role: 'status' }, `Reading the template ${name}…`)),
+    error);
+  app.api.template(name).then((template) => {
+    if (gone) return;
+    composeScreen(main, app, template);
+    main.querySelector('h1')?.focus({ preventScroll: true });
+  }, (failure) => {
+    if (gone) return;
+    showError(error, failure);
+    error.after(h('p', {}, h('a', { href: '#/templates' }, 'Back to the templates'), ' · ', h('a', { href: '#/compose' }, 'Start from scratch')));
+  });
+  return () => { gone = true; };
 }
 
-export function renderCompose(main, app) {
+function composeScreen(main, app, template) {
   const draft = {
     richType: 'img', image: null, url: '', text: '', message: '',
-    audience: { expression: '', valid: false }, when: 'now', deliverAt: '', expiry: 'never', expiresAt: '', pushStyle: 'silent',
+    audience: { expression: '', valid: false }, when: 'now', deliverAt: '', deliverAtLocal: '', expiry: 'never', expiresAt: '', pushStyle: 'silent',
     title: '', sound: '', badge: '', badgeNumber: '1', data: [], localizations: {}, language: '',
+    ...(template ? draftFromTemplate(template) : {}),
   };
   const preview = alertPreview();
   const error = errorBox('compose-error');
   const submit = h('button', { type: 'submit', class: 'button primary wide', id: 'send' }, 'Send now');
 
+  // Some fields refresh while they are being built, before the rest of the screen exists: not until it is ready.
+  let ready = false;
   const refresh = () => {
-    preview.update(variantOf(draft));
+    if (!ready) return;
+    templateUse?.update();
+    preview.update(filled(variantOf(draft), draft.variables));
     content.update();
     const reach = draft.audience.valid ? ` to ${count(draft.audience.installations, 'device', 'devices')}` : '';
-    submit.textContent = (draft.when === 'later' ? 'Schedule' : 'Send now') + reach;
+    submit.textContent = (draft.when === 'now' ? 'Send now' : 'Schedule') + reach;
     messageCounter.textContent = `${draft.message.length} / 1000`;
     for (const [type, element] of Object.entries(payloadFields)) element.hidden = type !== draft.richType;
     scheduleField.hidden = draft.when !== 'later';
+    localField.hidden = draft.when !== 'local';
     customExpiry.hidden = draft.expiry !== 'custom';
   };
 
@@ -54,13 +78,17 @@ export function renderCompose(main, app) {
     id: 'message', name: 'message', rows: 3, maxlength: 1000, required: true, placeholder: 'Winter sale: 30% off everything until Sunday',
     'aria-describedby': 'message-counter', oninput: () => { draft.message = message.value; refresh(); },
   });
+  message.value = draft.message;
   const messageCounter = h('span', { class: 'counter', id: 'message-counter' });
-  const url = h('input', { id: 'url', type: 'url', inputmode: 'url', placeholder: 'https://shop.example.com/sale', oninput: () => { draft.url = url.value; refresh(); } });
+  const url = h('input', { id: 'url', type: 'url', inputmode: 'url', placeholder: 'https://shop.example.com/sale', value: draft.url, oninput: () => { draft.url = url.value; refresh(); } });
   const text = h('textarea', { id: 'text', rows: 4, oninput: () => { draft.text = text.value; refresh(); } });
+  text.value = draft.text;
+  const templateUse = template ? templatePanel(template, draft, () => refresh()) : null;
   const content = contentFields(draft, () => refresh());
+  const variants = variantsField(draft, () => refresh());
   const payloadFields = {
     img: h('div', { class: 'field' }, h('span', { class: 'label', id: 'image-label' }, 'Image'),
-      imageField(app.api, (image) => { draft.image = image; refresh(); })),
+      imageField(app.api, (image) => { draft.image = image; refresh(); }, draft.image?.id)),
     url: h('div', { class: 'field' }, h('label', { for: 'url' }, 'Link to open'), url),
     text: h('div', { class: 'field' }, h('label', { for: 'text' }, 'Text to show'), text),
   };
@@ -70,12 +98,27 @@ export function renderCompose(main, app) {
   });
   draft.deliverAt = deliverAt.value;
   const scheduleField = h('div', { class: 'field indent' }, h('label', { for: 'deliver-at' }, 'Deliver at (your time)'), deliverAt);
+  const tomorrow = new Date(Date.now() + 86400_000);
+  tomorrow.setHours(9, 0, 0, 0);
+  const deliverAtLocal = h('input', {
+    type: 'datetime-local', id: 'deliver-at-local', value: localInputValue(tomorrow), 'aria-describedby': 'deliver-at-local-hint',
+    oninput: () => { draft.deliverAtLocal = deliverAtLocal.value; },
+  });
+  draft.deliverAtLocal = deliverAtLocal.value;
+  const localField = h('div', { class: 'field indent' }, h('label', { for: 'deliver-at-local' }, 'Deliver at (each device’s time)'), deliverAtLocal,
+    h('p', { class: 'hint', id: 'deliver-at-local-hint' },
+      'Each device gets it when its own clock shows this time, in its own time zone: Tokyo hours before Berlin, Berlin before New York. ',
+      'Devices that report no zone use the gateway’s.'));
   const expiresAt = h('input', { type: 'datetime-local', id: 'expires-at', oninput: () => { draft.expiresAt = expiresAt.value; } });
   const customExpiry = h('div', { class: 'field indent' }, h('label', { for: 'expires-at' }, 'Expires at (your time)'), expiresAt);
   const expiry = h('select', { id: 'expiry', onchange: () => { draft.expiry = expiry.value; refresh(); } },
-    expiries.map(([value, label]) => h('option', { value }, label)));
+    template?.expiresIn ? h('option', { value: 'template' }, `As the template says: after ${template.expiresIn}`) : null,
+    // A template's lifetime can be changed but not removed: the API has no way to say "never" over it.
+    expiries.filter(([value]) => !(template?.expiresIn && value === 'never')).map(([value, label]) => h('option', { value }, label)));
+  expiry.value = draft.expiry;
 
   const form = h('form', { class: 'compose-form', novalidate: true, 'aria-labelledby': 'compose-title' },
+    templateUse?.element,
     h('section', { class: 'panel', 'aria-labelledby': 'content-title' },
       h('h2', { id: 'content-title' }, 'Content'),
       radios('richType', 'Rich content', [['img', 'Image'], ['url', 'Link'], ['text', 'Text']], draft.richType,
@@ -86,14 +129,20 @@ export function renderCompose(main, app) {
         message),
       content.element,
     ),
+    h('section', { class: 'panel', 'aria-labelledby': 'ab-title' },
+      h('h2', { id: 'ab-title' }, 'A/B test'),
+      variants,
+    ),
     h('section', { class: 'panel', 'aria-labelledby': 'audience-title' },
       h('h2', { id: 'audience-title' }, 'Audience'),
-      audienceField(app.api, (audience) => { draft.audience = audience; refresh(); }),
+      audienceField(app.api, (audience) => { draft.audience = audience; refresh(); }, template?.audience ?? ''),
     ),
     h('section', { class: 'panel', 'aria-labelledby': 'delivery-title' },
       h('h2', { id: 'delivery-title' }, 'Delivery'),
-      radios('when', 'When', [['now', 'Now'], ['later', 'Later']], draft.when, (value) => { draft.when = value; refresh(); }),
+      radios('when', 'When', [['now', 'Now'], ['later', 'Later'], ['local', 'At a local time']], draft.when,
+        (value) => { draft.when = value; refresh(); }),
       scheduleField,
+      localField,
       h('div', { class: 'field' }, h('label', { for: 'expiry' }, 'Expires'), expiry,
         h('p', { class: 'hint' }, 'After it expires, devices that have not fetched it yet no longer can.')),
       customExpiry,
@@ -109,6 +158,7 @@ export function renderCompose(main, app) {
     let notification;
     try {
       notification = build(draft);
+      if (template) applyTemplate(template, draft, notification);
     } catch (problem) {
       showError(error, problem);
       return;
@@ -117,9 +167,11 @@ export function renderCompose(main, app) {
     submit.disabled = true;
     try {
       const created = await app.api.createNotification(notification);
-      toast(created.state === 'scheduled'
-        ? `Campaign ${created.id} is scheduled for ${formatTime(created.deliverAt)}.`
-        : `Campaign ${created.id} is on its way.`);
+      toast(created.deliverAtLocal
+        ? `Campaign ${created.id} is scheduled for ${formatTime(created.deliverAtLocal)} on each device’s clock.`
+        : created.state === 'scheduled'
+          ? `Campaign ${created.id} is scheduled for ${formatTime(created.deliverAt)}.`
+          : `Campaign ${created.id} is on its way.`);
       app.lastCreated = created.id;
       app.go('#/campaigns');
     } catch (failure) {
@@ -133,14 +185,24 @@ export function renderCompose(main, app) {
   main.replaceChildren(
     h('div', { class: 'page-head' },
       h('h1', { id: 'compose-title', tabindex: -1 }, 'New campaign'),
-      h('p', { class: 'lede' }, 'Drop an image, write the message, pick who gets it.'),
+      h('p', { class: 'lede' }, template
+        ? `From the template ${template.name}: fill in its placeholders, change what you like, pick who gets it.`
+        : 'Drop an image, write the message, pick who gets it.'),
     ),
     h('div', { class: 'compose' },
       form,
       h('aside', { class: 'preview-column', 'aria-label': 'Preview' }, preview.element),
     ),
   );
+  ready = true;
   refresh();
+}
+
+/** The alert as devices will see it: the placeholders filled in with the values typed so far. */
+function filled(variant, variables) {
+  if (!variables) return variant;
+  const fill = (text) => fillPlaceholders(text, variables);
+  return { ...variant, message: fill(variant.message), title: fill(variant.title), text: fill(variant.text), url: fill(variant.url) };
 }
 
 /** The JSON of POST /api/notifications, or an Error naming what is missing. */
@@ -158,20 +220,23 @@ function build(draft) {
   if (!notification.audience) throw new Error('Name the audience: for example username:alice or topic:sale.');
   if (!draft.audience.valid && draft.audience.error) throw new Error(draft.audience.error);
   buildContent(draft, notification);
-  let start = Date.now();
+  buildVariants(draft, notification);
   if (draft.when === 'later') {
     const at = new Date(draft.deliverAt);
     if (Number.isNaN(at.getTime())) throw new Error('Choose the delivery date and time.');
     notification.deliverAt = at.toISOString();
-    start = Math.max(start, at.getTime());
+  } else if (draft.when === 'local') {
+    const local = localTimePattern.exec(draft.deliverAtLocal)?.[0];
+    if (!local) throw new Error('Choose the date and time each device should show it.');
+    // A wall-clock time without a zone, to the second: 2026-12-01T09:00:00.
+    notification.deliverAtLocal = local.length === 16 ? `${local}:00` : local;
   }
-  const expiry = expiries.find(([value]) => value === draft.expiry);
   if (draft.expiry === 'custom') {
     const at = new Date(draft.expiresAt);
     if (Number.isNaN(at.getTime())) throw new Error('Choose when the campaign expires.');
     notification.expiresAt = at.toISOString();
-  } else if (expiry && expiry[2] > 0) {
-    notification.expiresAt = new Date(start + expiry[2] * 1000).toISOString();
+  } else if (expiries.some(([value]) => value === draft.expiry) && draft.expiry !== 'never') {
+    notification.expiresIn = draft.expiry;
   }
   return notification;
 }

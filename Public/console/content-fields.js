@@ -8,25 +8,30 @@ const dataKeyPattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 /**
  * The title, sound, badge and data fields, and the language tabs.
  * @param {object} draft the compose screen's draft: `title`, `sound`, `badge`, `badgeNumber`, `data` (rows of
- *   `{key, value}`), `localizations` (`{tag: {message, title, text, url}}`) and `language` (the tab shown) live in it.
+ *   `{key, value}`), `localizations` (`{tag: {message, title, text, url}}`) and `language` (the tab shown) live in it;
+ *   the fields start from what it holds (a template's content, or nothing).
  * @param {() => void} refresh called after every change, to redraw the preview and the rest of the screen.
  */
 export function contentFields(draft, refresh) {
   const title = h('input', {
-    id: 'title', maxlength: 200, placeholder: 'Winter sale', autocomplete: 'off',
+    id: 'title', maxlength: 200, placeholder: 'Winter sale', autocomplete: 'off', value: draft.title,
     oninput: () => { draft.title = title.value; refresh(); },
   });
   const sound = h('select', { id: 'sound', onchange: () => { draft.sound = sound.value; refresh(); } },
-    h('option', { value: '' }, 'No sound'), h('option', { value: 'default' }, 'The default sound'));
+    h('option', { value: '' }, 'No sound'), h('option', { value: 'default' }, 'The default sound'),
+    // A template may name a sound of the app's own.
+    draft.sound && draft.sound !== 'default' ? h('option', { value: draft.sound }, draft.sound) : null);
+  sound.value = draft.sound;
   const soundField = h('div', { class: 'field' }, h('label', { for: 'sound' }, 'Sound'), sound,
     h('p', { class: 'hint' }, 'Alerts only: a silent push never makes a sound.'));
   const badgeNumber = h('input', {
-    id: 'badge-number', type: 'number', min: 0, max: 99999, value: 1, inputmode: 'numeric', 'aria-label': 'Badge number',
+    id: 'badge-number', type: 'number', min: 0, max: 99999, value: draft.badgeNumber || 1, inputmode: 'numeric', 'aria-label': 'Badge number',
     oninput: () => { draft.badgeNumber = badgeNumber.value; },
   });
   const badge = h('select', { id: 'badge', onchange: () => { draft.badge = badge.value; refresh(); } },
     h('option', { value: '' }, 'No badge'), h('option', { value: 'number' }, 'A number'),
     h('option', { value: 'unread' }, 'Each person’s unread count'));
+  badge.value = draft.badge;
   draft.badgeNumber = badgeNumber.value;
 
   const dataRows = h('div', { class: 'data-rows', id: 'data-rows' });
@@ -48,6 +53,7 @@ export function contentFields(draft, refresh) {
     dataRows.append(row);
     if (focus) keyInput.focus();
   }
+  for (const { key, value } of draft.data.splice(0)) addDataRow(key, value, false);
 
   const tabs = h('div', { class: 'language-tabs', role: 'tablist', 'aria-label': 'Languages' });
   const panel = h('div', { class: 'language-panel', role: 'tabpanel', id: 'language-panel' });

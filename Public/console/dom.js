@@ -25,6 +25,19 @@ function append(element, children) {
   }
 }
 
+/** A choice of one among a few, as a row of segments: radio buttons named `name`, each with the id `name-value`. */
+export function radios(name, legend, options, checked, onChange, hint) {
+  return h('fieldset', { class: 'field choice' },
+    h('legend', {}, legend),
+    hint ? h('p', { class: 'hint' }, hint) : null,
+    h('div', { class: 'segmented' },
+      options.map(([value, label, detail]) => h('label', { class: 'segment' },
+        h('input', { type: 'radio', name, value, id: `${name}-${value}`, checked: value === checked, onchange: () => onChange(value) }),
+        h('span', {}, label, detail ? h('small', {}, detail) : null),
+      ))),
+  );
+}
+
 /** A canvas showing `bitmap`: the console's Content-Security-Policy (`default-src 'self'`) loads no `blob:` images. */
 export function bitmapCanvas(bitmap) {
   const canvas = h('canvas', { width: bitmap.width, height: bitmap.height });
@@ -96,4 +109,15 @@ export function relativeTime(iso, now = Date.now()) {
 export function localInputValue(date) {
   const pad = (n) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Saves `blob` as a file named `name`, as a link with `download` would: the page's policy allows blob: downloads. */
+export function saveFile(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoked a moment later: the browser reads the URL after click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

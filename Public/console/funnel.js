@@ -1,5 +1,6 @@
-// The delivery funnel of one campaign: targeted → sent → fetched → displayed → opened / dismissed.
-import { formatNumber, h } from './dom.js';
+// The delivery funnel of one campaign: targeted → sent → fetched → displayed → opened / dismissed, for the whole
+// campaign and, in an A/B test, for each variant.
+import { count, formatNumber, h } from './dom.js';
 
 const steps = [
   ['targeted', 'Targeted', 'devices addressed'],
@@ -32,4 +33,35 @@ export function deliveryErrors(status) {
     h('ul', {}, status.errors.map((failure) => h('li', {},
       h('strong', {}, failure.installationId), ` (${failure.platform}) `, h('code', {}, failure.code), ': ', failure.message))),
   );
+}
+
+/**
+ * A row per variant of an A/B test, with the same steps as the funnel.
+ * @param {object} status the answer of GET …/status, whose `variants` an A/B test has
+ * @param {{name: string, weight: number, message: string}[]} variants the campaign's variants, for their weights and messages
+ */
+export function variantFunnel(status, variants = []) {
+  if (!status.variants?.length) return null;
+  return h('div', { class: 'table-wrap variant-funnel' },
+    h('table', {},
+      h('caption', {}, `A/B test: ${count(status.variants.length, 'variant', 'variants')}`),
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col' }, 'Variant'),
+        steps.map(([, label]) => h('th', { scope: 'col' }, label)))),
+      h('tbody', {}, status.variants.map((variant) => {
+        const details = variants.find((other) => other.name === variant.name);
+        return h('tr', { class: 'variant-row', 'data-variant': variant.name },
+          h('th', { scope: 'row' }, variant.name, details ? h('small', {}, ` ${details.weight}%`) : null,
+            details ? h('span', { class: 'variant-message', title: details.message }, details.message) : null),
+          steps.map(([key, label]) => h('td', { 'data-step': key, 'data-label': label }, formatNumber(variant[key] ?? 0))));
+      })),
+    ),
+  );
+}
+
+/** Deliveries the frequency cap held back, when there are any. */
+export function cappedNote(status) {
+  if (!(status.capped > 0)) return null;
+  return h('p', { class: 'capped-note' },
+    `Capped: ${count(status.capped, 'delivery was', 'deliveries were')} not sent, as their people had reached the frequency cap.`);
 }

@@ -5,8 +5,9 @@ import { bitmapCanvas, errorBox, formatBytes, h, replace, showError } from './do
 /**
  * @param {import('./api.js').Api} api
  * @param {(image: {id: number, bitmap: ImageBitmap | null, width: number, height: number} | null) => void} onChange
+ * @param {number} [initialId] an image already stored (a template's), used until another is picked
  */
-export function imageField(api, onChange) {
+export function imageField(api, onChange, initialId) {
   const input = h('input', { type: 'file', id: 'image-file', accept: 'image/png,image/jpeg,image/webp', class: 'visually-hidden', 'aria-describedby': 'image-hint image-state' });
   const state = h('p', { class: 'image-state', id: 'image-state', 'aria-live': 'polite' });
   const error = errorBox('image-error');
@@ -22,6 +23,8 @@ export function imageField(api, onChange) {
     h('span', { class: 'hint', id: 'image-hint' }, 'PNG, JPEG or WebP, up to 10 MB. It is checked and stored as soon as you pick it.'),
   );
   let generation = 0;
+  // The gateway has no way to read a stored image back, so a template's image is named rather than shown.
+  if (initialId) state.textContent = `The template’s image (image ${initialId}). Drop or choose another to replace it.`;
 
   async function take(file) {
     if (!file) return;

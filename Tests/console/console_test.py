@@ -1,11 +1,13 @@
 """The web console in a real browser: headless Chromium driven by Selenium against a running gateway.
 
 Environment: BASE (the gateway's URL), ADMIN_PASSWORD (of its first admin), FIXTURES (Tests/Fixtures), LOGO
-(img/logo.png) and OUTPUT (a folder for the screenshots of each screen).
+(img/logo.png) and OUTPUT (a folder for the screenshots of each screen). Each run needs a gateway with a fresh data
+directory: the test creates its users and templates.
 """
 import base64
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -54,7 +56,10 @@ class Console(unittest.TestCase):
         for user, role in ((MARK, "marketer"), (ALICE, "member"), (BOB, "member")):
             status, body = api("POST", "/api/users", ADMIN, {"username": user[0], "password": user[1], "role": role})
             assert status == 201, (status, body)
-        status, body = api("PUT", "/api/installations/alice-laptop", ALICE, {"platform": "direct", "pushChannel": "alice-laptop", "tags": ["topic:sale"]})
+        # Alice's laptop reports the device fields that audiences can name: language:de, timezone:…, appVersion.
+        status, body = api("PUT", "/api/installations/alice-laptop", ALICE, {
+            "platform": "direct", "pushChannel": "alice-laptop", "tags": ["topic:sale"],
+            "language": "de-DE", "timeZone": "Europe/Berlin", "appVersion": "2.3.1"})
         assert status == 201, (status, body)
         # An iPhone: no APNs hub is configured in the test, so its deliveries fail with a reason.
         status, body = api("PUT", "/api/installations/bob-phone", BOB, {"platform": "apns", "pushChannel": "b0b70ce5" * 8})
@@ -64,9 +69,11 @@ class Console(unittest.TestCase):
         cls.stream = subprocess.Popen(
             ["curl", "-sN", "-u", f"{ALICE[0]}:{ALICE[1]}", f"{BASE}/api/me/stream?installationId=alice-laptop"],
             stdout=cls.stream_file, stderr=subprocess.DEVNULL)
+        cls.downloads = tempfile.mkdtemp(prefix="richpush-downloads-")
         options = webdriver.ChromeOptions()
         options.binary_location = "/usr/bin/chromium"
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        options.add_experimental_option("prefs", {"download.default_directory": cls.downloads, "download.prompt_for_download": False})
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,960", "--lang=en-US"):
             options.add_argument(argument)
         cls.browser = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
@@ -78,6 +85,7 @@ class Console(unittest.TestCase):
         cls.stream.kill()
         cls.stream.wait()
         os.unlink(cls.stream_file.name)
+        shutil.rmtree(cls.downloads, ignore_errors=True)
 
     def setUp(self):
         self.browser.set_window_size(1280, 960)
@@ -126,6 +134,29 @@ class Console(unittest.TestCase):
         while text not in self.stream_text():
             self.assertLess(time.monotonic(), deadline, f"the device's stream never carried {text}: {self.stream_text()}")
             time.sleep(0.1)
+
+    def fresh_campaign_id(self):
+        """The id of the campaign compose just created, once the campaigns screen shows it."""
+        self.wait.until(EC.url_contains("#/campaigns"))
+        return self.find(".campaign.fresh").get_attribute("id").removeprefix("campaign-")
+
+    def set_value(self, element, value):
+        """Sets an input the way its picker would (a date picker's segments depend on the locale) and tells the page."""
+        self.browser.execute_script(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', { bubbles: true }));", element, value)
+
+    def latest_campaign_id(self):
+        status, page = api("GET", "/api/notifications?limit=1", ADMIN)
+        self.assertEqual(status, 200)
+        return page["items"][0]["id"] if page["items"] else None
+
+    def wait_for_download(self, name, seconds=15):
+        path = os.path.join(self.downloads, name)
+        deadline = time.monotonic() + seconds
+        while not os.path.exists(path):
+            self.assertLess(time.monotonic(), deadline, f"{name} was never downloaded: {os.listdir(self.downloads)}")
+            time.sleep(0.1)
+        return path
 
     def fits_width(self, width):
         overflow = self.browser.execute_script("return document.documentElement.scrollWidth")
@@ -339,20 +370,274 @@ class Console(unittest.TestCase):
         self.assertEqual(self.browser.switch_to.active_element.get_attribute("id"), "image-file")
 
     def test_every_screen_fits_a_360_pixel_wide_phone(self):
+        # An A/B test with results, so the campaigns screen shows its widest parts: the variant rows and the chart.
+        status, created = api("POST", "/api/notifications", ADMIN, {
+            "message": "Phone-sized results", "richType": "text", "audience": "username:alice",
+            "variants": [{"name": "A", "weight": 50}, {"name": "B", "weight": 50, "message": "Phone-sized results, take two"}]})
+        self.assertEqual(status, 201, created)
+        status, body = api("POST", "/api/templates", ADMIN, {
+            "name": "phone-sized", "description": "A template with a long description that has to wrap on a narrow phone screen",
+            "message": "Hello {{firstName}}, your {{product}} is back in stock", "richType": "text", "audience": "topic:sale"})
+        self.assertEqual(status, 201, body)
         self.browser.set_window_size(360, 800)
         self.sign_in(ADMIN)
         width = self.browser.execute_script("return window.innerWidth")
         self.find("#message")
+        self.find("#ab-test").click()
+        self.find(".audience-helper summary").click()
+        self.choose("when", "local")
         self.fits_width(width)
         self.screenshot("compose-360")
         self.browser.get(BASE + "/#/campaigns")
         self.find("#campaigns-title")
+        self.find(f"#campaign-{created['id']}-results summary").click()
+        self.wait_for_text(f"#campaign-{created['id']}-timeline .chart-legend", "Sent")
         self.fits_width(width)
+        self.browser.execute_script("arguments[0].scrollIntoView()", self.find(f"#campaign-{created['id']} .variant-funnel"))
         self.screenshot("campaigns-360")
+        self.browser.get(BASE + "/#/templates")
+        self.find("#template-phone-sized")
+        self.find("#new-template").click()
+        self.find("#template-name")
+        self.fits_width(width)
+        self.screenshot("templates-360")
+        self.browser.get(BASE + "/#/compose/template/phone-sized")
+        self.find("#variable-firstName")
+        self.fits_width(width)
+        self.screenshot("compose-from-template-360")
         self.browser.get(BASE + "/#/devices")
         self.wait_for_text("#device-table tbody", "alice-laptop")
         self.fits_width(width)
         self.screenshot("devices-360")
+
+    def test_a_template_is_created_and_a_campaign_started_from_it_fills_in_its_placeholder(self):
+        self.sign_in(MARK)
+        self.find("#templates-tab").click()
+        self.find("#new-template").click()
+        self.find("#template-name").send_keys("winter-sale")
+        self.find("#template-description").send_keys("The seasonal sale; say how much is off")
+        self.choose("template-richType", "text")
+        self.find("#template-text").send_keys("Everything in the shop is {{percent}}% off until Sunday.")
+        self.find("#template-message").send_keys("Winter sale: {{percent}}% off")
+        self.wait_for_text("#template-placeholders", "Placeholders: {{percent}}")
+        self.find("#template-title").send_keys("Winter sale")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        Select(self.find("#template-expires")).select_by_value("1d")
+        self.screenshot("template-new")
+        self.find("#save-template").click()
+        card = self.wait_for_text("#template-winter-sale", "Winter sale: {{percent}}% off")
+        self.assertIn("v1", card.text)
+        self.screenshot("templates")
+
+        self.find("#template-winter-sale .use").click()
+        self.wait.until(EC.url_contains("#/compose/template/winter-sale"))
+        self.find("#variable-percent").send_keys("30")
+        # The preview shows the alert as devices will get it, the placeholder filled in.
+        self.wait_for_text(".alert-body", "Winter sale: 30% off")
+        self.wait_for_text("#send", "Send now to 1 device")
+        self.browser.execute_script("window.scrollTo(0, 0)")
+        self.screenshot("compose-from-template")
+        self.find("#send").click()
+        campaign_id = self.fresh_campaign_id()
+        status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
+        self.assertEqual(status, 200)
+        self.assertEqual(info["message"], "Winter sale: 30% off")
+        self.assertEqual(info["title"], "Winter sale")
+        self.assertEqual(info["template"], {"name": "winter-sale", "version": 1})
+        self.assertIsNotNone(info["expiresAt"], "the template's lifetime (1d) applies")
+        self.wait_for_stream(f'"richId":"{campaign_id}"')
+
+    def test_a_campaign_from_a_template_asks_for_each_placeholder_before_it_is_sent(self):
+        status, body = api("POST", "/api/templates", MARK, {
+            "name": "welcome-code", "message": "Welcome! Your code is {{code}}", "richType": "text", "audience": "username:alice"})
+        self.assertEqual(status, 201, body)
+        before = self.latest_campaign_id()
+        self.sign_in(MARK)
+        self.browser.get(BASE + "/#/compose/template/welcome-code")
+        self.find("#variable-code")
+        self.wait_for_text("#send", "Send now to 1 device")
+        self.find("#send").click()
+        self.wait_for_text("#compose-error", "Fill in the placeholder {{code}}.")
+        self.assertEqual(self.latest_campaign_id(), before)
+
+    def test_changing_a_template_stores_its_next_version(self):
+        status, body = api("POST", "/api/templates", MARK, {
+            "name": "spring-sale", "message": "Spring: {{percent}}% off", "richType": "text", "data": {"deepLink": "shop://spring"}})
+        self.assertEqual(status, 201, body)
+        self.sign_in(MARK)
+        self.find("#templates-tab").click()
+        self.find("#template-spring-sale button[aria-label='Change template spring-sale']").click()
+        message = self.find("#template-message")
+        message.clear()
+        message.send_keys("Spring sale: {{percent}}% off, today only")
+        self.find("#save-template").click()
+        card = self.wait_for_text("#template-spring-sale", "Spring sale: {{percent}}% off, today only")
+        self.assertIn("v2", card.text)
+        status, latest = api("GET", "/api/templates/spring-sale", MARK)
+        self.assertEqual((status, latest["version"], latest["message"]), (200, 2, "Spring sale: {{percent}}% off, today only"))
+        # What the form does not show stays as it was.
+        self.assertEqual(latest["data"], {"deepLink": "shop://spring"})
+        status, first = api("GET", "/api/templates/spring-sale?version=1", MARK)
+        self.assertEqual((status, first["message"]), (200, "Spring: {{percent}}% off"))
+
+    def test_a_template_is_deleted_once_confirmed(self):
+        status, body = api("POST", "/api/templates", MARK, {"name": "old-sale", "message": "Last year's sale", "richType": "text"})
+        self.assertEqual(status, 201, body)
+        self.sign_in(MARK)
+        self.find("#templates-tab").click()
+        self.find("#template-old-sale button[aria-label='Delete template old-sale']").click()
+        self.wait_for_text("#confirm-title", "Delete template old-sale?")
+        self.find("#confirm-yes").click()
+        self.wait.until(EC.invisibility_of_element_located((By.ID, "template-old-sale")))
+        status, _ = api("GET", "/api/templates/old-sale", MARK)
+        self.assertEqual(status, 404)
+
+    def test_a_campaign_scheduled_at_a_local_time_is_sent_with_its_wall_clock_time(self):
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#message").send_keys("Breakfast deals, at nine wherever you are")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.choose("when", "local")
+        self.set_value(self.find("#deliver-at-local"), "2030-12-01T09:00")
+        self.assertIn("in its own time zone", self.find("#deliver-at-local-hint").text)
+        self.wait_for_text("#send", "Schedule to 1 device")
+        self.browser.execute_script("document.getElementById('delivery-title').scrollIntoView()")
+        self.screenshot("compose-local-time")
+        self.find("#send").click()
+        campaign_id = self.fresh_campaign_id()
+        self.wait_for_state(campaign_id, "scheduled")
+        status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
+        self.assertEqual(status, 200)
+        self.assertEqual(info["deliverAtLocal"], "2030-12-01T09:00:00")
+        self.wait_for_text(f"#campaign-{campaign_id} .meta", "on each device’s clock")
+        # Alice's laptop is in Berlin: 09:00 there is 08:00 UTC.
+        self.wait_for_text(f"#campaign-{campaign_id} .next-due", "Next devices due")
+        status, progress = api("GET", f"/api/notifications/{campaign_id}/status", MARK)
+        self.assertTrue(progress["nextDueAt"].startswith("2030-12-01T08:00:00"), progress)
+
+    def test_an_ab_test_sent_from_compose_shows_a_funnel_row_per_variant(self):
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#message").send_keys("Spring sale")
+        self.find("#title").send_keys("Spring")
+        self.find("#ab-test").click()
+        self.find("#variant-1-message").send_keys("Spring sale: 20% off everything")
+        self.find("#variant-2-message").send_keys("Spring sale: free shipping this week")
+        self.find("#variant-2-title").send_keys("Free shipping")
+        self.wait_for_text("#variant-total", "The weights add up to 100%.")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.browser.execute_script("document.getElementById('ab-title').scrollIntoView()")
+        self.screenshot("compose-ab-test")
+        self.find("#send").click()
+        campaign_id = self.fresh_campaign_id()
+        rows = f"#campaign-{campaign_id} .variant-row"
+        self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, rows)) == 2)
+        self.assertEqual([row.get_attribute("data-variant") for row in self.browser.find_elements(By.CSS_SELECTOR, rows)], ["A", "B"])
+        # Alice is one person: she is in exactly one of the two variants.
+        self.wait.until(lambda browser: sorted(cell.text for cell in browser.find_elements(By.CSS_SELECTOR, f"{rows} [data-step='sent']")) == ["0", "1"])
+        self.screenshot("campaigns-ab-test")
+        status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
+        self.assertEqual(status, 200)
+        self.assertEqual([(variant["name"], variant["weight"], variant["message"]) for variant in info["variants"]], [
+            ("A", 50, "Spring sale: 20% off everything"), ("B", 50, "Spring sale: free shipping this week")])
+        self.assertEqual(info["variants"][1]["title"], "Free shipping")
+
+    def test_an_ab_test_has_two_to_five_variants_sharing_the_audience_evenly(self):
+        self.sign_in(MARK)
+        self.find("#ab-test").click()
+        self.assertEqual(self.browser.find_elements(By.CSS_SELECTOR, "#variants button[aria-label^='Remove']"), [])
+        for _ in range(3):
+            self.find("#add-variant").click()
+        self.assertEqual(self.browser.switch_to.active_element.get_attribute("id"), "variant-5-name")
+        weights = [self.find(f"#variant-{number}-weight").get_attribute("value") for number in range(1, 6)]
+        self.assertEqual(weights, ["20", "20", "20", "20", "20"])
+        self.assertEqual([self.find(f"#variant-{number}-name").get_attribute("value") for number in range(1, 6)], ["A", "B", "C", "D", "E"])
+        self.assertFalse(self.browser.find_element(By.ID, "add-variant").is_displayed())
+        self.find("#variants button[aria-label='Remove variant C']").click()
+        self.assertEqual([self.find(f"#variant-{number}-name").get_attribute("value") for number in range(1, 5)], ["A", "B", "D", "E"])
+        self.assertEqual(self.find("#variant-4-weight").get_attribute("value"), "25")
+        self.wait_for_text("#variant-total", "The weights add up to 100%.")
+        self.assertTrue(self.find("#add-variant").is_displayed())
+
+    def test_variant_weights_that_do_not_add_up_to_100_show_the_gateways_error_and_create_nothing(self):
+        before = self.latest_campaign_id()
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#message").send_keys("Which one works better?")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.find("#ab-test").click()
+        weight = self.find("#variant-2-weight")
+        weight.clear()
+        weight.send_keys("40")
+        self.wait_for_text("#variant-total", "The weights add up to 90%; they must add up to 100%.")
+        self.find("#send").click()
+        self.wait_for_text("#compose-error", "The variants' weights add up to 90; they must add up to 100.")
+        self.assertIn("#/compose", self.browser.current_url)
+        self.assertEqual(self.latest_campaign_id(), before)
+        self.screenshot("compose-ab-test-weights")
+
+    def test_the_audience_helper_adds_device_fields_and_the_count_follows(self):
+        self.sign_in(MARK)
+        audience = self.find("#audience")
+        audience.send_keys("topic:sale")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.find(".audience-helper summary").click()
+        self.find("#helper-language").send_keys("DE")
+        self.find("#helper-timezone").send_keys("europe/berlin")
+        self.find("#helper-version").send_keys("2.3")
+        self.find("#helper-add").click()
+        # Written as the gateway tags devices: the language lower-cased, the zone as IANA spells it.
+        self.assertEqual(audience.get_attribute("value"), "topic:sale && language:de && timezone:Europe/Berlin && appVersion >= 2.3")
+        self.wait_for_text("#audience-reach", "Reaches 1 device of 1 person (direct 1).")
+        self.screenshot("compose-audience-helper")
+        self.find("#helper-language").send_keys("fr", Keys.ENTER)
+        self.assertEqual(audience.get_attribute("value"), "topic:sale && language:de && timezone:Europe/Berlin && appVersion >= 2.3 && language:fr")
+        self.wait_for_text("#audience-reach", "Reaches 0 devices of 0 people right now.")
+        # Enter in the helper adds the field; it never sends the campaign.
+        self.assertIn("#/compose", self.browser.current_url)
+
+    def test_the_results_of_a_campaign_chart_its_timeline_and_download_its_deliveries_as_csv(self):
+        status, created = api("POST", "/api/notifications", MARK, {"message": "Results inside", "richType": "text", "audience": "username:alice"})
+        self.assertEqual(status, 201, created)
+        campaign_id = created["id"]
+        self.wait_for_stream(f'"richId":"{campaign_id}"')
+        status, _ = api("POST", f"/api/me/notifications/{campaign_id}/receipts", ALICE, {"installationId": "alice-laptop", "event": "displayed"})
+        self.assertEqual(status, 201)
+        self.sign_in(MARK)
+        self.find("a[data-route='campaigns']").click()
+        self.wait_for_state(campaign_id, "delivered")
+        self.find(f"#campaign-{campaign_id}-results summary").click()
+        self.wait_for_text(f"#campaign-{campaign_id}-timeline .chart-legend", "Sent 1")
+        summary = self.browser.find_element(By.ID, f"campaign-{campaign_id}-timeline-summary")
+        self.assertIn("1 sent", summary.get_attribute("textContent"))
+        # The chart is drawn in the page: the canvas has pixels, some of them in the colour of the "sent" line.
+        width, painted, sent = self.browser.execute_script("""
+            const canvas = document.querySelector(arguments[0]);
+            const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            const [r, g, b] = getComputedStyle(canvas).getPropertyValue('--chart-sent').trim().match(/[0-9a-f]{2}/gi).map((hex) => parseInt(hex, 16));
+            let painted = 0, sent = 0;
+            for (let i = 0; i < pixels.length; i += 4) {
+                if (pixels[i + 3] === 0) continue;
+                painted += 1;
+                if (Math.abs(pixels[i] - r) < 40 && Math.abs(pixels[i + 1] - g) < 40 && Math.abs(pixels[i + 2] - b) < 40 && pixels[i + 3] > 128) sent += 1;
+            }
+            return [canvas.width, painted, sent];
+        """, f"#campaign-{campaign_id}-timeline canvas")
+        self.assertGreater(width, 0)
+        self.assertGreater(painted, 500)
+        self.assertGreater(sent, 20)
+        self.browser.execute_script("arguments[0].scrollIntoView()", self.find(f"#campaign-{campaign_id}"))
+        self.screenshot("campaign-results")
+        self.find(f"#campaign-{campaign_id}-csv").click()
+        path = self.wait_for_download(f"notification-{campaign_id}-deliveries.csv")
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+        self.assertTrue(lines[0].startswith("installationId,owner,platform"), lines[0])
+        self.assertTrue(lines[1].startswith("alice-laptop,alice,direct"), lines)
 
 
 if __name__ == "__main__":
