@@ -12,6 +12,9 @@ public struct DeliveryJob: Sendable, Equatable {
     /// This device's push: its language's variant, its owner's badge.
     public var push: SilentPush
     public var audience: String
+    /// When the push stops being worth delivering: the notification's `expiresAt`, else, once the dispatcher has
+    /// applied ``keptFor(_:from:)``, the gateway's default lifetime from the moment it is sent. Hubs keep the push of
+    /// an offline device until then.
     public var expiresAt: Date?
     public var installationId: String
     public var owner: String
@@ -47,6 +50,14 @@ public struct DeliveryJob: Sendable, Equatable {
     }
 
     public var pushStyle: PushStyle { push.style }
+
+    /// The job with a lifetime: a notification without `expiresAt` is kept by the hubs for `lifetime` from `now`.
+    public func keptFor(_ lifetime: TimeInterval, from now: Date) -> DeliveryJob {
+        guard expiresAt == nil else { return self }
+        var job = self
+        job.expiresAt = now + lifetime
+        return job
+    }
 }
 
 /// What became of one delivery attempt.

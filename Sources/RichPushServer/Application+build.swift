@@ -65,7 +65,8 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         store: store,
         hubs: hubs,
         doorbell: gateway.dispatcherDoorbell,
-        policy: .init(lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval),
+        policy: .init(
+            lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval, defaultLifetime: configuration.defaultTTL),
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
         logger: dispatcherLogger
     )

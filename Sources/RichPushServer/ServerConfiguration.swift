@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable {
     /// within this time. Not a setting; tests that watch the fast path lengthen it and `credentialRevalidation`, so a
     /// loaded machine cannot let either lapse between two fetches.
     var payloadNotificationTimeToLive: TimeInterval = 1
+    /// How long hubs keep the push of a notification without `expiresAt` for a device that is offline.
+    public var defaultTTL: TimeInterval = 28 * 86_400
     /// At most so many marketers' notifications per user within a period; nil: no cap.
     public var frequencyCap: FrequencyCap?
     /// Hours of each device's day in which marketers' deliveries wait; nil: none.
@@ -112,6 +114,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("default-time-zone must be an IANA time zone such as Europe/Berlin or UTC, not '\(zone)'")
             }
             defaultTimeZone = timeZone
+        }
+        if let ttl = value("default-ttl") {
+            guard let seconds = DurationText.seconds(in: ttl), (1...28 * 86_400).contains(seconds) else {
+                throw ConfigurationError("default-ttl must be a duration from 1s to 4w such as 1d or 2w, not '\(ttl)'")
+            }
+            defaultTTL = seconds
         }
         if let cap = value("frequency-cap") {
             guard let parsed = FrequencyCap(parsing: cap) else {

@@ -75,6 +75,11 @@ struct Serve: AsyncParsableCommand {
     )
     var frequencyCap: String?
     @Option(
+        name: .customLong("default-ttl"),
+        help: "How long hubs keep a push without expiresAt for an offline device, up to 4w (default 4w; env RICHPUSH_DEFAULT_TTL)."
+    )
+    var defaultTTL: String?
+    @Option(
         name: .customLong("quiet-hours"),
         help: """
             Hours of each device's day, e.g. 22:00-08:00, in which marketers' deliveries wait until they end (default off; \
@@ -94,7 +99,7 @@ struct Serve: AsyncParsableCommand {
                 "trusted-proxies": trustedProxies, "max-installations-per-user": maximumInstallationsPerUser,
                 "max-streams-per-user": maximumStreamsPerUser, "public-url": publicURL, "default-time-zone": defaultTimeZone,
                 "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
-                "frequency-cap": frequencyCap, "quiet-hours": quietHours,
+                "frequency-cap": frequencyCap, "quiet-hours": quietHours, "default-ttl": defaultTTL,
             ].compactMapValues { $0 }
         ) { first, _ in first }
         let configuration: ServerConfiguration

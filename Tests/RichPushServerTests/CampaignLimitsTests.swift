@@ -47,8 +47,11 @@ struct CampaignLimitsAPITests {
         }
     }
 
-    @Test(arguments: [("frequency-cap", "3 per day"), ("frequency-cap", "0/24h"), ("quiet-hours", "22-8"), ("quiet-hours", "08:00-08:00")])
-    func aCapOrQuietHoursThatDoNotReadAsSuchStopTheStart(flag: String, value: String) {
+    @Test(arguments: [
+        ("frequency-cap", "3 per day"), ("frequency-cap", "0/24h"), ("quiet-hours", "22-8"), ("quiet-hours", "08:00-08:00"),
+        ("default-ttl", "5w"), ("default-ttl", "soon"),
+    ])
+    func aCapQuietHoursOrLifetimeThatDoNotReadAsSuchStopTheStart(flag: String, value: String) {
         #expect(throws: ConfigurationError.self) {
             try ServerConfiguration(flags: [flag: value], settings: SettingsResolver(environment: [:]))
         }

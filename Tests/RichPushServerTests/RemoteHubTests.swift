@@ -56,6 +56,24 @@ struct RemoteHubTests {
         }
     }
 
+    @Test func aPushWithoutExpiryIsKeptByEachHubForTheDefaultLifetime() async throws {
+        try await withDirectHubs { session, apns, fcm in
+            let alice = try await session.createUser("alice")
+            try await session.register("iphone", of: alice, platform: .apns)
+            try await session.register("pixel", of: alice, platform: .fcm)
+            let before = Date.now
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let after = Date.now
+            let fourWeeks = 28.0 * 86_400
+            let expiration = try #require(apns.accepted.first?.expiration.flatMap { Double($0) })
+            #expect(expiration >= (before + fourWeeks).timeIntervalSince1970.rounded(.down))
+            #expect(expiration <= (after + fourWeeks).timeIntervalSince1970.rounded(.up))
+            let ttl = try #require(fcm.accepted.first?.ttl)
+            #expect(["2419199s", "2419200s"].contains(ttl))
+        }
+    }
+
     @Test func anFcmDeviceReceivesADataOnlyMessage() async throws {
         try await withDirectHubs { session, _, fcm in
             let alice = try await session.createUser("alice")

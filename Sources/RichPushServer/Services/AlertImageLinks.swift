@@ -7,17 +7,16 @@ struct AlertImageLinks: Sendable {
     /// The gateway's address as devices reach it, e.g. `https://push.example.com`.
     let publicURL: String
     let signer: LinkSigner
-    /// How long a link of a notification without `expiresAt` works: as long as hubs keep its push.
-    var defaultLifetime: TimeInterval = 28 * 24 * 3600
 
-    /// `jobs` with the link set on every alert of an image notification.
+    /// `jobs` with the link set on every alert of an image notification, working as long as hubs keep its push (the
+    /// job's `expiresAt`, which the dispatcher sets for every job).
     func adding(to jobs: [DeliveryJob], now: Date = .now) -> [DeliveryJob] {
         var links: [Int64: String] = [:]
         return jobs.map { job in
             guard job.pushStyle == .alert, job.push.richType == .img else { return job }
             var job = job
             if links[job.notificationId] == nil {
-                let expiry = job.expiresAt ?? now + defaultLifetime
+                let expiry = job.expiresAt ?? now
                 links[job.notificationId] = publicURL + signer.payloadURL(id: job.notificationId, until: expiry)
             }
             job.imageLink = links[job.notificationId]

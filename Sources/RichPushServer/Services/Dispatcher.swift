@@ -23,6 +23,8 @@ struct Dispatcher: Service {
         var maximumAttempts = 8
         var firstRetryDelay: TimeInterval = 2
         var longestRetryDelay: TimeInterval = 600
+        /// How long hubs keep the push of a notification without `expiresAt` for an offline device (`--default-ttl`).
+        var defaultLifetime: TimeInterval = 28 * 86_400
     }
 
     let store: Store
@@ -98,7 +100,9 @@ struct Dispatcher: Service {
             }
         }
         defer { renewal.cancel() }
-        let byPlatform = Dictionary(grouping: imageLinks?.adding(to: jobs) ?? jobs, by: \.platform)
+        let now = Date.now
+        let kept = jobs.map { $0.keptFor(policy.defaultLifetime, from: now) }
+        let byPlatform = Dictionary(grouping: imageLinks?.adding(to: kept, now: now) ?? kept, by: \.platform)
         var results: [SentDelivery] = []
         await withTaskGroup(of: [SentDelivery].self) { group in
             for (platform, platformJobs) in byPlatform {
