@@ -23,7 +23,8 @@ struct OpenAPITests {
         ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/"),
         ("get", "/api/audiences/count"), ("post", "/api/installations/import"),
         ("put", "/api/users/{username}/password"), ("delete", "/api/users/{username}"),
-        ("get", "/api/notifications/{id}/deliveries"), ("get", "/api/notifications/{id}/timeline"),
+        ("get", "/api/notifications/{id}/deliveries"), ("get", "/api/notifications/{id}/timeline"), ("post", "/api/register"),
+        ("put", "/api/register/{id}"), ("delete", "/api/register/{id}"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

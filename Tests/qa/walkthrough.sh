@@ -42,7 +42,7 @@ wait_for "$work/laptop" "retry:"
 wait_for "$work/desktop" "retry:"
 
 # The tutorial: no body, the bundled logo to the caller.
-tutorial=$(call 201 "${alice[@]}" -X POST "$BASE/api/notifications" | field '["id"]')
+tutorial=$(call 200 "${alice[@]}" -X POST "$BASE/api/notifications" | field '["id"]')
 wait_for "$work/laptop" "\"richId\":\"$tutorial\""
 wait_for "$work/desktop" "\"richId\":\"$tutorial\""
 grep -q '"richMessage":"Check this image out!"' "$work/laptop" || fail "the rich event lacks the tutorial's message"

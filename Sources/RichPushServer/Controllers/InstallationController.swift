@@ -22,22 +22,8 @@ struct InstallationController {
         let caller = try context.caller()
         let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
         let body = try await request.decode(as: InstallationRequest.self, context: context)
-        let record = try body.record(id: id, owner: caller.username, now: .now)
-        do {
-            let (stored, created) = try await gateway.store.upsertInstallation(
-                record, limit: gateway.configuration.maximumInstallationsPerUser)
-            // A remote hub's copy of the registration is brought in step by the dispatcher.
-            gateway.dispatcherDoorbell.ring()
-            return try InstallationJSON(stored).jsonResponse(
-                status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
-        } catch StoreError.installationOwnedByAnother {
-            throw APIError.conflict("installation.taken", "Installation \(id) is registered by another user.")
-        } catch StoreError.channelTaken {
-            throw APIError.conflict("installation.channelTaken", "This pushChannel is registered by another user's installation.")
-        } catch StoreError.installationLimit(let limit) {
-            throw APIError.unprocessable(
-                "installation.limit", "You have \(limit) installations, the most allowed; remove one you no longer use first.")
-        }
+        let (stored, created) = try await gateway.register(try body.record(id: id, owner: caller.username, now: .now))
+        return try InstallationJSON(stored).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
     }
 
     struct ImportRequest: LargeRequestBody {
@@ -117,5 +103,25 @@ struct InstallationController {
         guard let installation = try await gateway.store.installation(id: id), installation.owner == caller.username || caller.role == .admin
         else { throw APIError.notFound("installation.notFound", "There is no installation \(id).") }
         return installation
+    }
+}
+
+extension Gateway {
+    /// Stores a caller's own registration (`PUT /api/installations/{id}` and the tutorial's `PUT /api/register/{id}`),
+    /// or the ``APIError`` of a taken id or channel or of the per-user limit.
+    func register(_ record: InstallationRecord) async throws -> (stored: InstallationRecord, created: Bool) {
+        do {
+            let (stored, created) = try await store.upsertInstallation(record, limit: configuration.maximumInstallationsPerUser)
+            // A remote hub's copy of the registration is brought in step by the dispatcher.
+            dispatcherDoorbell.ring()
+            return (stored, created)
+        } catch StoreError.installationOwnedByAnother {
+            throw APIError.conflict("installation.taken", "Installation \(record.id) is registered by another user.")
+        } catch StoreError.channelTaken {
+            throw APIError.conflict("installation.channelTaken", "This pushChannel is registered by another user's installation.")
+        } catch StoreError.installationLimit(let limit) {
+            throw APIError.unprocessable(
+                "installation.limit", "You have \(limit) installations, the most allowed; remove one you no longer use first.")
+        }
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushStore
+
+/// The registration API of the Notification Hubs tutorial's backend, which its iOS client speaks: `POST
+/// /api/register` hands out a new registration id, `PUT /api/register/{id}` registers the device under it and
+/// `DELETE` removes it. A registration is an installation of the caller with that id.
+struct RegistrationController {
+    let gateway: Gateway
+
+    func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
+        group.post("register", use: create)
+        group.put("register/:id", use: update)
+        group.delete("register/:id", use: delete)
+    }
+
+    /// The body of `PUT`, named as the tutorial's client names it.
+    struct RegistrationRequest: Decodable {
+        var platform: String
+        var handle: String
+        var tags: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case platform = "Platform"
+            case handle = "Handle"
+            case tags = "Tags"
+        }
+    }
+
+    /// A new registration id, as a JSON string.
+    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        _ = try context.caller()
+        let id = "reg-" + UUID().uuidString.lowercased()
+        let body = try JSONEncoder().encodeAsByteBuffer(id, allocator: ByteBufferAllocator())
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+
+    @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try InstallationRequest.validId(context.parameters.get("id") ?? "")
+        let body = try await request.decode(as: RegistrationRequest.self, context: context)
+        // The tutorial's client may name its user's tag; the gateway gives every installation that one anyway.
+        let own = Tag.user(caller.username)
+        let installation = InstallationRequest(
+            platform: try Self.platform(body.platform), pushChannel: body.handle, tags: body.tags?.filter { $0 != own })
+        let (stored, _) = try await gateway.register(try installation.record(id: id, owner: caller.username, now: .now))
+        return try InstallationJSON(stored).jsonResponse(status: .ok, headers: [.location: "/api/installations/\(id)"])
+    }
+
+    @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try InstallationRequest.validId(context.parameters.get("id") ?? "")
+        guard let installation = try await gateway.store.installation(id: id), installation.owner == caller.username else {
+            throw APIError.notFound("installation.notFound", "There is no registration \(id).")
+        }
+        try await gateway.store.deleteInstallation(id: installation.id)
+        gateway.dispatcherDoorbell.ring()
+        return Response(status: .ok)
+    }
+
+    /// The platforms the tutorial registers: the ones of the contract, not the direct stream.
+    private static func platform(_ name: String) throws -> String {
+        guard ["apns", "fcm", "wns"].contains(name) else {
+            throw APIError.unprocessable("installation.invalidPlatform", "Platform must be one of apns, fcm, wns.")
+        }
+        return name
+    }
+}
