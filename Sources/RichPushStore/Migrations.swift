@@ -11,7 +11,7 @@ enum Migrations {
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
-        addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants,
+        addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants, addFeedRemovals,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -350,5 +350,11 @@ enum Migrations {
         try await db.alter(table: "notifications").column("variants", type: .text).run()
         try await db.alter(table: "deliveries").column("variant", type: .text).run()
         try await db.alter(table: "feed_entries").column("variant", type: .text).run()
+    }
+
+    /// When a user removed a notification from their own feed (`DELETE /api/me/notifications/{id}`); the entry stays,
+    /// so the user remains a recipient whose payload is readable until it expires.
+    private static func addFeedRemovals(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "feed_entries").column("removed_at", type: .bigint).run()
     }
 }

@@ -58,6 +58,19 @@ extension Store {
         }
     }
 
+    /// Removes a notification from a user's feed and appends a `deleted` event for the user's devices; returns the
+    /// event's cursor, or nil when the notification is not in the user's visible feed. The user stays a recipient:
+    /// the payload is readable until it expires, and the campaign's counts keep the entry.
+    public func removeFromFeed(username: String, notificationId: Int64, now: Date = .now) async throws -> Int64? {
+        try await engine.transaction { db in
+            guard try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) != nil else { return nil }
+            try await db.update("feed_entries").set("removed_at", to: EpochMilliseconds(now))
+                .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
+            let event = StreamEvent(cursor: 0, body: .deleted(richId: notificationId))
+            return try await Self.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
+        }
+    }
+
     /// One item of a user's visible feed.
     public func feedItem(username: String, notificationId: Int64, now: Date = .now) async throws -> FeedItem? {
         try await engine.read { db in try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
@@ -110,6 +123,7 @@ extension Store {
                 on: SQLColumn("id", table: "n"), .equal, SQLColumn("notification_id", table: "f")
             )
             .where(SQLColumn("seq", table: "f"), .isNot, SQLLiteral.null)
+            .where(SQLColumn("removed_at", table: "f"), .is, SQLLiteral.null)
             .where(SQLColumn("canceled_at", table: "n"), .is, SQLLiteral.null)
             .where(SQLColumn("deleted_at", table: "n"), .is, SQLLiteral.null)
             .where {

@@ -24,7 +24,7 @@ struct OpenAPITests {
         ("get", "/api/audiences/count"), ("post", "/api/installations/import"),
         ("put", "/api/users/{username}/password"), ("delete", "/api/users/{username}"),
         ("get", "/api/notifications/{id}/deliveries"), ("get", "/api/notifications/{id}/timeline"), ("post", "/api/register"),
-        ("put", "/api/register/{id}"), ("delete", "/api/register/{id}"),
+        ("put", "/api/register/{id}"), ("delete", "/api/register/{id}"), ("delete", "/api/me/notifications/{id}"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

@@ -41,6 +41,26 @@ struct StreamTests {
         }
     }
 
+    @Test func aNotificationRemovedOnOneDeviceLeavesTheFeedAndReachesTheOthersButItsPayloadStays() async throws {
+        try await TestGateway().run(.live) { session in
+            let alice = try await session.createUser("alice")
+            try await session.register("laptop", of: alice)
+            try await session.register("desktop", of: alice)
+            let desktop = StreamClient(port: session.client.port!, user: alice, query: "?installationId=desktop")
+            try await desktop.waitUntilOpen()
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            #expect(await desktop.next()?.event == "rich")
+            #expect(try await session.request(.delete, "/api/me/notifications/\(id)", as: alice).status == .noContent)
+            let deleted = try #require(await desktop.next())
+            #expect(StreamEvent(deleted)?.body == .deleted(richId: id))
+            let feed = try await session.request(.get, "/api/me/notifications", as: alice).json()
+            #expect((feed["items"] as? [Any])?.isEmpty == true)
+            #expect(try await session.request(.get, "/api/notifications/\(id)", as: alice).status == .ok)
+            #expect(try await session.request(.delete, "/api/me/notifications/\(id)", as: alice).status == .notFound)
+            desktop.close()
+        }
+    }
+
     @Test func aReconnectWithLastEventIdReplaysWhatWasMissed() async throws {
         try await TestGateway().run(.live) { session in
             let alice = try await session.createUser("alice")

@@ -9,6 +9,7 @@ struct FeedController {
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.get("me/notifications", use: feed)
         group.patch("me/notifications/:id", use: update)
+        group.delete("me/notifications/:id", use: remove)
         group.post("me/notifications/:id/receipts", use: receipt)
     }
 
@@ -51,6 +52,17 @@ struct FeedController {
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
         if cursor != nil { gateway.broadcaster.notify([caller.username]) }
         return try FeedItemResponse(item: FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage])).jsonResponse()
+    }
+
+    /// Removes the notification from the caller's feed; the caller's devices hear of it on their streams.
+    @Sendable func remove(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.id()
+        guard try await gateway.store.removeFromFeed(username: caller.username, notificationId: id) != nil else {
+            throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
+        }
+        gateway.broadcaster.notify([caller.username])
+        return Response(status: .noContent)
     }
 
     struct FeedItemResponse: ResponseEncodable {
