@@ -132,6 +132,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     TemplateController(store: gateway.store).addRoutes(to: authenticated)
     InstallationController(gateway: gateway).addRoutes(to: authenticated)
     RegistrationController(gateway: gateway).addRoutes(to: authenticated)
+    SegmentController(gateway: gateway).addRoutes(to: authenticated)
     FeedController(gateway: gateway).addRoutes(to: authenticated)
     StreamController(gateway: gateway).addRoutes(to: authenticated)
     return router

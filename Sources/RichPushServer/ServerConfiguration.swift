@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable {
     /// within this time. Not a setting; tests that watch the fast path lengthen it and `credentialRevalidation`, so a
     /// loaded machine cannot let either lapse between two fetches.
     var payloadNotificationTimeToLive: TimeInterval = 1
+    /// Tag prefixes only marketers and admins assign, as a user's segments; no device sets such a tag itself.
+    public var protectedTagPrefixes = ["segment:"]
     /// How long hubs keep the push of a notification without `expiresAt` for a device that is offline.
     public var defaultTTL: TimeInterval = 28 * 86_400
     /// At most so many marketers' notifications per user within a period; nil: no cap.
@@ -114,6 +116,15 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("default-time-zone must be an IANA time zone such as Europe/Berlin or UTC, not '\(zone)'")
             }
             defaultTimeZone = timeZone
+        }
+        if let prefixes = value("protected-tag-prefixes") {
+            let parsed = prefixes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard parsed.allSatisfy({ $0.hasSuffix(":") && Tag.isValid($0 + "x") && Tag.reservedPrefix(of: $0 + "x") == nil }) else {
+                throw ConfigurationError(
+                    "protected-tag-prefixes must be tag prefixes ending in ':' such as segment:,tier: (not username:, installation:…), not '\(prefixes)'"
+                )
+            }
+            protectedTagPrefixes = parsed
         }
         if let ttl = value("default-ttl") {
             guard let seconds = DurationText.seconds(in: ttl), (1...28 * 86_400).contains(seconds) else {

@@ -11,7 +11,7 @@ enum Migrations {
     static let steps: [Step] = [
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
-        addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants, addFeedRemovals,
+        addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants, addFeedRemovals, addSegments,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
@@ -356,5 +356,12 @@ enum Migrations {
     /// so the user remains a recipient whose payload is readable until it expires.
     private static func addFeedRemovals(_ db: any SQLDatabase) async throws {
         try await db.alter(table: "feed_entries").column("removed_at", type: .bigint).run()
+    }
+
+    /// A user's segments (protected tags only marketers and admins assign, JSON of `[String]`), and a copy on each of
+    /// the user's installations so reading one needs no join.
+    private static func addSegments(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "users").column("segments", type: .text).run()
+        try await db.alter(table: "installations").column("segments", type: .text).run()
     }
 }

@@ -177,6 +177,9 @@ public struct InstallationRecord: Sendable, Equatable {
     /// cleared when it registers again.
     public var deadAt: Date?
     public var deadReason: String?
+    /// The owner's segments (protected tags marketers and admins assign to the user), which every installation of
+    /// the user carries; the store fills them in.
+    public var segments: [String] = []
 
     /// The dead reason of an installation whose channel another user's installation registered.
     public static let replacedReason = "installation.replaced"
@@ -187,8 +190,9 @@ public struct InstallationRecord: Sendable, Equatable {
     public init(
         id: String, owner: String, platform: Platform, pushChannel: String, tags: [String], appVersion: String? = nil,
         applicationName: String? = nil, sdkVersion: String? = nil, timeZone: String? = nil, language: String? = nil, createdAt: Date,
-        updatedAt: Date, deadAt: Date? = nil, deadReason: String? = nil
+        updatedAt: Date, deadAt: Date? = nil, deadReason: String? = nil, segments: [String] = []
     ) {
+        self.segments = segments
         self.language = language
         self.id = id
         self.owner = owner
@@ -209,7 +213,7 @@ public struct InstallationRecord: Sendable, Equatable {
     /// `appversion:` from the installation's fields.
     public var allTags: Set<String> {
         Set(tags).union([Tag.user(owner), Tag.installation(id), Tag.platform(platform)])
-            .union(Tag.deviceFields(language: language, timeZone: timeZone, appVersion: appVersion))
+            .union(Tag.deviceFields(language: language, timeZone: timeZone, appVersion: appVersion)).union(segments)
     }
 }
 

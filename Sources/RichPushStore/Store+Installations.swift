@@ -5,7 +5,7 @@ import SQLKit
 extension Store {
     static let installationColumns = [
         "id", "owner", "platform", "push_channel", "tags", "app_version", "application_name", "sdk_version", "time_zone",
-        "created_at", "updated_at", "dead_at", "dead_reason", "language", "app_version_key",
+        "created_at", "updated_at", "dead_at", "dead_reason", "language", "app_version_key", "segments",
     ]
 
     /// Creates or replaces an installation; `created` tells which.
@@ -68,17 +68,24 @@ extension Store {
             let key = ChannelKey(platform: try holder.enumeration("platform", as: Platform.self), pushChannel: try holder.string("push_channel"))
             if wanted.contains(key) { return nil }
         }
+        let segments = try await Self.segments(of: Set(chunk.map(\.owner)), in: db)
+        let records = chunk.map { record in
+            var record = record
+            record.segments = segments[record.owner] ?? []
+            return record
+        }
         try await db.insert(into: "installations").columns(Self.installationColumns)
             .rows(
-                try chunk.map { record in
+                try records.map { record in
                     let tags = String(decoding: try JSONEncoder().encode(record.tags), as: UTF8.self)
                     return Self.binds(
                         record.id, record.owner, record.platform.rawValue, record.pushChannel, tags, record.appVersion,
                         record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
-                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language, record.appVersionKey)
+                        EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language, record.appVersionKey,
+                        try Self.segmentsJSON(record.segments))
                 }
             ).run()
-        let tags = chunk.flatMap { record in record.allTags.sorted().map { Self.binds(record.id, $0) } }
+        let tags = records.flatMap { record in record.allTags.sorted().map { Self.binds(record.id, $0) } }
         for rows in tags.chunked(Self.insertChunk) {
             try await db.insert(into: "installation_tags").columns("installation_id", "tag").rows(Array(rows)).run()
         }
@@ -118,13 +125,15 @@ extension Store {
         record.createdAt = existing?.createdAt ?? installation.createdAt
         record.deadAt = nil
         record.deadReason = nil
+        record.segments = try await Self.segments(of: [installation.owner], in: db)[installation.owner] ?? []
         let tagsJSON = String(decoding: try JSONEncoder().encode(record.tags), as: UTF8.self)
         if existing == nil {
             try await db.insert(into: "installations").columns(Self.installationColumns)
                 .values(
                     record.id, record.owner, record.platform.rawValue, record.pushChannel, tagsJSON, record.appVersion,
                     record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
-                    EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language, record.appVersionKey
+                    EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language, record.appVersionKey,
+                    try Self.segmentsJSON(record.segments)
                 ).run()
         } else {
             try await db.update("installations")
@@ -137,6 +146,7 @@ extension Store {
                 .set("time_zone", to: record.timeZone)
                 .set("language", to: record.language)
                 .set("app_version_key", to: record.appVersionKey)
+                .set("segments", to: try Self.segmentsJSON(record.segments))
                 .set("updated_at", to: EpochMilliseconds(record.updatedAt))
                 .set("dead_at", to: Int64?.none)
                 .set("dead_reason", to: String?.none)
@@ -225,7 +235,7 @@ extension Store {
             timeZone: try row.optionalString("time_zone"), language: try row.optionalString("language"),
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"), deadAt: try row.optionalDate("dead_at"),
-            deadReason: try row.optionalString("dead_reason"))
+            deadReason: try row.optionalString("dead_reason"), segments: try segments(row.optionalString("segments")))
     }
 }
 

@@ -80,6 +80,14 @@ struct Serve: AsyncParsableCommand {
     )
     var defaultTTL: String?
     @Option(
+        name: .customLong("protected-tag-prefixes"),
+        help: """
+            Comma-separated tag prefixes only marketers and admins assign, as users' segments; devices may not set them \
+            (default segment:; env RICHPUSH_PROTECTED_TAG_PREFIXES).
+            """
+    )
+    var protectedTagPrefixes: String?
+    @Option(
         name: .customLong("quiet-hours"),
         help: """
             Hours of each device's day, e.g. 22:00-08:00, in which marketers' deliveries wait until they end (default off; \
@@ -100,6 +108,7 @@ struct Serve: AsyncParsableCommand {
                 "max-streams-per-user": maximumStreamsPerUser, "public-url": publicURL, "default-time-zone": defaultTimeZone,
                 "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
                 "frequency-cap": frequencyCap, "quiet-hours": quietHours, "default-ttl": defaultTTL,
+                "protected-tag-prefixes": protectedTagPrefixes,
             ].compactMapValues { $0 }
         ) { first, _ in first }
         let configuration: ServerConfiguration

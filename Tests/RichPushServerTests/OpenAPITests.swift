@@ -25,6 +25,7 @@ struct OpenAPITests {
         ("put", "/api/users/{username}/password"), ("delete", "/api/users/{username}"),
         ("get", "/api/notifications/{id}/deliveries"), ("get", "/api/notifications/{id}/timeline"), ("post", "/api/register"),
         ("put", "/api/register/{id}"), ("delete", "/api/register/{id}"), ("delete", "/api/me/notifications/{id}"),
+        ("get", "/api/users/{username}/segments"), ("put", "/api/users/{username}/segments"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

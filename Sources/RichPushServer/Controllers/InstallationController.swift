@@ -22,7 +22,8 @@ struct InstallationController {
         let caller = try context.caller()
         let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
         let body = try await request.decode(as: InstallationRequest.self, context: context)
-        let (stored, created) = try await gateway.register(try body.record(id: id, owner: caller.username, now: .now))
+        let (stored, created) = try await gateway.register(
+            try body.record(id: id, owner: caller.username, now: .now, protectedPrefixes: gateway.configuration.protectedTagPrefixes))
         return try InstallationJSON(stored).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
     }
 
@@ -56,7 +57,10 @@ struct InstallationController {
                 guard owners[owner] == true else {
                     throw APIError.unprocessable("installation.unknownOwner", "There is no user \(owner.prefix(64)).")
                 }
-                records.append(try entry.record(id: try InstallationRequest.validId(id), owner: owner, now: now))
+                records.append(
+                    try entry.record(
+                        id: try InstallationRequest.validId(id), owner: owner, now: now,
+                        protectedPrefixes: gateway.configuration.protectedTagPrefixes))
             } catch let error as APIError {
                 throw APIError(error.status, code: error.code, message: "installations[\(index)]: \(error.message)")
             }

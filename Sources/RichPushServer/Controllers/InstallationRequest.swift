@@ -23,8 +23,9 @@ struct InstallationRequest: Decodable {
     static let maximumTags = 60
     static let maximumChannelLength = 4096
 
-    /// The installation this request registers, or the first problem found as an ``APIError``.
-    func record(id: String, owner: String, now: Date) throws -> InstallationRecord {
+    /// The installation this request registers, or the first problem found as an ``APIError``; tags with one of
+    /// `protectedPrefixes` are the segments marketers assign, which no device sets itself.
+    func record(id: String, owner: String, now: Date, protectedPrefixes: [String]) throws -> InstallationRecord {
         guard let platform = Platform(rawValue: platform) else {
             throw APIError.unprocessable("installation.invalidPlatform", "platform must be one of apns, fcm, wns, direct.")
         }
@@ -35,7 +36,7 @@ struct InstallationRequest: Decodable {
         guard platform.accepts(pushChannel: channel) else {
             throw APIError.unprocessable("installation.invalidPushChannel", "An APNs pushChannel is the hexadecimal device token.")
         }
-        let tags = try Self.validTags(tags ?? [])
+        let tags = try Self.validTags(tags ?? [], protectedPrefixes: protectedPrefixes)
         for (name, value) in [
             ("appVersion", appVersion), ("applicationName", applicationName), ("sdkVersion", sdkVersion), ("timeZone", timeZone),
         ] {
@@ -57,7 +58,7 @@ struct InstallationRequest: Decodable {
         return id
     }
 
-    private static func validTags(_ tags: [String]) throws -> [String] {
+    private static func validTags(_ tags: [String], protectedPrefixes: [String]) throws -> [String] {
         guard tags.count <= maximumTags else {
             throw APIError.unprocessable("installation.tooManyTags", "An installation may carry at most \(maximumTags) tags.")
         }
@@ -68,6 +69,11 @@ struct InstallationRequest: Decodable {
             }
             if let prefix = Tag.reservedPrefix(of: tag) {
                 throw APIError.unprocessable("installation.reservedTag", "Tags starting with '\(prefix)' are set by the gateway.")
+            }
+            if let prefix = TagProtection.protectedPrefix(of: tag, among: protectedPrefixes) {
+                throw APIError.unprocessable(
+                    "installation.reservedTag",
+                    "Tags starting with '\(prefix)' are segments, which marketers assign to users (PUT /api/users/{username}/segments).")
             }
         }
         return Array(Set(tags)).sorted()

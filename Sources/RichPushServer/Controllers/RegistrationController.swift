@@ -44,7 +44,9 @@ struct RegistrationController {
         let own = Tag.user(caller.username)
         let installation = InstallationRequest(
             platform: try Self.platform(body.platform), pushChannel: body.handle, tags: body.tags?.filter { $0 != own })
-        let (stored, _) = try await gateway.register(try installation.record(id: id, owner: caller.username, now: .now))
+        let (stored, _) = try await gateway.register(
+            try installation.record(
+                id: id, owner: caller.username, now: .now, protectedPrefixes: gateway.configuration.protectedTagPrefixes))
         return try InstallationJSON(stored).jsonResponse(status: .ok, headers: [.location: "/api/installations/\(id)"])
     }
 
