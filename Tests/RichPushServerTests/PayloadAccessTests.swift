@@ -7,9 +7,9 @@ import Testing
 @testable import RichPushServer
 @testable import RichPushStore
 
-/// One decision serves the fast path and the router: the same table of callers and notifications through both.
-@Suite("Who may fetch a payload", .serialized)
-struct PayloadAccessTests {
+/// One decision serves the fast path and the router: the same table of callers and notifications through both. Part
+/// of the fast path's serialized suite, whose tests alone may reach the process's fetch counters from memory.
+extension PayloadFastPathTests {
     enum Situation: String, CaseIterable, Sendable {
         case memberInTheAudience, memberOutsideIt, marketer, recalled, canceled, signedLink
     }
