@@ -42,6 +42,9 @@ export class Api {
   countAudience(expression, signal) { return this.request('GET', `/api/audiences/count?expression=${encodeURIComponent(expression)}`, { signal }); }
   installations() { return this.request('GET', '/api/installations?limit=1000'); }
   removeInstallation(id) { return this.request('DELETE', `/api/installations/${encodeURIComponent(id)}`); }
+  segments(username) { return this.request('GET', `/api/users/${encodeURIComponent(username)}/segments`); }
+  /** Replaces the user's whole list of segments; the answer is the list as the gateway keeps it (sorted, once each). */
+  putSegments(username, segments) { return this.request('PUT', `/api/users/${encodeURIComponent(username)}/segments`, { json: { segments } }); }
   templates() { return this.request('GET', '/api/templates'); }
   template(name) { return this.request('GET', `/api/templates/${encodeURIComponent(name)}`); }
   createTemplate(template) { return this.request('POST', '/api/templates', { json: template }); }

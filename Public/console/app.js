@@ -6,11 +6,14 @@ import { renderCompose } from './compose.js';
 import { renderCampaigns } from './campaigns.js';
 import { renderDevices } from './devices.js';
 import { renderTemplates } from './templates.js';
+import { renderUsers, usernameFrom } from './users.js';
 
 const screens = {
   compose: { title: 'Compose', render: renderCompose },
   campaigns: { title: 'Campaigns', render: renderCampaigns },
   templates: { title: 'Templates', render: renderTemplates },
+  // A title may depend on what the screen is asked to show: #/users/alice is "alice · Users".
+  users: { title: ([part]) => (part ? `${usernameFrom(part)} · Users` : 'Users'), render: renderUsers },
   devices: { title: 'Devices', render: renderDevices },
 };
 
@@ -76,8 +79,9 @@ function route() {
   }
   // On a phone the tabs may scroll sideways: the current one is kept in sight.
   document.querySelector('.tabs a[aria-current]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  document.title = `${screen.title} · richpush`;
-  app.leave = screen.render(main, app, screens[name] ? rest : []) ?? null;
+  const args = screens[name] ? rest : [];
+  document.title = `${typeof screen.title === 'function' ? screen.title(args) : screen.title} · richpush`;
+  app.leave = screen.render(main, app, args) ?? null;
   // Moving focus to the new heading tells screen-reader users the screen changed.
   main.querySelector('h1')?.focus({ preventScroll: true });
   window.scrollTo(0, 0);

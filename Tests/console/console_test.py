@@ -13,6 +13,7 @@ import tempfile
 import time
 import unittest
 import urllib.error
+import urllib.parse
 import urllib.request
 
 os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not try to download a driver: Debian's is used.
@@ -157,6 +158,33 @@ class Console(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline, f"{name} was never downloaded: {os.listdir(self.downloads)}")
             time.sleep(0.1)
         return path
+
+    def put_segments(self, username, segments):
+        """Puts `username` in exactly `segments` through the API, and in none again once the test is over."""
+        status, body = api("PUT", f"/api/users/{username}/segments", MARK, {"segments": segments})
+        self.assertEqual(status, 200, body)
+        self.addCleanup(api, "PUT", f"/api/users/{username}/segments", MARK, {"segments": []})
+
+    def segments_of(self, username):
+        status, body = api("GET", f"/api/users/{username}/segments", MARK)
+        self.assertEqual(status, 200, body)
+        return body["segments"]
+
+    def audience_size(self, expression):
+        """How many devices `expression` reaches now, as the gateway counts them."""
+        status, body = api("GET", "/api/audiences/count?expression=" + urllib.parse.quote(expression), MARK)
+        self.assertEqual(status, 200, body)
+        return body["installations"]
+
+    def unnamed_controls(self):
+        """The controls of the shown screen that have no name a screen reader can announce."""
+        return self.browser.execute_script("""
+            return [...document.querySelectorAll('main input, main textarea, main select, main button')].filter((control) => {
+                const labelled = control.labels && control.labels.length > 0;
+                return !labelled && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby')
+                    && !(control.tagName === 'BUTTON' && control.textContent.trim());
+            }).map((control) => control.outerHTML);
+        """)
 
     def fits_width(self, width):
         overflow = self.browser.execute_script("return document.documentElement.scrollWidth")
@@ -349,6 +377,89 @@ class Console(unittest.TestCase):
         self.sign_in(MARK)
         self.assertFalse(self.browser.find_element(By.ID, "devices-tab").is_displayed())
 
+    def test_a_marketer_puts_a_user_in_a_segment_and_its_audience_reaches_their_device(self):
+        self.put_segments("alice", [])
+        self.assertEqual(self.audience_size("segment:vip"), 0)
+        self.sign_in(MARK)
+        self.find("#users-tab").click()
+        self.find("#find-user").send_keys("alice", Keys.ENTER)
+        self.wait.until(EC.url_contains("#/users/alice"))
+        self.wait_for_text("#user-title", "alice")
+        self.wait_for_text("#segments-summary", "alice is in no segment yet.")
+        # The name alone will do: the console puts segment: in front.
+        self.find("#new-segment").send_keys("vip", Keys.ENTER)
+        self.wait_for_text("#segment-list li[data-segment='segment:vip'] .segment-reach", "Reaches 1 device of 1 person")
+        self.wait_for_text("#segments-summary", "alice is in 1 segment.")
+        self.assertEqual(self.segments_of("alice"), ["segment:vip"])
+        self.assertEqual(self.audience_size("segment:vip"), 1)
+        # Ready for the next one: the field is empty and keeps the focus.
+        self.assertEqual(self.find("#new-segment").get_attribute("value"), "")
+        self.assertEqual(self.browser.switch_to.active_element.get_attribute("id"), "new-segment")
+        self.screenshot("user-segments")
+
+    def test_removing_a_users_only_segment_leaves_them_in_none(self):
+        self.put_segments("alice", ["segment:vip"])
+        self.sign_in(MARK)
+        self.browser.get(BASE + "/#/users/alice")
+        self.wait_for_text("#segment-list li[data-segment='segment:vip'] .segment-reach", "Reaches 1 device of 1 person")
+        self.find("#segment-list button[aria-label='Remove alice from segment:vip']").click()
+        self.wait_for_text("#segments-summary", "alice is in no segment yet.")
+        self.assertEqual(self.browser.find_elements(By.CSS_SELECTOR, "#segment-list li"), [])
+        self.assertEqual(self.segments_of("alice"), [])
+        self.assertEqual(self.audience_size("segment:vip"), 0)
+        # The button went with the segment: the focus moved to where segments are added, not to the page's start.
+        self.assertEqual(self.browser.switch_to.active_element.get_attribute("id"), "new-segment")
+
+    def test_an_invalid_segment_name_shows_the_gateways_sentence_and_changes_nothing(self):
+        self.put_segments("alice", ["segment:vip"])
+        self.sign_in(MARK)
+        self.browser.get(BASE + "/#/users/alice")
+        self.find("#segment-list li[data-segment='segment:vip']")
+        self.find("#new-segment").send_keys("big spender", Keys.ENTER)
+        error = self.wait_for_text("#segments-error", "'segment:big spender' is not a segment: a tag starting with segment: and a name.")
+        self.assertEqual(error.get_attribute("role"), "alert")
+        self.assertEqual(self.find("#new-segment").get_attribute("aria-invalid"), "true")
+        self.assertEqual(self.find("#new-segment").get_attribute("value"), "big spender")
+        shown = [item.get_attribute("data-segment") for item in self.browser.find_elements(By.CSS_SELECTOR, "#segment-list li")]
+        self.assertEqual(shown, ["segment:vip"])
+        self.assertEqual(self.segments_of("alice"), ["segment:vip"])
+        self.screenshot("user-segments-invalid")
+
+    def test_finding_a_user_who_does_not_exist_says_so(self):
+        self.sign_in(MARK)
+        self.find("#users-tab").click()
+        self.find("#find-user").send_keys("nobody", Keys.ENTER)
+        self.wait_for_text("#segments-error", "There is no user nobody.")
+        self.assertFalse(self.browser.find_element(By.ID, "add-segment-form").is_displayed())
+
+    def test_every_control_of_the_user_screen_has_a_name(self):
+        self.put_segments("alice", ["segment:vip"])
+        self.sign_in(MARK)
+        self.browser.get(BASE + "/#/users/alice")
+        self.find("#segment-list li[data-segment='segment:vip']")
+        self.assertEqual(self.unnamed_controls(), [])
+
+    def test_the_devices_view_shows_an_owners_segment_on_their_installation_apart_from_its_own_tags(self):
+        self.put_segments("alice", ["segment:vip"])
+        self.sign_in(ADMIN)
+        self.find("#devices-tab").click()
+        row = "#device-table tr[data-installation='alice-laptop']"
+        self.wait_for_text(f"{row} td[data-label='Segments'] .tag.segment-tag", "segment:vip")
+        tags = self.find(f"{row} td[data-label='Tags']").text
+        self.assertIn("topic:sale", tags)
+        self.assertNotIn("segment:vip", tags)
+        self.assertEqual(self.find("#device-table tr[data-installation='bob-phone'] td[data-label='Segments']").text, "none")
+        self.screenshot("devices-segments")
+
+    def test_an_admin_opens_an_installations_owner_from_the_devices_view(self):
+        self.sign_in(ADMIN)
+        self.find("#devices-tab").click()
+        self.find("#device-table tr[data-installation='bob-phone'] td[data-label='Owner'] a").click()
+        self.wait.until(EC.url_contains("#/users/bob"))
+        self.wait_for_text("#segments-summary", "bob is in no segment yet.")
+        self.assertEqual(self.browser.title, "bob · Users · richpush")
+        self.assertEqual(self.browser.switch_to.active_element.get_attribute("id"), "user-title")
+
     def test_signing_in_and_composing_work_from_the_keyboard_alone(self):
         username = self.find("#username")
         self.assertEqual(self.browser.switch_to.active_element, username)
@@ -357,14 +468,7 @@ class Console(unittest.TestCase):
         self.find("#sign-out")
         self.assertEqual(self.browser.switch_to.active_element.tag_name, "h1")
         # Every control of the compose screen has a name a screen reader can announce.
-        unnamed = self.browser.execute_script("""
-            return [...document.querySelectorAll('main input, main textarea, main select, main button')].filter((control) => {
-                const labelled = control.labels && control.labels.length > 0;
-                return !labelled && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby')
-                    && !(control.tagName === 'BUTTON' && control.textContent.trim());
-            }).map((control) => control.outerHTML);
-        """)
-        self.assertEqual(unnamed, [])
+        self.assertEqual(self.unnamed_controls(), [])
         # The image can be picked from the keyboard: the file input takes focus inside the drop zone.
         self.browser.execute_script("document.getElementById('image-file').focus()")
         self.assertEqual(self.browser.switch_to.active_element.get_attribute("id"), "image-file")
@@ -379,6 +483,8 @@ class Console(unittest.TestCase):
             "name": "phone-sized", "description": "A template with a long description that has to wrap on a narrow phone screen",
             "message": "Hello {{firstName}}, your {{product}} is back in stock", "richType": "text", "audience": "topic:sale"})
         self.assertEqual(status, 201, body)
+        # Segments on alice's laptop and a long one to wrap, so the devices and user screens show their widest parts.
+        self.put_segments("alice", ["segment:vip", "segment:early-adopters.of.the.winter.collection"])
         self.browser.set_window_size(360, 800)
         self.sign_in(ADMIN)
         width = self.browser.execute_script("return window.innerWidth")
@@ -407,8 +513,17 @@ class Console(unittest.TestCase):
         self.screenshot("compose-from-template-360")
         self.browser.get(BASE + "/#/devices")
         self.wait_for_text("#device-table tbody", "alice-laptop")
+        self.find("#device-table tr[data-installation='alice-laptop'] .tag.segment-tag")
         self.fits_width(width)
         self.screenshot("devices-360")
+        self.browser.get(BASE + "/#/users")
+        self.find("#find-user")
+        self.fits_width(width)
+        self.screenshot("users-360")
+        self.browser.get(BASE + "/#/users/alice")
+        self.wait_for_text("#segment-list li[data-segment='segment:vip'] .segment-reach", "Reaches 1 device")
+        self.fits_width(width)
+        self.screenshot("user-360")
 
     def test_a_template_is_created_and_a_campaign_started_from_it_fills_in_its_placeholder(self):
         self.sign_in(MARK)
