@@ -249,22 +249,6 @@ public struct NotificationCounts: Sendable, Equatable {
     public var errors: [DeliveryError]
 }
 
-/// Why the store refused a write.
-public enum StoreError: Error, Sendable, Equatable {
-    /// A unique value (`what`) is already taken.
-    case duplicate(String)
-    /// The thing does not exist.
-    case notFound
-    /// The installation id belongs to another user.
-    case installationOwnedByAnother
-    /// Another user's installation holds the push channel, and it is not one a hub issued to a single device.
-    case channelTaken
-    /// The owner already has the most installations allowed.
-    case installationLimit(Int)
-    /// The store has no other processes to hear from: it is an exclusive one.
-    case notShared
-}
-
 /// A recipient's fetch of a notification's payload.
 public struct PayloadFetch: Hashable, Sendable {
     public var notificationId: Int64
