@@ -14,7 +14,7 @@ enum CredentialFailure: Error {
 /// calls it expired, and turn the verdict into an outcome, failing the rest of the batch on a configuration error.
 struct CredentialedDelivery {
     let hub: String
-    let failures: ConfigurationFailure
+    let configuration: ConfigurationHealth
     let abort: BatchAbort
     let logger: Logger
 
@@ -47,7 +47,7 @@ struct CredentialedDelivery {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: count)
         var pending = Array(0..<count)
         var renewed = false
-        var probe = !failures.isConfirmed && count > 1
+        var probe = !configuration.isConfirmed && count > 1
         while !pending.isEmpty {
             if let failure = abort.failure {
                 for index in pending { outcomes[index] = failure }
@@ -92,7 +92,7 @@ struct CredentialedDelivery {
     private func outcome(of verdict: HubVerdict) -> DeliveryOutcome {
         switch verdict {
         case .sent:
-            failures.clear()
+            configuration.clear()
             return .sent
         case .credentialRejected:
             return configurationFailure(code: "\(hub).credentialRejected", message: "\(hub) rejected a freshly issued credential")
@@ -108,7 +108,7 @@ struct CredentialedDelivery {
     }
 
     private func configurationFailure(code: String, message: String) -> DeliveryOutcome {
-        let failure = failures.fail(code: code, message: message, logger: logger)
+        let failure = configuration.fail(code: code, message: message, logger: logger)
         abort.abort(with: failure)
         return failure
     }

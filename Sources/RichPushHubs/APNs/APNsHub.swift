@@ -11,7 +11,7 @@ public struct APNsHub: NotificationHub {
     let endpoint: String
     let session: HTTP2Session
     let tokens: APNsTokenProvider
-    let failures = ConfigurationFailure(hub: "apns")
+    let configuration = ConfigurationHealth(hub: "apns")
 
     public var name: String { Platform.apns.rawValue }
 
@@ -60,7 +60,7 @@ public struct APNsHub: NotificationHub {
                 sendable.append(index)
             }
         }
-        let sent = await CredentialedDelivery(hub: name, failures: failures, abort: BatchAbort(), logger: logger).runBatch(
+        let sent = await CredentialedDelivery(hub: name, configuration: configuration, abort: BatchAbort(), logger: logger).runBatch(
             count: sendable.count,
             credential: { () async throws(CredentialFailure) -> String in
                 do {

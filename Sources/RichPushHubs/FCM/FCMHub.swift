@@ -10,7 +10,7 @@ public struct FCMHub: NotificationHub {
     let sendURL: String
     let client: HTTPClient
     let tokens: FCMAccessTokens
-    let failures = ConfigurationFailure(hub: "fcm")
+    let configuration = ConfigurationHealth(hub: "fcm")
     let maximumConcurrentRequests: Int
 
     public var name: String { Platform.fcm.rawValue }
@@ -35,7 +35,7 @@ public struct FCMHub: NotificationHub {
 
     private func deliver(_ job: DeliveryJob, abort: BatchAbort, logger: Logger) async -> DeliveryOutcome {
         let body = Self.message(for: job, token: job.pushChannel)
-        return await CredentialedDelivery(hub: name, failures: failures, abort: abort, logger: logger).run(
+        return await CredentialedDelivery(hub: name, configuration: configuration, abort: abort, logger: logger).run(
             credential: { () async throws(CredentialFailure) -> String in try await tokens.token() },
             renew: { token in await tokens.expire(token) },
             send: { token in

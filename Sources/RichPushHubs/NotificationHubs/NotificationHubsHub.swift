@@ -11,7 +11,7 @@ public import RichPushCore
 /// per device (a variant per language, a badge per user), goes out as direct sends instead.
 public struct NotificationHubsHub: NotificationHub {
     let api: NotificationHubsAPI
-    let failures = ConfigurationFailure(hub: "anh")
+    let configuration = ConfigurationHealth(hub: "anh")
     let maximumConcurrentRequests: Int
 
     public var name: String { "anh" }
@@ -74,10 +74,10 @@ public struct NotificationHubsHub: NotificationHub {
         let reason = "Notification Hubs answered \(response.status)" + Self.detail(of: response)
         switch response.status {
         case 200, 201:
-            failures.clear()
+            configuration.clear()
             return .sent
         case 401, 403, 404:
-            let failure = failures.fail(
+            let failure = configuration.fail(
                 code: "anh.status\(response.status)", message: reason + " (check the connection string and hub name)", logger: logger)
             abort.abort(with: failure)
             return failure

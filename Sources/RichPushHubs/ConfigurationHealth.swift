@@ -3,9 +3,10 @@ public import Logging
 public import RichPushCore
 import Synchronization
 
-/// A hub's answer that no device can fix: a rejected key, a wrong topic or project. It fails the rest of the batch
-/// without sending, and is logged once while it persists rather than once per device.
-final class ConfigurationFailure: Sendable {
+/// Whether a hub's configuration works: a hub's answer that no device can fix (a rejected key, a wrong topic or
+/// project) fails the rest of the batch without sending, and is logged once while it persists rather than once per
+/// device, until the hub accepts a push again.
+final class ConfigurationHealth: Sendable {
     private struct Logged {
         var code: String
         var at: Date
