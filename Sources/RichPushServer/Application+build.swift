@@ -55,7 +55,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         broadcaster: broadcaster,
         dispatcherDoorbell: Doorbell(),
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
-        payloads: PayloadCache(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
+        payloads: PayloadMemory(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
         connections: connections
     )

@@ -15,7 +15,7 @@ struct Gateway: Sendable {
     /// Rung when new deliveries are due, so the dispatcher does not wait for its next tick.
     let dispatcherDoorbell: Doorbell
     let linkSigner: LinkSigner
-    let payloads: PayloadCache
+    let payloads: PayloadMemory
     let metrics: GatewayMetrics
     /// Connections not signed in yet, counted per address.
     let connections: UnauthenticatedConnections

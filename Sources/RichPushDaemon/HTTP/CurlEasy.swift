@@ -57,7 +57,7 @@ final class CurlEasy {
     }
 
     /// Sets up the handle for `request`, writing the body into `sink`; ``perform()`` or a multi handle runs it.
-    func prepare(_ request: HTTPRequest, into sink: BodySink) {
+    func prepare(_ request: GatewayRequest, into sink: BodySink) {
         curl_easy_reset(handle)
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
@@ -108,14 +108,14 @@ final class CurlEasy {
     }
 
     /// Runs the prepared request to its end on this thread.
-    func perform() throws(HTTPFailure) -> HTTPResponse {
+    func perform() throws(HTTPFailure) -> GatewayResponse {
         let code = curl_easy_perform(handle)
         try check(code)
         return response(body: [])
     }
 
     /// Sends `request` and collects its body.
-    func send(_ request: HTTPRequest) throws(HTTPFailure) -> HTTPResponse {
+    func send(_ request: GatewayRequest) throws(HTTPFailure) -> GatewayResponse {
         let sink = CollectingSink(limit: request.maximumBodyBytes)
         prepare(request, into: sink)
         let code = curl_easy_perform(handle)
@@ -132,8 +132,8 @@ final class CurlEasy {
     }
 
     /// The status and headers of the last exchange, with `body`.
-    func response(body: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: info(CURLINFO_CONTENT_TYPE), redirectLocation: info(CURLINFO_REDIRECT_URL), body: body)
+    func response(body: [UInt8]) -> GatewayResponse {
+        GatewayResponse(status: status, contentType: info(CURLINFO_CONTENT_TYPE), redirectLocation: info(CURLINFO_REDIRECT_URL), body: body)
     }
 
     /// The HTTP status of the last response, 0 before one arrived.

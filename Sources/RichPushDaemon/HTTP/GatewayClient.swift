@@ -33,8 +33,8 @@ final class GatewayClient {
     }
 
     /// `GET /api/notifications/{id}`: the payload itself. A redirect (a `url` payload) is not followed.
-    func payload(richId: Int64, limit: Int) throws(GatewayError) -> HTTPResponse {
-        var request = HTTPRequest(method: .get, url: server + "/api/notifications/\(richId)")
+    func payload(richId: Int64, limit: Int) throws(GatewayError) -> GatewayResponse {
+        var request = GatewayRequest(method: .get, url: server + "/api/notifications/\(richId)")
         request.maximumBodyBytes = limit
         return try send(request)
     }
@@ -61,7 +61,7 @@ final class GatewayClient {
         guard response.status == 200 || response.status == 201 else { throw GatewayError(response) }
     }
 
-    private func send(_ request: HTTPRequest) throws(GatewayError) -> HTTPResponse {
+    private func send(_ request: GatewayRequest) throws(GatewayError) -> GatewayResponse {
         var request = request
         request.timeout = timeout
         do {
@@ -85,7 +85,7 @@ enum GatewayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An answer other than success, with the gateway's error code and sentence when it sent them.
     case status(Int, code: String?, message: String?)
 
-    init(_ response: HTTPResponse) {
+    init(_ response: GatewayResponse) {
         struct Envelope: Decodable {
             struct Body: Decodable {
                 var code: String?

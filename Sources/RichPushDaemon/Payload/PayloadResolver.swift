@@ -28,7 +28,7 @@ final class PayloadResolver {
 
     func alert(richId: Int64, richType: RichType, message: String) -> (alert: Alert, problem: String?) {
         do throws(PayloadProblem) {
-            let response: HTTPResponse
+            let response: GatewayResponse
             let started = ContinuousClock.now
             do {
                 response = try gateway.payload(richId: richId, limit: limits.maximumBytes)
@@ -56,7 +56,7 @@ final class PayloadResolver {
         }
     }
 
-    private func imageAlert(richId: Int64, message: String, response: HTTPResponse) throws(PayloadProblem) -> Alert {
+    private func imageAlert(richId: Int64, message: String, response: GatewayResponse) throws(PayloadProblem) -> Alert {
         guard response.status == 200 else { throw PayloadProblem(GatewayError(response)) }
         let bytes = Data(response.body)
         let image: PixelImage
@@ -76,7 +76,7 @@ final class PayloadResolver {
             image: DesktopImage(image), imageFile: file, openTarget: file)
     }
 
-    private func linkAlert(richId: Int64, message: String, response: HTTPResponse) throws(PayloadProblem) -> Alert {
+    private func linkAlert(richId: Int64, message: String, response: GatewayResponse) throws(PayloadProblem) -> Alert {
         guard (300..<400).contains(response.status), let location = response.redirectLocation else {
             throw PayloadProblem(GatewayError(response))
         }
@@ -90,7 +90,7 @@ final class PayloadResolver {
             link: location, openTarget: location)
     }
 
-    private func textAlert(richId: Int64, message: String, response: HTTPResponse) throws(PayloadProblem) -> Alert {
+    private func textAlert(richId: Int64, message: String, response: GatewayResponse) throws(PayloadProblem) -> Alert {
         guard response.status == 200 else { throw PayloadProblem(GatewayError(response)) }
         let text = response.text
         var detail = String(text.prefix(Self.detailLength))

@@ -125,7 +125,7 @@ final class EventStream: @unchecked Sendable {
         var headers = ["Accept: text/event-stream"]
         if let resumeCursor { headers.append("Last-Event-ID: \(resumeCursor)") }
         let query = "?installationId=\(settings.installationId)"
-        let request = HTTPRequest(method: .get, url: settings.server + "/api/me/stream" + query, headers: headers, timeout: nil)
+        let request = GatewayRequest(method: .get, url: settings.server + "/api/me/stream" + query, headers: headers, timeout: nil)
         let logger = self.logger
         let metadata: Logger.Metadata = [
             "richpush.cursor": "\(resumeCursor.map(String.init) ?? "new")", "richpush.installation": "\(settings.installationId)",
@@ -181,7 +181,7 @@ final class EventStream: @unchecked Sendable {
         case 404:
             return .unregistered
         default:
-            let error = GatewayError(HTTPResponse(status: sink.status!, body: sink.errorBody))
+            let error = GatewayError(GatewayResponse(status: sink.status!, body: sink.errorBody))
             return .ended(healthy: false, reason: "the stream was refused: \(error)")
         }
     }
@@ -206,7 +206,7 @@ final class EventStream: @unchecked Sendable {
     }
 }
 
-extension HTTPResponse {
+extension GatewayResponse {
     init(status: Int, body: [UInt8]) {
         self.init(status: status, contentType: nil, redirectLocation: nil, body: body)
     }

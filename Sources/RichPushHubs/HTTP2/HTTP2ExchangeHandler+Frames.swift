@@ -151,11 +151,11 @@ extension HTTP2ExchangeHandler {
 
     private func apply(_ parameter: UInt16, _ value: Int) throws(HTTP2ConnectionError) {
         switch parameter {
-        case HTTP2SettingsParameter.headerTableSize:
+        case HTTP2Setting.headerTableSize:
             encoder.setMaximumTableSize(value)
-        case HTTP2SettingsParameter.maxConcurrentStreams:
+        case HTTP2Setting.maxConcurrentStreams:
             peerMaximumConcurrentStreams = value
-        case HTTP2SettingsParameter.initialWindowSize:
+        case HTTP2Setting.initialWindowSize:
             guard value <= Self.largestWindow else {
                 throw HTTP2ConnectionError(code: .flowControlError, reason: "an initial window of \(value)")
             }
@@ -167,7 +167,7 @@ extension HTTP2ExchangeHandler {
                     throw HTTP2ConnectionError(code: .flowControlError, reason: "a stream window past 2^31-1")
                 }
             }
-        case HTTP2SettingsParameter.maxFrameSize:
+        case HTTP2Setting.maxFrameSize:
             guard (16_384...16_777_215).contains(value) else {
                 throw HTTP2ConnectionError(code: .protocolError, reason: "a maximum frame size of \(value)")
             }

@@ -149,10 +149,10 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     private func sendPreface() {
         outbound.writeString(http2ClientPreface)
         outbound.writeHTTP2Settings([
-            (HTTP2SettingsParameter.enablePush, 0),
-            (HTTP2SettingsParameter.maxConcurrentStreams, 0),
-            (HTTP2SettingsParameter.initialWindowSize, UInt32(Self.receiveWindow)),
-            (HTTP2SettingsParameter.maxHeaderListSize, UInt32(Self.maximumAnswerHeaders)),
+            (HTTP2Setting.enablePush, 0),
+            (HTTP2Setting.maxConcurrentStreams, 0),
+            (HTTP2Setting.initialWindowSize, UInt32(Self.receiveWindow)),
+            (HTTP2Setting.maxHeaderListSize, UInt32(Self.maximumAnswerHeaders)),
         ])
         outbound.writeHTTP2WindowUpdate(stream: 0, increment: Self.receiveWindow - 65_535)
         scheduleFlush()

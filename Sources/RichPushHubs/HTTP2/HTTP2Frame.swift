@@ -25,7 +25,7 @@ enum HTTP2FrameFlag {
 }
 
 /// The SETTINGS parameters of RFC 9113 §6.5.2.
-enum HTTP2SettingsParameter {
+enum HTTP2Setting {
     static let headerTableSize: UInt16 = 0x1
     static let enablePush: UInt16 = 0x2
     static let maxConcurrentStreams: UInt16 = 0x3

@@ -9,7 +9,7 @@ import Synchronization
 // not on swift-nio-http2's multiplexer or async-http-client: a fan-out writes thousands of one-request streams, and a
 // channel and a pipeline per stream, a header table walked with case-insensitive comparisons per header and an
 // allocation per answer's header were most of what a push cost. Written this way the fan-out keeps near h2load's
-// pace (README, Performance). NIOHTTP2 supplies the error codes and setting names, and the tests check the coders
+// pace (README, Performance). NIOHTTP2 supplies the error codes, and the tests check the coders
 // against NIOHPACK's.
 
 /// Whether a connection still takes new requests, readable from any thread.

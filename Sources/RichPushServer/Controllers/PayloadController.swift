@@ -36,7 +36,7 @@ struct PayloadController {
             if let caller, recordsFetch { gateway.payloads.recordFetch(notificationId: id, username: caller.username) }
             record = served
         }
-        var image: PayloadCache.Image?
+        var image: PayloadMemory.Image?
         if case .image(let imageId) = record.payload {
             image = try await gateway.payloads.image(id: imageId)
             guard image != nil else { throw APIError.gone("image.gone", "The image of notification \(id) is no longer stored.") }

@@ -13,7 +13,7 @@ struct PayloadReply {
     /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
     /// the request's `If-None-Match`; `image` is the record's image when it has one.
     init(
-        _ record: NotificationRecord, localization: Localization? = nil, image: PayloadCache.Image?, method: HTTPRequest.Method,
+        _ record: NotificationRecord, localization: Localization? = nil, image: PayloadMemory.Image?, method: HTTPRequest.Method,
         ifNoneMatch: String?
     ) {
         switch record.payload(in: localization) {
@@ -68,7 +68,7 @@ extension Gateway {
             case .served(_, let recordsFetch) = PayloadAccess.decide(record, caller: caller, isRecipient: isRecipient, at: now)
         else { return nil }
         if recordsFetch, !payloads.isFetchRecorded(notificationId: id, username: caller.username) { return nil }
-        var image: PayloadCache.Image?
+        var image: PayloadMemory.Image?
         if case .image(let imageId) = record.payload {
             guard let cached = payloads.cachedImage(id: imageId) else { return nil }
             image = cached

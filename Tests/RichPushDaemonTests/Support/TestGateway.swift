@@ -48,10 +48,11 @@ final class TestGateway: @unchecked Sendable {
     func pause() { kill(process!.pid, SIGSTOP) }
     func resume() { kill(process!.pid, SIGCONT) }
 
-    func request(_ method: HTTPRequest.Method, _ path: String, as user: (String, String)?, json: String? = nil) throws -> (status: Int, body: String)
-    {
+    func request(_ method: GatewayRequest.Method, _ path: String, as user: (String, String)?, json: String? = nil) throws -> (
+        status: Int, body: String
+    ) {
         let easy = CurlEasy(username: user?.0 ?? "", password: user?.1 ?? "", caFile: nil)
-        var request = json.map { HTTPRequest.json(method, baseURL + path, $0) } ?? HTTPRequest(method: method, url: baseURL + path)
+        var request = json.map { GatewayRequest.json(method, baseURL + path, $0) } ?? GatewayRequest(method: method, url: baseURL + path)
         if user == nil { request.headers.append("Authorization:") }
         let response = try easy.send(request)
         return (response.status, response.text)
@@ -104,7 +105,7 @@ final class TestGateway: @unchecked Sendable {
     private func imageId(_ fixtureName: String) throws -> Int64 {
         if let id = imageIds[fixtureName] { return id }
         let easy = CurlEasy(username: Self.admin.0, password: Self.admin.1, caFile: nil)
-        let upload = HTTPRequest(
+        let upload = GatewayRequest(
             method: .post, url: baseURL + "/api/images", headers: ["Content-Type: application/octet-stream"],
             body: Array(try fixture(fixtureName)))
         let response = try easy.send(upload)

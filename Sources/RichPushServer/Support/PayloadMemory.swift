@@ -4,7 +4,7 @@ import RichPushStore
 
 /// The payload path's memory: images (immutable), notifications (briefly, since they can be recalled), recipient
 /// checks and first fetches, so a repeated fetch of a payload reads no database row.
-final class PayloadCache: Sendable {
+final class PayloadMemory: Sendable {
     struct Image: Sendable {
         let bytes: ByteBuffer
         let contentType: String

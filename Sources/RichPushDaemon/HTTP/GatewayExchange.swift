@@ -1,5 +1,5 @@
 /// One HTTP request to the gateway.
-struct HTTPRequest: Sendable {
+struct GatewayRequest: Sendable {
     enum Method: String, Sendable {
         case get = "GET"
         case put = "PUT"
@@ -17,13 +17,13 @@ struct HTTPRequest: Sendable {
     /// A larger body is an error: nothing the gateway serves legitimately is bigger than an upload may be.
     var maximumBodyBytes = 16 * 1024 * 1024
 
-    static func json(_ method: Method, _ url: String, _ json: String) -> HTTPRequest {
-        HTTPRequest(method: method, url: url, headers: ["Content-Type: application/json"], body: Array(json.utf8))
+    static func json(_ method: Method, _ url: String, _ json: String) -> GatewayRequest {
+        GatewayRequest(method: method, url: url, headers: ["Content-Type: application/json"], body: Array(json.utf8))
     }
 }
 
 /// The gateway's answer.
-struct HTTPResponse: Sendable, Equatable {
+struct GatewayResponse: Sendable, Equatable {
     var status: Int
     var contentType: String?
     /// The absolute `Location` of a redirect.
