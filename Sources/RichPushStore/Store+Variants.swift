@@ -25,14 +25,11 @@ extension Store {
     /// Gives every recipient of a new notification its variant, on its feed entry and its deliveries.
     static func assignVariants(_ variants: [Variant], notificationId id: Int64, in db: any SQLDatabase) async throws {
         guard !variants.isEmpty else { return }
-        var recipients = Set(
-            try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id).all()
-                .map { try $0.string("username") })
-        recipients.formUnion(
-            try await db.select().distinct().column("owner").from("deliveries").where("notification_id", .equal, id).all()
-                .map { try $0.string("owner") })
+        // The feed entries name every recipient, the owners of the addressed installations among them.
+        let recipients = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)
+            .orderBy("username").all().map { try $0.string("username") }
         var byVariant: [String: [String]] = [:]
-        for username in recipients.sorted() {
+        for username in recipients {
             guard let variant = Variant.assigned(to: username, of: id, among: variants) else { continue }
             byVariant[variant.name, default: []].append(username)
         }
