@@ -114,7 +114,7 @@ extension Store {
             let dismissed = try await tally("feed_entries", at: "updated_at") {
                 $0.where("user_action_state", .equal, UserActionState.dismissed.rawValue)
             }
-            for (index, _) in buckets.enumerated() {
+            for index in buckets.indices {
                 buckets[index].sent = sent[index] ?? 0
                 buckets[index].fetched = fetched[index] ?? 0
                 buckets[index].displayed = displayed[index] ?? 0

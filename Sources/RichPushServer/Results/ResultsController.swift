@@ -18,7 +18,7 @@ struct ResultsController {
     }
 
     @Sendable func deliveries(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let id = try await campaign(context, to: "read the deliveries of notifications")
+        let id = try await campaign(context, to: "read the deliveries of notifications").id
         let after = try request.uri.integer("after", in: 0...Int64.max) ?? 0
         if wantsCSV(request) { return export(id, after: after) }
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 100)
@@ -29,11 +29,8 @@ struct ResultsController {
     }
 
     @Sendable func timeline(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let id = try await campaign(context, to: "read the timeline of notifications")
+        let record = try await campaign(context, to: "read the timeline of notifications")
         let step = try request.uri.integer("step", in: 1...604_800) ?? 60
-        guard let record = try await gateway.store.notification(id: id) else {
-            throw APIError.notFound("notification.notFound", "There is no notification \(id).")
-        }
         let now = Date.now
         let span = max(0, now.timeIntervalSince(record.createdAt))
         guard span / Double(step) < Double(Self.maximumBuckets) else {
@@ -42,18 +39,18 @@ struct ResultsController {
                 "A step of \(step) s makes more than \(Self.maximumBuckets) buckets since the notification was created; choose a larger step.")
         }
         await gateway.payloads.fetches.flushed()
-        let buckets = try await gateway.store.timeline(notificationId: id, from: record.createdAt, to: now, step: TimeInterval(step))
+        let buckets = try await gateway.store.timeline(notificationId: record.id, from: record.createdAt, to: now, step: TimeInterval(step))
         return try TimelineJSON(step: Int(step), buckets: buckets.map(TimelineJSON.Bucket.init)).jsonResponse()
     }
 
-    /// The id of the path's notification, for a marketer or admin.
-    private func campaign(_ context: RichPushRequestContext, to action: String) async throws -> Int64 {
+    /// The path's notification, for a marketer or admin.
+    private func campaign(_ context: RichPushRequestContext, to action: String) async throws -> NotificationRecord {
         try context.caller().require(.marketer, to: action)
         let id = try context.id()
-        guard try await gateway.store.notification(id: id) != nil else {
+        guard let record = try await gateway.store.notification(id: id) else {
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
         }
-        return id
+        return record
     }
 
     private func wantsCSV(_ request: Request) -> Bool {
