@@ -15,18 +15,12 @@ struct VariantRequest: Decodable {
     var data: [String: String]?
     var localizations: [String: CampaignFields.LocalizationRequest]?
 
-    /// The campaign's fields with this variant's over them.
+    /// The campaign's fields with this variant's over them, as a notification's fields go over a template's.
     func overlaid(on campaign: CampaignFields) -> CampaignFields {
-        var fields = campaign
-        fields.message = message ?? campaign.message
-        fields.title = title ?? campaign.title
-        fields.sound = sound ?? campaign.sound
-        fields.badge = badge ?? campaign.badge
-        fields.category = category ?? campaign.category
-        fields.threadId = threadId ?? campaign.threadId
-        fields.data = data ?? campaign.data
-        fields.localizations = localizations ?? campaign.localizations
-        return fields
+        CampaignFields(
+            message: message, title: title, sound: sound, badge: badge, category: category, threadId: threadId, data: data,
+            localizations: localizations
+        ).overlaid(on: campaign)
     }
 
     /// The variants `requests` ask for over `campaign`, each checked as a notification's own fields are (sizes
