@@ -36,7 +36,7 @@ public final class SQLiteEngine: DatabaseEngine {
                     try await db.raw("PRAGMA busy_timeout = 5000").run()
                     if connections.count == 1 {
                         // WAL survives in the file; FULL makes every commit durable before it is acknowledged.
-                        try await db.raw("PRAGMA journal_mode = WAL").run()
+                        try await enableWriteAheadLog(db)
                     }
                     try await db.raw("PRAGMA synchronous = FULL").run()
                     try await db.raw("PRAGMA foreign_keys = ON").run()
@@ -51,6 +51,22 @@ public final class SQLiteEngine: DatabaseEngine {
             throw error
         }
         return SQLiteEngine(writer: connections[0], readers: Array(connections.dropFirst()))
+    }
+
+    /// Turning WAL on takes the file's exclusive lock. Two processes opening a new file at once both hold its shared
+    /// lock while asking for that, and SQLite answers one of them "busy" at once instead of letting both wait forever:
+    /// the busy timeout does not cover this deadlock, so the one refused asks again once the other is through.
+    private static func enableWriteAheadLog(_ db: any SQLDatabase) async throws {
+        var refusals = 0
+        while true {
+            do {
+                try await db.raw("PRAGMA journal_mode = WAL").run()
+                return
+            } catch let failure as SQLiteFailure where failure.isBusy && refusals < 500 {
+                refusals += 1
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
     }
 
     public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {

@@ -9,6 +9,9 @@ struct SQLiteFailure: Error, CustomStringConvertible {
     let message: String
 
     var description: String { "SQLite error \(code): \(message)" }
+
+    /// Another connection holds the lock this one asked for.
+    var isBusy: Bool { code == SQLITE_BUSY }
 }
 
 /// One connection to the database file whose statements run to completion on the thread of its own executor.
