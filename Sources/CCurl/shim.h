@@ -16,6 +16,7 @@ typedef int (*rp_curl_progress_callback)(void *context, curl_off_t download_tota
 
 static const long rp_curl_global_default = CURL_GLOBAL_DEFAULT;
 static const unsigned long rp_curl_auth_basic = CURLAUTH_BASIC;
+static const unsigned long rp_curl_auth_bearer = CURLAUTH_BEARER;
 
 static inline CURLcode rp_curl_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);

@@ -24,7 +24,7 @@ public struct CommandRunner: Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        let client = GatewayClient(server: connection.server, username: connection.username, password: connection.password, httpClient: http)
+        let client = GatewayClient(server: connection.server, credential: connection.credential, httpClient: http)
         let exit = await body(CommandRunner(client: client, terminal: terminal))
         try? await http.shutdown()
         return exit

@@ -49,39 +49,63 @@ public struct CommandSettings: Sendable {
     }
 }
 
-/// Where the gateway is and who speaks to it. A password is never a flag value (other users see flags in `ps`): it
-/// comes from a file or from standard input.
+/// Who speaks to the gateway: a user with a password, or an API token, which names its user itself.
+public enum Credential: Sendable, Equatable {
+    case password(username: String, password: String)
+    case token(String)
+
+    /// The `Authorization` header that presents it.
+    public var authorization: String {
+        switch self {
+        case .password(let username, let password): "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        case .token(let token): "Bearer " + token
+        }
+    }
+}
+
+/// Where the gateway is and who speaks to it. A password or token is never a flag value (other users see flags in
+/// `ps`): it comes from a file or from standard input.
 public struct Connection: Sendable, Equatable {
     public var server: String
-    public var username: String
-    public var password: String
+    public var credential: Credential
 
-    public init(server: String, username: String, password: String) {
+    public init(server: String, credential: Credential) {
         self.server = server
-        self.username = username
-        self.password = password
+        self.credential = credential
     }
 
-    /// Resolves `server`, `user` and `password-file` (or `password-stdin`, read through `standardInput`).
+    /// Resolves `server`, then `token-file`, or else `user` with `password-file` (or `password-stdin`, read through
+    /// `standardInput`).
     public init(settings: CommandSettings, standardInput: () -> Data) throws(UsageError) {
         let server = try settings.required("server", "the gateway's URL, such as http://localhost:8080")
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false
         else { throw UsageError("--server must be an http:// or https:// URL, not '\(server)'") }
         self.server = server
-        username = try settings.required("user", "the username to sign in with")
+        if let path = settings.value("token-file"), !path.isEmpty {
+            let token = try Self.secret(inFile: path, named: "token")
+            guard token.hasPrefix("rp_") else { throw UsageError("the token file \(path) does not hold an API token (rp_…)") }
+            credential = .token(token)
+            return
+        }
+        let username = try settings.required("user", "the username to sign in with (or give --token-file)")
+        let password: String
         if try settings.isOn("password-stdin") {
             password = Self.withoutLineEnding(String(decoding: standardInput(), as: UTF8.self))
         } else if let path = settings.value("password-file"), !path.isEmpty {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("cannot read the password file \(path)")
-            }
-            password = Self.withoutLineEnding(String(decoding: data, as: UTF8.self))
+            password = try Self.secret(inFile: path, named: "password")
         } else {
             throw UsageError(
-                "give the password in a file with --password-file F (or RICHPUSH_PASSWORD_FILE), or on standard input with --password-stdin")
+                "give the password in a file with --password-file F (or RICHPUSH_PASSWORD_FILE), or on standard input with "
+                    + "--password-stdin, or an API token in a file with --token-file F")
         }
         guard !password.isEmpty else { throw UsageError("the password is empty") }
+        credential = .password(username: username, password: password)
+    }
+
+    private static func secret(inFile path: String, named name: String) throws(UsageError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read the \(name) file \(path)") }
+        return withoutLineEnding(String(decoding: data, as: UTF8.self))
     }
 
     /// One trailing line ending is not part of the password, as `echo secret > file` writes one.

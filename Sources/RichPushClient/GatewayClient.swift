@@ -3,7 +3,7 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Talks HTTP to a richpush gateway as one user, with Basic auth.
+/// Talks HTTP to a richpush gateway as one user, with Basic auth or an API token.
 ///
 /// ```swift
 /// let client = GatewayClient(server: "http://localhost:8080", username: "mark", password: secret)
@@ -18,10 +18,14 @@ public struct GatewayClient: Sendable {
     let timeout: TimeAmount
 
     public init(server: String, username: String, password: String, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(60)) {
+        self.init(server: server, credential: .password(username: username, password: password), httpClient: httpClient, timeout: timeout)
+    }
+
+    public init(server: String, credential: Credential, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(60)) {
         var server = server
         while server.hasSuffix("/") { server.removeLast() }
         self.server = server
-        self.authorization = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        self.authorization = credential.authorization
         self.httpClient = httpClient
         self.timeout = .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
     }

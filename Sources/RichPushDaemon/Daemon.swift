@@ -11,7 +11,7 @@ import RichPushCore
 /// shows nothing twice.
 public final class Daemon {
     let configuration: DaemonConfiguration
-    let password: String
+    let credential: GatewayCredential
     let environment: [String: String]
     let logger: Logger
 
@@ -30,16 +30,16 @@ public final class Daemon {
     /// How long after losing the desktop (or starting without one) the daemon tries the session bus again.
     static let desktopRetryInterval = Duration.seconds(30)
 
-    public init(configuration: DaemonConfiguration, password: String, environment: [String: String], logger: Logger) {
+    public init(configuration: DaemonConfiguration, credential: GatewayCredential, environment: [String: String], logger: Logger) {
         self.configuration = configuration
-        self.password = password
+        self.credential = credential
         self.environment = environment
         self.logger = logger
         self.stateDirectory = StateDirectory(path: configuration.stateDirectory)
         self.cache = PayloadCache(directory: configuration.cacheDirectory, limit: configuration.cacheLimit)
         self.opener = Opener(command: configuration.openCommand)
-        let (server, username, caFile) = (configuration.server, configuration.username, configuration.caFile)
-        let gateway = { @Sendable in GatewayClient(server: server, username: username, password: password, caFile: caFile) }
+        let (server, caFile) = (configuration.server, configuration.caFile)
+        let gateway = { @Sendable in GatewayClient(server: server, credential: credential, caFile: caFile) }
         self.resolver = PayloadResolver(gateway: gateway(), cache: cache, imageSize: configuration.imageSize)
         self.reporter = Reporter(gateway: gateway, logger: logger)
     }
@@ -65,7 +65,7 @@ public final class Daemon {
             return 73
         }
         let settings = EventStream.Settings(
-            server: configuration.server, username: configuration.username, password: password, caFile: configuration.caFile,
+            server: configuration.server, credential: credential, caFile: configuration.caFile,
             installationId: installationId, tags: configuration.tags, heartbeatTimeout: configuration.heartbeatTimeout,
             once: configuration.once)
         connectDesktop(reportingFailure: true)
@@ -75,7 +75,7 @@ public final class Daemon {
         logger.info(
             "richpushd started",
             metadata: [
-                "richpush.server": "\(configuration.server)", "richpush.user": "\(configuration.username)",
+                "richpush.server": "\(configuration.server)", "richpush.credential": "\(credential.holder)",
                 "richpush.installation": "\(installationId)",
             ])
 

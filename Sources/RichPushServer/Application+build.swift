@@ -125,6 +125,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     let library = ImageLibrary(
         store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     UserController(gateway: gateway).addRoutes(to: authenticated)
+    TokenController(store: gateway.store, cache: gateway.authenticator.cache).addRoutes(to: authenticated)
+    AuditController(store: gateway.store).addRoutes(to: authenticated)
     ImageController(gateway: gateway, library: library).addRoutes(to: authenticated)
     NotificationController(gateway: gateway, library: library).addRoutes(to: authenticated)
     ResultsController(gateway: gateway).addRoutes(to: authenticated)
@@ -156,6 +158,7 @@ private func bootstrapAdmin(_ configuration: ServerConfiguration, store: Store, 
     if let problem = PasswordHasher.problem(with: password) { throw ConfigurationError("RICHPUSH_ADMIN_PASSWORD: \(problem)") }
     do {
         _ = try await store.createUser(username: configuration.adminUsername, passwordHash: try await hasher.hash(password), role: .admin)
+        try await store.recordAudit(actor: "bootstrap", action: .userCreated, target: configuration.adminUsername, details: "admin")
         logger.notice("created the first admin", metadata: ["richpush.username": "\(configuration.adminUsername)"])
     } catch StoreError.duplicate {
         // Another process sharing the store, started at the same moment, created it first.

@@ -2,10 +2,12 @@ import Hummingbird
 import NIOCore
 import RichPushCore
 
-/// Who made a request, once Basic auth has verified it.
+/// Who made a request, once its password or token has been verified.
 public struct AuthenticatedUser: Sendable, Equatable {
     public var username: String
     public var role: Role
+    /// The API token the request came with; nil for a password.
+    public var tokenId: String? = nil
 }
 
 /// The context of every gateway request: the framework's storage, the caller, and the client address that login

@@ -48,8 +48,8 @@ extension Store {
         }
     }
 
-    /// Removes a user with its installations (their outstanding deliveries fail), its feed and its stream events, so
-    /// a later user of the same name inherits nothing; returns false when there is no such user.
+    /// Removes a user with its installations (their outstanding deliveries fail), its feed, its stream events and its
+    /// tokens, so a later user of the same name inherits nothing; returns false when there is no such user.
     public func deleteUser(username: String, now: Date = .now) async throws -> Bool {
         let mirrored = mirroredPlatforms
         return try await engine.transaction { db in
@@ -62,6 +62,7 @@ extension Store {
             }
             try await db.delete(from: "feed_entries").where("username", .equal, username).run()
             try await db.delete(from: "events").where("username", .equal, username).run()
+            try await Self.deleteTokens(ownedBy: username, in: db)
             return true
         }
     }

@@ -10,6 +10,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("password-file"), help: "A file holding the password; one trailing newline is ignored (env RICHPUSH_PASSWORD_FILE).")
     var passwordFile: String?
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input instead.") var passwordFromStandardInput = false
+    @Option(
+        name: .customLong("token-file"),
+        help: "A file holding an API token (rp_…) to use instead of a user and password; the token names its user (env RICHPUSH_TOKEN_FILE).")
+    var tokenFile: String?
     @Flag(help: "Write JSON on standard output instead of sentences (env RICHPUSH_JSON).") var json = false
     @Option(help: "With --wait, give up after this long, e.g. 90s, 10m (env RICHPUSH_TIMEOUT).") var timeout: String?
     @Option(name: .customLong("config"), help: "A file of 'name = value' lines, names as the long flags (env RICHPUSH_CONFIG).")
@@ -18,7 +22,7 @@ struct ConnectionOptions: ParsableArguments {
     var flags: [String: String] {
         [
             "server": server, "user": user, "password-file": passwordFile, "password-stdin": passwordFromStandardInput ? "true" : nil,
-            "json": json ? "true" : nil, "timeout": timeout,
+            "token-file": tokenFile, "json": json ? "true" : nil, "timeout": timeout,
         ].compactMapValues { $0 }
     }
 

@@ -49,7 +49,7 @@ struct User: AsyncParsableCommand {
             let configuration: ServerConfiguration
             do {
                 configuration = try ServerConfiguration(flags: store.flags, settings: settings)
-            } catch let error as ConfigurationError {
+            } catch {
                 throw ValidationError(error.description)
             }
             var logger = Logger(label: "richpush.user")
@@ -58,6 +58,9 @@ struct User: AsyncParsableCommand {
             do {
                 let hash = try await PasswordHasher().hash(password)
                 _ = try await opened.createUser(username: name, passwordHash: hash, role: role)
+                // No user signed in here: whoever could run this on the server's machine did it.
+                let actor = "local:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown")
+                try await opened.recordAudit(actor: actor, action: .userCreated, target: name, details: role.rawValue)
                 try await opened.close()
                 print("created user \(name) with role \(role.rawValue)")
             } catch StoreError.duplicate {

@@ -16,7 +16,8 @@ struct RichPushDaemonCommand: ParsableCommand {
             Every flag also has an environment form (--cache-size ↔ RICHPUSH_CACHE_SIZE) and a key in \
             ~/.config/richpush/richpushd.conf ('cache-size = 64M'). A flag wins over the environment, the \
             environment over the file, the file over the default. The password is read from --password-file or, \
-            with --password-stdin, from standard input; one trailing newline is not part of it.
+            with --password-stdin, from standard input; one trailing newline is not part of it. An API token \
+            (--token-file) stands in for both user and password.
 
             State (the installation id, the stream position) lives in $XDG_STATE_HOME/richpush, payloads in \
             $XDG_CACHE_HOME/richpush.
@@ -29,6 +30,10 @@ struct RichPushDaemonCommand: ParsableCommand {
     var passwordFile: String?
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (env RICHPUSH_PASSWORD_STDIN).")
     var passwordStandardInput = false
+    @Option(
+        name: .customLong("token-file"),
+        help: "A file holding an API token (rp_…) to use instead of a user and password (env RICHPUSH_TOKEN_FILE).")
+    var tokenFile: String?
     @Option(help: "Comma-separated tags to register, e.g. topic:sale,lang:en (env RICHPUSH_TAGS).") var tags: String?
     @Option(
         name: .customLong("open-command"), help: "What opens a payload; the file or URL is appended (default xdg-open; env RICHPUSH_OPEN_COMMAND).")
@@ -49,7 +54,7 @@ struct RichPushDaemonCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessEnvironment.current()
         let flags = [
-            "server": server, "user": user, "password-file": passwordFile, "tags": tags, "open-command": openCommand,
+            "server": server, "user": user, "password-file": passwordFile, "token-file": tokenFile, "tags": tags, "open-command": openCommand,
             "cache-size": cacheSize, "image-size": imageSize, "heartbeat-timeout": heartbeatTimeout, "ca-file": caFile,
             "config": config,
         ].compactMapValues { $0 }
@@ -58,12 +63,12 @@ struct RichPushDaemonCommand: ParsableCommand {
         if once { switches.insert("once") }
         if verbose { switches.insert("verbose") }
         let configuration: DaemonConfiguration
-        let password: String
+        let credential: GatewayCredential
         do {
             configuration = try DaemonConfiguration.resolve(flags: flags, switches: switches, environment: environment) { path in
                 try? FileText.read(path)
             }
-            password = try configuration.password.read()
+            credential = try configuration.credential()
         } catch {
             throw ValidationError(error.description)
         }
@@ -71,10 +76,10 @@ struct RichPushDaemonCommand: ParsableCommand {
         let level: Logger.Level = configuration.verbose ? .debug : .info
         LoggingSystem.bootstrap { _ in DaemonLogHandler(level: level, journal: journal) }
         let logger = Logger(label: "richpushd")
-        if configuration.password.isReadableByOthers {
-            logger.warning("the password file is readable by other users; chmod 600 it")
+        if configuration.secret.isReadableByOthers {
+            logger.warning("the \(configuration.secret.setting) file is readable by other users; chmod 600 it")
         }
-        let status = Daemon(configuration: configuration, password: password, environment: environment, logger: logger).run()
+        let status = Daemon(configuration: configuration, credential: credential, environment: environment, logger: logger).run()
         if status != 0 { throw ExitCode(status) }
     }
 }

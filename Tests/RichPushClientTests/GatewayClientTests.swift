@@ -43,7 +43,9 @@ struct GatewayClientTests {
     @Test func aGatewayThatRefusesTheConnectionIsReportedAtOnce() async throws {
         let capture = CapturedTerminal()
         let start = ContinuousClock.now
-        let exit = await CommandRunner.run(Connection(server: "http://127.0.0.1:9/", username: "mark", password: "p"), terminal: capture.terminal) {
+        let exit = await CommandRunner.run(
+            Connection(server: "http://127.0.0.1:9/", credential: .password(username: "mark", password: "p")), terminal: capture.terminal
+        ) {
             await $0.status(id: 1, wait: false, json: false)
         }
         #expect(exit == .unreachable)

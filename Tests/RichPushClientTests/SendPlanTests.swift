@@ -172,22 +172,39 @@ struct ConnectionTests {
         let connection = try Connection(
             settings: settings(["server": "http://localhost:8080", "user": "mark"], environment: ["RICHPUSH_PASSWORD_FILE": path])
         ) { Data() }
-        #expect(connection == Connection(server: "http://localhost:8080", username: "mark", password: "mark-password"))
+        #expect(connection == Connection(server: "http://localhost:8080", credential: .password(username: "mark", password: "mark-password")))
     }
 
     @Test func thePasswordCanComeFromStandardInput() throws {
         let connection = try Connection(settings: settings(["server": "https://push.example.com", "user": "mark", "password-stdin": "true"])) {
             Data("secret with spaces \n".utf8)
         }
-        #expect(connection.password == "secret with spaces ")
+        #expect(connection.credential == .password(username: "mark", password: "secret with spaces "))
     }
 
     @Test func withoutAPasswordSourceTheErrorSaysWhereToPutIt() {
         #expect(
             throws: UsageError(
-                "give the password in a file with --password-file F (or RICHPUSH_PASSWORD_FILE), or on standard input with --password-stdin")
+                "give the password in a file with --password-file F (or RICHPUSH_PASSWORD_FILE), or on standard input with "
+                    + "--password-stdin, or an API token in a file with --token-file F")
         ) {
             try Connection(settings: settings(["server": "http://localhost:8080", "user": "mark"])) { Data() }
+        }
+    }
+
+    @Test func aTokenFileNeedsNoUserAndIsSentAsABearer() throws {
+        let path = try passwordFile("rp_abc\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let connection = try Connection(settings: settings(["server": "http://localhost:8080", "token-file": path])) { Data() }
+        #expect(connection.credential == .token("rp_abc"))
+        #expect(connection.credential.authorization == "Bearer rp_abc")
+    }
+
+    @Test func aTokenFileThatHoldsNoTokenIsRefused() throws {
+        let path = try passwordFile("hunter2\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: UsageError("the token file \(path) does not hold an API token (rp_…)")) {
+            try Connection(settings: settings(["server": "http://localhost:8080", "token-file": path])) { Data() }
         }
     }
 

@@ -37,7 +37,7 @@ struct ConfigurationTests {
         let configuration = try resolve(flags: [:], environment: environment)
         #expect(configuration.server == "https://push.example.com")
         #expect(configuration.username == "bob")
-        #expect(configuration.password == .file("/p"))
+        #expect(configuration.secret == .passwordFile("/p"))
         #expect(configuration.tags == ["topic:sale", "lang:en"])
         #expect(configuration.once && configuration.verbose)
         #expect(configuration.openCommand == ["gio", "open"])
@@ -49,7 +49,7 @@ struct ConfigurationTests {
         let configuration = try resolve(flags: ["config": "/etc/rp.conf"], files: file)
         #expect(configuration.server == "http://office:8080")
         #expect(configuration.username == "carol")
-        #expect(configuration.password == .file("/home/carol/.rp"))
+        #expect(configuration.secret == .passwordFile("/home/carol/.rp"))
     }
 
     @Test func stateAndCacheFollowTheXDGBaseDirectories() throws {
@@ -66,7 +66,13 @@ struct ConfigurationTests {
         #expect(throws: DaemonConfigurationError.missing("user")) { try resolve(flags: ["server": "http://g"]) }
         #expect(throws: DaemonConfigurationError.missing("password-file")) { try resolve(flags: ["server": "http://g", "user": "a"]) }
         let fromStandardInput = try? resolve(flags: ["server": "http://g", "user": "a"], switches: ["password-stdin"])
-        #expect(fromStandardInput?.password == .standardInput)
+        #expect(fromStandardInput?.secret == .passwordStandardInput)
+    }
+
+    @Test func aTokenFileNeedsNoUserNorPassword() throws {
+        let configuration = try resolve(flags: ["server": "http://g", "token-file": "/t"])
+        #expect(configuration.secret == .tokenFile("/t"))
+        #expect(configuration.username == nil)
     }
 
     @Test func thePasswordIsNotASetting() {
@@ -109,7 +115,7 @@ struct ConfigurationTests {
     }
 
     @Test func oneTrailingNewlineIsNotPartOfThePassword() {
-        typealias Source = DaemonConfiguration.PasswordSource
+        typealias Source = DaemonConfiguration.SecretSource
         #expect(Source.strippingOneNewline("secret\n") == "secret")
         #expect(Source.strippingOneNewline("secret\r\n") == "secret")
         #expect(Source.strippingOneNewline("secret\n\n") == "secret\n")

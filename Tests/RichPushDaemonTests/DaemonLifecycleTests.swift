@@ -95,6 +95,21 @@ extension EndToEndTests {
             #expect(second.output.contains("richpush \(id) [text] New message: Opening hours | Doors open at nine."))
         }
 
+        @Test func anAPITokenStandsInForUserAndPassword() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            let created = TestGateway.object(try scene.gateway.request(.post, "/api/tokens", as: scene.alice, json: #"{"name":"desktop"}"#).body)
+            let home = scene.daemon.home.path
+            _ = try scene.daemon.home.write("token", try #require(created?["token"] as? String) + "\n")
+            let arguments = ["--server", scene.gateway.baseURL, "--token-file", home + "/token", "--once"]
+            let first = try SpawnedProcess.run(productsDirectory + "/richpushd", arguments, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            #expect(first.status == 0, "\(first.output)")
+            let id = try scene.gateway.sendText("Doors open at nine.", message: "Opening hours", to: "alice")
+            let second = try SpawnedProcess.run(productsDirectory + "/richpushd", arguments, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            #expect(second.status == 0)
+            #expect(second.output.contains("richpush \(id) [text] New message: Opening hours | Doors open at nine."))
+        }
+
         @Test func aGatewayRestartMidRunLosesNothingAndShowsNothingTwice() async throws {
             let scene = try await Scene()
             defer { scene.stop() }

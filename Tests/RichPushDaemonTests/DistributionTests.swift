@@ -29,6 +29,6 @@ struct DistributionTests {
         files["/unused"] = nil
         let configuration = try DaemonConfiguration.resolve(flags: [:], environment: ["HOME": "/home/alice"]) { files[$0] }
         #expect(configuration.server == "https://push.example.com")
-        #expect(configuration.password == .file("/home/alice/.config/richpush/password"))
+        #expect(configuration.secret == .passwordFile("/home/alice/.config/richpush/password"))
     }
 }

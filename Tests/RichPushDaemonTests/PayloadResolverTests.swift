@@ -12,7 +12,7 @@ struct PayloadResolverTests {
     }
 
     func resolver(_ server: CannedHTTPServer, imageSize: Int = 128) -> PayloadResolver {
-        let gateway = GatewayClient(server: server.baseURL, username: "alice", password: "alice-password", caFile: nil)
+        let gateway = GatewayClient(server: server.baseURL, credential: .password(username: "alice", password: "alice-password"), caFile: nil)
         return PayloadResolver(gateway: gateway, cache: PayloadCache(directory: directory.path, limit: 1 << 20), imageSize: imageSize)
     }
 

@@ -62,7 +62,7 @@ struct CredentialCacheTests {
 
     @Test func theVerifiedPasswordHits() {
         let cache = CredentialCache()
-        cache.store(right, user: alice, passwordHash: "$2b$hash")
+        cache.store(right, user: alice, proof: .password(hash: "$2b$hash"))
         guard case .hit(let user) = cache.lookup(right) else { Issue.record("expected a hit"); return }
         #expect(user == alice)
     }
@@ -70,7 +70,7 @@ struct CredentialCacheTests {
     @Test func aWrongPasswordNeverHits() {
         let cache = CredentialCache()
         let wrong = "Basic " + Data("alice:wrong".utf8).base64EncodedString()
-        cache.store(right, user: alice, passwordHash: "$2b$hash")
+        cache.store(right, user: alice, proof: .password(hash: "$2b$hash"))
         guard case .miss = cache.lookup(wrong) else { Issue.record("a wrong password hit the cache"); return }
     }
 
@@ -78,9 +78,17 @@ struct CredentialCacheTests {
         let cache = CredentialCache(revalidateAfter: 2)
         let credentials = right
         let now = Date.now
-        cache.store(credentials, user: alice, passwordHash: "$2b$hash", now: now)
+        cache.store(credentials, user: alice, proof: .password(hash: "$2b$hash"), now: now)
         guard case .stale(let entry) = cache.lookup(credentials, now: now + 3) else { Issue.record("expected stale"); return }
-        #expect(entry.passwordHash == "$2b$hash")
+        #expect(entry.proof == .password(hash: "$2b$hash"))
+    }
+
+    @Test func aTokenPastItsExpiryMustBeRecheckedAtOnce() {
+        let cache = CredentialCache(revalidateAfter: 2)
+        let now = Date.now
+        cache.store("Bearer rp_x", user: alice, proof: .token(secretDigest: "d", expiresAt: now + 1), now: now)
+        guard case .hit = cache.lookup("Bearer rp_x", now: now + 0.5) else { Issue.record("expected a hit"); return }
+        guard case .stale = cache.lookup("Bearer rp_x", now: now + 1) else { Issue.record("an expired token hit the cache"); return }
     }
 
     @Test func passwordsContainingColonsKeepEverythingAfterTheFirst() {

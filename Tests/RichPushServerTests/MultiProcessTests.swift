@@ -66,6 +66,22 @@ struct MultiProcessTests {
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 
+    @Test func aTokenRevokedOnOneProcessIsRefusedOnTheOtherWithinSeconds() async throws {
+        let cluster = try GatewayCluster(count: 2)
+        defer { cluster.cleanUp() }
+        try await cluster.start()
+        _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
+        let created = try await cluster[0].request(.POST, "/api/tokens", as: Self.alice, json: #"{"name":"laptop"}"#)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])
+        let token = Credentials(username: "alice", password: try #require(json["token"] as? String))
+        #expect(try await cluster[1].request(.GET, "/api/users/me", as: token).status == 200)
+
+        #expect(try await cluster[0].request(.DELETE, "/api/tokens/\(try #require(json["id"] as? String))", as: Self.alice).status == 204)
+        let start = ContinuousClock.now
+        try await eventuallyAsync(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: token).status == 401 }
+        #expect(ContinuousClock.now - start < .seconds(3))
+    }
+
     @Test func wrongPasswordsSpreadOverBothProcessesThrottleTheUsernameOnBoth() async throws {
         let cluster = try GatewayCluster(count: 2)
         defer { cluster.cleanUp() }

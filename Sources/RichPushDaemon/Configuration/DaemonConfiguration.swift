@@ -3,12 +3,13 @@ import RichPushCore
 /// Everything `richpushd` runs with, resolved from flags, the environment and `richpushd.conf`.
 ///
 /// Each setting is looked up in one order: a flag wins over its `RICHPUSH_*` environment form, that over the config
-/// file, that over the default. The password is never a setting value: it comes from a file or standard input.
+/// file, that over the default. The password or token is never a setting value: it comes from a file or standard input.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// The gateway's base URL, without a trailing slash.
     public var server: String
-    public var username: String
-    public var password: PasswordSource
+    /// Nil with a token, which names its user itself.
+    public var username: String?
+    public var secret: SecretSource
     /// Tags the installation registers besides those the gateway derives (`username:…`, `installation:…`).
     public var tags: [String]
     /// The program and leading arguments that open a payload; the file or URL is appended.
@@ -31,16 +32,17 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The config file that was read, if any.
     public var configFile: String?
 
-    /// Where the password comes from.
-    public enum PasswordSource: Sendable, Equatable {
-        case file(String)
-        case standardInput
+    /// Where the password, or the API token that stands in for user and password, comes from.
+    public enum SecretSource: Sendable, Equatable {
+        case passwordFile(String)
+        case passwordStandardInput
+        case tokenFile(String)
     }
 
     /// Every setting name, as a flag (`--cache-size`), a config-file key (`cache-size = 64M`) and, upper-cased with
     /// `RICHPUSH_`, an environment variable (`RICHPUSH_CACHE_SIZE`).
     public static let settingNames: Set<String> = [
-        "server", "user", "password-file", "password-stdin", "tags", "open-command", "cache-size", "image-size",
+        "server", "user", "password-file", "password-stdin", "token-file", "tags", "open-command", "cache-size", "image-size",
         "heartbeat-timeout", "ca-file", "config", "once", "verbose",
     ]
 
@@ -100,14 +102,19 @@ public struct DaemonConfiguration: Sendable, Equatable {
         guard server.hasPrefix("http://") || server.hasPrefix("https://"), let first = host.first, first != "/" else {
             throw .invalid(setting: "server", reason: "must be an http:// or https:// URL, not '\(server)'")
         }
-        guard let username = value("user") else { throw .missing("user") }
-        let password: PasswordSource
-        if let path = value("password-file") {
-            password = .file(path)
-        } else if try isOn("password-stdin") {
-            password = .standardInput
+        let username = value("user")
+        let secret: SecretSource
+        if let path = value("token-file") {
+            secret = .tokenFile(path)
         } else {
-            throw .missing("password-file")
+            guard username != nil else { throw .missing("user") }
+            if let path = value("password-file") {
+                secret = .passwordFile(path)
+            } else if try isOn("password-stdin") {
+                secret = .passwordStandardInput
+            } else {
+                throw .missing("password-file")
+            }
         }
         let tags = try parseTags(value("tags") ?? "")
         let openCommand = value("open-command").map { $0.split(separator: " ").map(String.init) } ?? defaultOpenCommand
@@ -126,7 +133,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             return Duration.seconds(seconds)
         }
         return DaemonConfiguration(
-            server: server.hasSuffix("/") ? String(server.dropLast()) : server, username: username, password: password,
+            server: server.hasSuffix("/") ? String(server.dropLast()) : server, username: username, secret: secret,
             tags: tags, openCommand: openCommand, cacheLimit: cacheLimit, imageSize: imageSize ?? defaultImageSize,
             heartbeatTimeout: heartbeatTimeout ?? defaultHeartbeatTimeout, caFile: value("ca-file"), once: try isOn("once"),
             verbose: try isOn("verbose"), stateDirectory: xdg("XDG_STATE_HOME", ".local/state") + "/richpush",
@@ -184,7 +191,7 @@ public enum DaemonConfigurationError: Error, Sendable, Equatable, CustomStringCo
     public var description: String {
         switch self {
         case .missing("password-file"):
-            "no password: give --password-file FILE (or RICHPUSH_PASSWORD_FILE) or --password-stdin"
+            "no password: give --password-file FILE (or RICHPUSH_PASSWORD_FILE) or --password-stdin, or an API token with --token-file FILE"
         case .missing(let name):
             "--\(name) is required (or RICHPUSH_\(name.uppercased().replacing("-", with: "_")), or '\(name) = …' in richpushd.conf)"
         case .invalid(let setting, let reason): "\(setting) \(reason)"

@@ -28,8 +28,7 @@ final class CollectingSink: BodySink {
 /// gateway stays open. Not thread-safe: each thread owns its own.
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
-    private let username: String
-    private let password: String
+    private let credential: GatewayCredential
     private let caFile: String?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var sink: Unmanaged<BodySink>?
@@ -40,12 +39,11 @@ final class CurlEasy {
         _ = curl_global_init(rp_curl_global_default)
     }()
 
-    init(username: String, password: String, caFile: String?) {
+    init(credential: GatewayCredential, caFile: String?) {
         _ = Self.globalSetup
         guard let handle = curl_easy_init() else { fatalError("libcurl could not create a handle") }
         self.handle = handle
-        self.username = username
-        self.password = password
+        self.credential = credential
         self.caFile = caFile
     }
 
@@ -68,9 +66,15 @@ final class CurlEasy {
         set(CURLOPT_URL, request.url)
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_USERAGENT, "richpushd/1")
-        set(CURLOPT_USERNAME, username)
-        set(CURLOPT_PASSWORD, password)
-        set(CURLOPT_HTTPAUTH, Int(bitPattern: UInt(rp_curl_auth_basic)))
+        switch credential {
+        case .password(let username, let password):
+            set(CURLOPT_USERNAME, username)
+            set(CURLOPT_PASSWORD, password)
+            set(CURLOPT_HTTPAUTH, Int(bitPattern: UInt(rp_curl_auth_basic)))
+        case .token(let token):
+            set(CURLOPT_XOAUTH2_BEARER, token)
+            set(CURLOPT_HTTPAUTH, Int(bitPattern: UInt(rp_curl_auth_bearer)))
+        }
         set(CURLOPT_CONNECTTIMEOUT_MS, 10_000)
         set(CURLOPT_TCP_KEEPALIVE, 1)
         set(CURLOPT_TCP_KEEPIDLE, 30)

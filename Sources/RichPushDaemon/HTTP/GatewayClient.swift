@@ -13,9 +13,9 @@ final class GatewayClient {
     /// The longest any one call may take.
     var timeout = Duration.seconds(15)
 
-    init(server: String, username: String, password: String, caFile: String?) {
+    init(server: String, credential: GatewayCredential, caFile: String?) {
         self.server = server
-        self.easy = CurlEasy(username: username, password: password, caFile: caFile)
+        self.easy = CurlEasy(credential: credential, caFile: caFile)
     }
 
     /// `PUT /api/installations/{id}` as a `direct` installation whose push channel is its own id.

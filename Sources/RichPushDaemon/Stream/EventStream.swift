@@ -10,8 +10,7 @@ import RichPushCore
 final class EventStream: @unchecked Sendable {
     struct Settings: Sendable {
         var server: String
-        var username: String
-        var password: String
+        var credential: GatewayCredential
         var caFile: String?
         var installationId: String
         var tags: [String]
@@ -65,9 +64,8 @@ final class EventStream: @unchecked Sendable {
     }
 
     private func run() {
-        let gateway = GatewayClient(
-            server: settings.server, username: settings.username, password: settings.password, caFile: settings.caFile)
-        let easy = CurlEasy(username: settings.username, password: settings.password, caFile: settings.caFile)
+        let gateway = GatewayClient(server: settings.server, credential: settings.credential, caFile: settings.caFile)
+        let easy = CurlEasy(credential: settings.credential, caFile: settings.caFile)
         var backoff = Backoff(initial: settings.initialBackoff, maximum: settings.maximumBackoff)
         var registered = false
         var lastProblem: String?
@@ -80,7 +78,7 @@ final class EventStream: @unchecked Sendable {
                     logger.debug("installation registered", metadata: ["richpush.installation": "\(settings.installationId)"])
                     continue
                 } catch let error where error.status == 401 || error.status == 403 {
-                    deliver(.fatal("the gateway rejected user \(settings.username): \(error)", exitCode: 78))
+                    deliver(.fatal("the gateway rejected \(settings.credential.holder): \(error)", exitCode: 78))
                     return
                 } catch {
                     problem = "cannot register the installation: \(error)"
@@ -177,7 +175,7 @@ final class EventStream: @unchecked Sendable {
             do { try easy.check(result) } catch { reason = "the stream broke: \(error.message)" }
             return .ended(healthy: healthy, reason: reason)
         case 401, 403:
-            return .rejected("the gateway rejected user \(settings.username) (\(sink.status!))")
+            return .rejected("the gateway rejected \(settings.credential.holder) (\(sink.status!))")
         case 404:
             return .unregistered
         default:

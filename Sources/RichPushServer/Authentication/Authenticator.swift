@@ -4,13 +4,17 @@ import Logging
 import RichPushStore
 import Synchronization
 
-/// Verifies HTTP Basic credentials against the store: throttled per username and address, a cache hit for a header
-/// verified before, bcrypt otherwise — once for any number of concurrent requests carrying the same header.
+/// Verifies HTTP Basic credentials and API tokens against the store: throttled per username and address, a cache hit
+/// for a header verified before, otherwise a token's digest looked up or bcrypt run — once for any number of
+/// concurrent requests carrying the same header.
+///
+/// A token is presented as `Authorization: Bearer rp_…`, or as the Basic password beside its owner's name for
+/// clients that speak only Basic; a Basic password that is not its owner's token is then checked as a password.
 final class Authenticator: Sendable {
     /// What one bcrypt run found, shared by every request that waited for it.
     private struct Verification: Sendable {
         var user: AuthenticatedUser?
-        var passwordHash: String
+        var proof: CredentialCache.Proof
     }
 
     let store: Store
@@ -43,47 +47,98 @@ final class Authenticator: Sendable {
     /// The caller named by `authorization`, or a 401/429 ``APIError``. A header verified before is never throttled:
     /// it guesses nothing, and a guesser elsewhere must not lock its owner out.
     func authenticate(authorization: String?, address: String, logger: Logger) async throws -> AuthenticatedUser {
-        guard let authorization else { throw APIError.unauthorized("Authentication is required: send HTTP Basic credentials.") }
+        guard let authorization else {
+            throw APIError.unauthorized("Authentication is required: send HTTP Basic credentials or an API token.")
+        }
         switch cache.lookup(authorization) {
         case .hit(let user):
             return user
         case .stale(let entry):
-            if let record = try await store.user(named: entry.user.username), record.passwordHash == entry.passwordHash {
-                let user = AuthenticatedUser(username: record.username, role: record.role)
-                cache.store(authorization, user: user, passwordHash: record.passwordHash)
+            if let verification = try await recheck(entry), let user = verification.user, user.username == entry.user.username {
+                cache.store(authorization, user: user, proof: verification.proof)
                 return user
             }
             cache.remove(authorization)
         case .miss:
             break
         }
+        if let token = APIToken.bearer(authorization) {
+            return try await authenticate(token: token, authorization: authorization, address: address, logger: logger)
+        }
         // Malformed headers are refused without counting: they guess nothing.
         guard let credentials = BasicCredentials(authorization: authorization) else {
-            throw APIError.unauthorized("The Authorization header is not valid HTTP Basic credentials.")
+            throw APIError.unauthorized("The Authorization header is not valid HTTP Basic credentials or a Bearer token.")
         }
         // No stored password holds a control character, and bcrypt would read only up to a NUL: refused unread.
         guard !PasswordHasher.containsControlCharacter(credentials.password) else {
             throw APIError.unauthorized("The username or password is wrong.")
         }
-        if let seconds = throttle.retryAfter(username: credentials.username, address: address) {
-            throw APIError(
-                .tooManyRequests, code: "auth.throttled",
-                message: "Too many failed sign-ins; try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
+        try refuseIfThrottled(username: credentials.username, address: address)
+        var verification: Verification?
+        if APIToken.looksLikeToken(credentials.password) {
+            verification = try await verify(token: credentials.password)
+            if verification?.user?.username != credentials.username { verification = nil }
         }
-        let verification = try await verify(credentials, authorization: authorization)
-        guard let user = verification.user else {
-            throttle.recordFailure(username: credentials.username, address: address)
-            try await shareFailure(username: credentials.username, address: address)
-            metrics.authenticationFailures.increment()
-            logger.info("sign-in failed", metadata: ["richpush.username": "\(credentials.username)", "richpush.address": "\(address)"])
+        if verification == nil { verification = try await verify(credentials, authorization: authorization) }
+        guard let verification, let user = verification.user else {
+            try await recordFailure(username: credentials.username, address: address, logger: logger)
             throw APIError.unauthorized("The username or password is wrong.")
         }
         throttle.recordSuccess(username: credentials.username, address: address)
         if store.isShared {
             try await store.clearSignInFailures(keys: [LoginThrottle.pairKey(username: credentials.username, address: address)])
         }
-        cache.store(authorization, user: user, passwordHash: verification.passwordHash)
+        cache.store(authorization, user: user, proof: verification.proof)
         return user
+    }
+
+    /// A Bearer token: unknown, expired and revoked tokens count as failures of the address, like wrong passwords.
+    private func authenticate(token: String, authorization: String, address: String, logger: Logger) async throws -> AuthenticatedUser {
+        try refuseIfThrottled(username: "", address: address)
+        guard let verification = try await verify(token: token), let user = verification.user else {
+            try await recordFailure(username: "", address: address, logger: logger)
+            throw APIError.unauthorized("The token is unknown, expired or revoked.")
+        }
+        cache.store(authorization, user: user, proof: verification.proof)
+        return user
+    }
+
+    private func refuseIfThrottled(username: String, address: String) throws {
+        if let seconds = throttle.retryAfter(username: username, address: address) {
+            throw APIError(
+                .tooManyRequests, code: "auth.throttled",
+                message: "Too many failed sign-ins; try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
+        }
+    }
+
+    private func recordFailure(username: String, address: String, logger: Logger) async throws {
+        throttle.recordFailure(username: username, address: address)
+        try await shareFailure(username: username, address: address)
+        metrics.authenticationFailures.increment()
+        logger.info("sign-in failed", metadata: ["richpush.username": "\(username)", "richpush.address": "\(address)"])
+    }
+
+    /// Whether what a cached header was verified against still holds, and for whom.
+    private func recheck(_ entry: CredentialCache.Entry) async throws -> Verification? {
+        switch entry.proof {
+        case .password(let hash):
+            // A changed hash means a changed password, or a new user of that name.
+            guard let record = try await store.user(named: entry.user.username), record.passwordHash == hash else { return nil }
+            return Verification(user: AuthenticatedUser(username: record.username, role: record.role), proof: entry.proof)
+        case .token(let digest, _):
+            return try await verify(tokenDigest: digest)
+        }
+    }
+
+    private func verify(token: String) async throws -> Verification? {
+        try await verify(tokenDigest: APIToken.digest(token))
+    }
+
+    private func verify(tokenDigest: String) async throws -> Verification? {
+        guard let use = try await store.useToken(secretDigest: tokenDigest) else { return nil }
+        return Verification(
+            user: AuthenticatedUser(username: use.username, role: use.role, tokenId: use.tokenId),
+            proof: .token(secretDigest: tokenDigest, expiresAt: use.expiresAt))
     }
 
     private func verify(_ credentials: BasicCredentials, authorization: String) async throws -> Verification {
@@ -93,8 +148,9 @@ final class Authenticator: Sendable {
             let task = Task { [store, hasher, decoyHash] in
                 let record = try await store.user(named: credentials.username)
                 let matches = try await hasher.verify(credentials.password, hash: record?.passwordHash ?? decoyHash)
-                guard let record, matches else { return Verification(user: nil, passwordHash: "") }
-                return Verification(user: AuthenticatedUser(username: record.username, role: record.role), passwordHash: record.passwordHash)
+                guard let record, matches else { return Verification(user: nil, proof: .password(hash: "")) }
+                return Verification(
+                    user: AuthenticatedUser(username: record.username, role: record.role), proof: .password(hash: record.passwordHash))
             }
             verifications[key] = task
             return (task, true)

@@ -50,6 +50,8 @@ struct NotificationController {
             gateway.dispatcherDoorbell.ring()
             context.logger.info(
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
+            await gateway.store.audit(
+                .notificationCreated, target: String(record.id), details: "to \(record.audience)", by: caller, logger: context.logger)
         }
         // The tutorial's backend answers its bodiless send with 200, which its client checks for.
         return try await representation(of: record, for: request).jsonResponse(
@@ -86,7 +88,8 @@ struct NotificationController {
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try context.caller().require(.marketer, to: "cancel or recall notifications")
+        let caller = try context.caller()
+        try caller.require(.marketer, to: "cancel or recall notifications")
         let id = try context.id()
         guard let (outcome, notified) = try await gateway.store.removeNotification(id: id) else {
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
@@ -94,6 +97,11 @@ struct NotificationController {
         gateway.payloads.forget(notificationId: id)
         gateway.broadcaster.notify(notified)
         context.logger.info("notification removed", metadata: ["richpush.notification.id": "\(id)", "richpush.outcome": "\(outcome)"])
+        switch outcome {
+        case .canceled: await gateway.store.audit(.notificationCanceled, target: String(id), by: caller, logger: context.logger)
+        case .deleted: await gateway.store.audit(.notificationRecalled, target: String(id), by: caller, logger: context.logger)
+        case .alreadyRemoved: break
+        }
         return Response(status: .noContent)
     }
 

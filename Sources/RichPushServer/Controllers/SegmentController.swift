@@ -37,7 +37,8 @@ struct SegmentController {
     }
 
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> SegmentsJSON {
-        try context.caller().require(.marketer, to: "assign segments")
+        let caller = try context.caller()
+        try caller.require(.marketer, to: "assign segments")
         let username = context.parameters.get("username") ?? ""
         let body = try await request.decode(as: SegmentsRequest.self, context: context)
         guard body.segments.count <= Self.maximumSegments else {
@@ -58,6 +59,9 @@ struct SegmentController {
         }
         gateway.dispatcherDoorbell.ring()
         context.logger.info("segments changed", metadata: ["richpush.username": "\(username)", "richpush.segments": "\(segments)"])
+        await gateway.store.audit(
+            .segmentsChanged, target: username, details: segments.isEmpty ? "none" : segments.joined(separator: ", "), by: caller,
+            logger: context.logger)
         return SegmentsJSON(username: username, segments: segments)
     }
 }

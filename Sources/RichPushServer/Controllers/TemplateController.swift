@@ -60,6 +60,7 @@ struct TemplateController {
         do {
             let record = try await store.createTemplate(name: body.name, description: body.description, fields: fields, createdBy: caller.username)
             context.logger.info("template created", metadata: ["richpush.template": "\(record.name)"])
+            await store.audit(.templateChanged, target: record.name, details: "created, version 1", by: caller, logger: context.logger)
             return try Template(record).jsonResponse(status: .created, headers: [.location: "/api/templates/\(record.name)"])
         } catch StoreError.duplicate {
             throw APIError.conflict("template.exists", "A template named \(body.name) exists; PUT /api/templates/\(body.name) changes it.")
@@ -90,15 +91,18 @@ struct TemplateController {
         guard let record = try await store.updateTemplate(name: name, description: body.description, fields: fields, createdBy: caller.username)
         else { throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)); POST /api/templates creates it.") }
         context.logger.info("template changed", metadata: ["richpush.template": "\(name)", "richpush.version": "\(record.version)"])
+        await store.audit(.templateChanged, target: name, details: "version \(record.version)", by: caller, logger: context.logger)
         return try Template(record)
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try context.caller().require(.marketer, to: "remove templates")
+        let caller = try context.caller()
+        try caller.require(.marketer, to: "remove templates")
         let name = context.parameters.get("name") ?? ""
         guard try await store.deleteTemplate(name: name) else {
             throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)).")
         }
+        await store.audit(.templateChanged, target: name, details: "removed", by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
 }

@@ -24,7 +24,8 @@ struct UserController {
     }
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try context.caller().require(.admin, to: "create users")
+        let caller = try context.caller()
+        try caller.require(.admin, to: "create users")
         let body = try await request.decode(as: CreateRequest.self, context: context)
         guard Identifier.isValid(body.username) else {
             throw APIError.unprocessable("user.invalidName", "A username has 1 to 64 letters, digits or _ . @ -.")
@@ -38,6 +39,7 @@ struct UserController {
         do {
             let user = try await gateway.store.createUser(username: body.username, passwordHash: hash, role: role)
             context.logger.info("user created", metadata: ["richpush.username": "\(user.username)", "richpush.role": "\(role)"])
+            await gateway.store.audit(.userCreated, target: user.username, details: role.rawValue, by: caller, logger: context.logger)
             return try UserJSON(username: user.username, role: user.role)
                 .jsonResponse(status: .created, headers: [.location: "/api/users/\(user.username)"])
         } catch StoreError.duplicate {
@@ -61,6 +63,7 @@ struct UserController {
         }
         gateway.authenticator.cache.forget(username: username)
         context.logger.info("password changed", metadata: ["richpush.username": "\(username)"])
+        await gateway.store.audit(.userPasswordChanged, target: username, by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -76,6 +79,7 @@ struct UserController {
         }
         gateway.authenticator.cache.forget(username: username)
         context.logger.info("user removed", metadata: ["richpush.username": "\(username)"])
+        await gateway.store.audit(.userRemoved, target: username, by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
 

@@ -40,7 +40,7 @@ struct LinkSigner: Sendable {
         Data("richpush-payload:\(id):\(expiry)".utf8)
     }
 
-    /// A new random secret for the store.
+    /// 256 random bits in base64url: a new secret for the store, or an API token's.
     static func makeSecret() -> String {
         Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64URLEncodedString()
     }

@@ -51,7 +51,7 @@ final class TestGateway: @unchecked Sendable {
     func request(_ method: GatewayRequest.Method, _ path: String, as user: (String, String)?, json: String? = nil) throws -> (
         status: Int, body: String
     ) {
-        let easy = CurlEasy(username: user?.0 ?? "", password: user?.1 ?? "", caFile: nil)
+        let easy = CurlEasy(credential: .password(username: user?.0 ?? "", password: user?.1 ?? ""), caFile: nil)
         var request = json.map { GatewayRequest.json(method, baseURL + path, $0) } ?? GatewayRequest(method: method, url: baseURL + path)
         if user == nil { request.headers.append("Authorization:") }
         let response = try easy.send(request)
@@ -104,7 +104,7 @@ final class TestGateway: @unchecked Sendable {
 
     private func imageId(_ fixtureName: String) throws -> Int64 {
         if let id = imageIds[fixtureName] { return id }
-        let easy = CurlEasy(username: Self.admin.0, password: Self.admin.1, caFile: nil)
+        let easy = CurlEasy(credential: .password(username: Self.admin.0, password: Self.admin.1), caFile: nil)
         let upload = GatewayRequest(
             method: .post, url: baseURL + "/api/images", headers: ["Content-Type: application/octet-stream"],
             body: Array(try fixture(fixtureName)))
