@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The device's request: an authorized `GET /api/notifications/{id}` of a ~110 KB PNG, measured with wrk
 # (64 keep-alive connections) against the release gateway and, in the same run, against nginx serving the same
-# file behind `auth_basic` with a {SHA} htpasswd. Prints both rates and p99 latencies and their ratios.
+# file behind `auth_basic` with a {SHA} htpasswd. Prints both rates and p99 latencies and their ratios. The same
+# fetch with an API token (`Authorization: Bearer rp_…`) is measured in each round too, against the remembered
+# password: a token check must cost no more than a cached password's.
 #
 #   Benchmarks/payload-fetch.sh [seconds per round] [rounds]
 set -euo pipefail
@@ -25,6 +27,9 @@ id=$(curl -sf "${admin[@]}" -d "{\"message\":\"Benchmark\",\"richType\":\"img\",
     "$base/api/notifications" | bench_json id)
 curl -sf -u alice:alice-password -o "$bench_work/fetched.png" "$base/api/notifications/$id"
 cmp -s "$bench_work/fetched.png" "$bench_work/payload.png" || { echo "the gateway served other bytes" >&2; exit 1; }
+
+token=$(curl -sf -u alice:alice-password -d '{"name":"benchmark"}' "$base/api/tokens" | bench_json token)
+curl -sf -H "Authorization: Bearer $token" -o /dev/null "$base/api/notifications/$id"
 
 nginx_port=$(bench_free_port)
 printf 'alice:{SHA}%s\n' "$(printf 'alice-password' | openssl dgst -sha1 -binary | base64)" >"$bench_work/htpasswd"
@@ -52,12 +57,14 @@ nginx_url="http://127.0.0.1:$nginx_port/api/notifications/$id"
 echo "warming up…" >&2
 wrk -t2 -c64 -d3s -H "$authorization" "$gateway_url" >/dev/null
 wrk -t2 -c64 -d3s -H "$authorization" "$nginx_url" >/dev/null
+wrk -t2 -c64 -d3s -H "Authorization: Bearer $token" "$gateway_url" >/dev/null
 
 results="$bench_work/results"
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds…" >&2
     bench_wrk nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
     bench_wrk richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+    bench_wrk richpush-token "$gateway_url" -t2 -c64 -H "Authorization: Bearer $token" -d"${seconds}s" >>"$results"
 done
 
 python3 - "$results" "$seconds" "$rounds" <<'PY'
@@ -68,8 +75,11 @@ def figures(name):
     return statistics.median(r for r, _ in picked), statistics.median(p for _, p in picked)
 nginx_rate, nginx_p99 = figures("nginx")
 gateway_rate, gateway_p99 = figures("richpush")
+token_rate, token_p99 = figures("richpush-token")
 print(f"payload fetch, ~110 KB PNG, wrk -t2 -c64, {sys.argv[3]} rounds of {sys.argv[2]} s, medians")
 print(f"  nginx auth_basic   {nginx_rate:10.0f} req/s   p99 {nginx_p99:7.2f} ms")
 print(f"  richpush gateway   {gateway_rate:10.0f} req/s   p99 {gateway_p99:7.2f} ms")
+print(f"  richpush, token    {token_rate:10.0f} req/s   p99 {token_p99:7.2f} ms")
 print(f"  ratio (richpush / nginx): throughput {gateway_rate / nginx_rate:.2f}x   p99 {gateway_p99 / nginx_p99:.2f}x")
+print(f"  ratio (token / password): throughput {token_rate / gateway_rate:.2f}x   p99 {token_p99 / gateway_p99:.2f}x")
 PY
