@@ -146,7 +146,7 @@ def main():
         start(
             [richpush, "serve", "--hostname", "127.0.0.1", "--port", str(port), "--data-dir", os.path.join(work, "data"),
              "--public-dir", os.path.join(ROOT, "Public"), "--image-dir", os.path.join(ROOT, "img"), "--heartbeat-seconds", "1",
-             "--log-level", "warning"],
+             "--log-level", "warning", "--send-rate-limit", "0"],
             env=dict(os.environ, RICHPUSH_ADMIN_PASSWORD="admin-secret-1"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         for _ in range(600):

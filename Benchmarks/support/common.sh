@@ -48,11 +48,12 @@ bench_free_port() {
 }
 
 # bench_start_gateway PORT DATA_DIR [extra serve flags…]: starts `richpush serve` and waits until /health answers.
+# The rate limits are off: a benchmark's own polling and sending are the load generator, not a client to slow down.
 bench_start_gateway() {
     local port=$1 data=$2
     shift 2
     RICHPUSH_ADMIN_PASSWORD=bench-admin-password "$richpush_binary" serve --hostname 127.0.0.1 --port "$port" \
-        --data-dir "$data" --public-dir Public --image-dir img --log-level warning "$@" >>"$bench_work/gateway.log" 2>&1 &
+        --data-dir "$data" --public-dir Public --image-dir img --log-level warning --rate-limit 0 --send-rate-limit 0 "$@" >>"$bench_work/gateway.log" 2>&1 &
     bench_pids+=($!)
     bench_wait_for "http://127.0.0.1:$port/health"
 }

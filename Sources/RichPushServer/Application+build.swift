@@ -57,7 +57,8 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadMemory(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
-        connections: connections
+        connections: connections,
+        rateLimits: RateLimits(requestsPerMinute: configuration.rateLimit, sendsPerMinute: configuration.sendRateLimit)
     )
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
@@ -121,7 +122,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     PayloadController(gateway: gateway).addRoutes(to: api)
     let authenticated = api.group().add(
         middleware: BasicAuthMiddleware(
-            authenticator: gateway.authenticator, connections: gateway.connections, trustedProxies: gateway.configuration.trustedProxies))
+            authenticator: gateway.authenticator, connections: gateway.connections, rateLimits: gateway.rateLimits,
+            trustedProxies: gateway.configuration.trustedProxies))
     let library = ImageLibrary(
         store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     UserController(gateway: gateway).addRoutes(to: authenticated)

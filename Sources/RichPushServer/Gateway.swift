@@ -19,4 +19,5 @@ struct Gateway: Sendable {
     let metrics: GatewayMetrics
     /// Connections not signed in yet, counted per address.
     let connections: UnauthenticatedConnections
+    let rateLimits: RateLimits
 }

@@ -39,6 +39,10 @@ public struct ServerConfiguration: Sendable {
     public var maximumInstallationsPerUser = 20
     /// The most open streams of one user on this process; a new one closes the oldest.
     public var maximumStreamsPerUser = 10
+    /// Requests a minute per user or token (a tenth of it per address without valid credentials); 0 is no limit.
+    public var rateLimit = 600
+    /// New notifications a minute per sender; 0 is no limit.
+    public var sendRateLimit = 60
     /// The most connections one address may hold open before a request on them signs in; trusted proxies are not
     /// limited.
     public var maximumUnauthenticatedConnectionsPerAddress = 256
@@ -147,6 +151,8 @@ public struct ServerConfiguration: Sendable {
         if let proxies = value("trusted-proxies") { trustedProxies = try TrustedProxies(parsing: proxies) }
         if let count = try integer("max-installations-per-user", in: 1...100_000) { maximumInstallationsPerUser = count }
         if let count = try integer("max-streams-per-user", in: 1...1_000_000) { maximumStreamsPerUser = count }
+        if let count = try integer("rate-limit", in: 0...10_000_000) { rateLimit = count }
+        if let count = try integer("send-rate-limit", in: 0...10_000_000) { sendRateLimit = count }
         if let count = try integer("max-unauthenticated-connections-per-address", in: 1...1_000_000) {
             maximumUnauthenticatedConnectionsPerAddress = count
         }

@@ -49,6 +49,18 @@ struct Serve: AsyncParsableCommand {
     )
     var maximumStreamsPerUser: String?
     @Option(
+        name: .customLong("rate-limit"),
+        help: """
+            Requests a minute per user or API token, and a tenth of it per address for requests without valid \
+            credentials; payload fetches and streams are not counted; 0 turns it off (default 600; env RICHPUSH_RATE_LIMIT).
+            """
+    )
+    var rateLimit: String?
+    @Option(
+        name: .customLong("send-rate-limit"),
+        help: "New notifications a minute per sender; 0 turns it off (default 60; env RICHPUSH_SEND_RATE_LIMIT).")
+    var sendRateLimit: String?
+    @Option(
         name: .customLong("max-unauthenticated-connections-per-address"),
         help: """
             Connections one client address may hold before a request on them signs in; trusted proxies are exempt \
@@ -105,7 +117,8 @@ struct Serve: AsyncParsableCommand {
                 "max-image-bytes": maximumImageBytes, "max-image-pixels": maximumImagePixels, "heartbeat-seconds": heartbeatSeconds,
                 "log-level": logLevel, "dispatch-lease-seconds": dispatchLeaseSeconds,
                 "trusted-proxies": trustedProxies, "max-installations-per-user": maximumInstallationsPerUser,
-                "max-streams-per-user": maximumStreamsPerUser, "public-url": publicURL, "default-time-zone": defaultTimeZone,
+                "max-streams-per-user": maximumStreamsPerUser, "rate-limit": rateLimit, "send-rate-limit": sendRateLimit, "public-url": publicURL,
+                "default-time-zone": defaultTimeZone,
                 "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
                 "frequency-cap": frequencyCap, "quiet-hours": quietHours, "default-ttl": defaultTTL,
                 "protected-tag-prefixes": protectedTagPrefixes,

@@ -21,6 +21,7 @@ struct NotificationController {
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
+        try gateway.rateLimits.admitSend(by: caller)
         let body = try await request.collectBody(limit: StrictRequestDecoder.maximumBytes)
         let now = Date.now
         let draft: NotificationDraft
