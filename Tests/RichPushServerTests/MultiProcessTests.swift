@@ -82,6 +82,17 @@ struct MultiProcessTests {
         #expect(ContinuousClock.now - start < .seconds(3))
     }
 
+    @Test func aRateLimitHoldsWithinTheNumberOfProcesses() async throws {
+        let cluster = try GatewayCluster(count: 2, extraArguments: ["--rate-limit", "3"])
+        defer { cluster.cleanUp() }
+        try await cluster.start()
+        var admitted = 0
+        for round in 0..<10 {
+            if try await cluster[round % 2].request(.GET, "/api/users/me", as: .admin).status == 200 { admitted += 1 }
+        }
+        #expect(admitted == 6)
+    }
+
     @Test func wrongPasswordsSpreadOverBothProcessesThrottleTheUsernameOnBoth() async throws {
         let cluster = try GatewayCluster(count: 2)
         defer { cluster.cleanUp() }
