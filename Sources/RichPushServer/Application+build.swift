@@ -115,7 +115,9 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: PathValidationMiddleware())
-    router.add(middleware: FileMiddleware(gateway.configuration.publicDirectory, searchForIndexHtml: true))
+    router.add(
+        middleware: FileMiddleware(gateway.configuration.publicDirectory, searchForIndexHtml: true)
+            .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
     OperationsController(gateway: gateway).addRoutes(to: router)
 
     let api = router.group("api")

@@ -126,6 +126,32 @@ struct ImageTests {
         }
     }
 
+    @Test func aPartHeaderNameOutsideASCIIIs400AndTheGatewayGoesOn() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            var body = ByteBuffer(string: "--XX\r\n")
+            body.writeBytes([0xFF, 0x80])
+            body.writeString(": x\r\n\r\nbytes\r\n--XX--\r\n")
+            let response = try await session.request(
+                .post, "/api/images", as: mark, body: body, headers: [.contentType: "multipart/form-data; boundary=XX"])
+            #expect(response.status == .badRequest)
+            #expect(try response.error().code == "request.invalidMultipart")
+            #expect(try await session.request(.get, "/api/users/me", as: mark).status == .ok)
+        }
+    }
+
+    @Test func aFileNameInUTF8IsStillAccepted() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            var body = ByteBuffer(string: "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"caf\u{E9}.png\"\r\n\r\n")
+            body.writeBytes(try fixture("valid-rgba.png"))
+            body.writeString("\r\n--b--\r\n")
+            let response = try await session.request(
+                .post, "/api/images", as: mark, body: body, headers: [.contentType: "multipart/form-data; boundary=b"])
+            #expect(response.status == .created)
+        }
+    }
+
     @Test(arguments: [
         ("truncated.jpg", "image.corrupt"), ("not-png.jpg", "image.corrupt"), ("truncated.webp", "image.corrupt"),
         ("animated.webp", "image.unsupported"), ("dimension-bomb.jpg", "image.tooManyPixels"),

@@ -26,6 +26,7 @@ struct OpenAPITests {
         ("get", "/api/notifications/{id}/deliveries"), ("get", "/api/notifications/{id}/timeline"), ("post", "/api/register"),
         ("put", "/api/register/{id}"), ("delete", "/api/register/{id}"), ("delete", "/api/me/notifications/{id}"),
         ("get", "/api/users/{username}/segments"), ("put", "/api/users/{username}/segments"),
+        ("post", "/api/tokens"), ("get", "/api/tokens"), ("delete", "/api/tokens/{id}"), ("get", "/api/audit"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

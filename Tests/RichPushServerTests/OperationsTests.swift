@@ -34,6 +34,7 @@ struct OperationsTests {
             let response = try await session.request(.get, "/openapi.yaml")
             #expect(response.status == .ok)
             #expect(response.text.hasPrefix("openapi: 3."))
+            #expect(response.headers[.contentType] == "application/yaml")
         }
     }
 

@@ -62,6 +62,9 @@ struct ImageController {
 
     /// The bytes of the part named `file`, with the type its part declares.
     static func filePart(of body: ByteBuffer, boundary: String, limit: Int) throws -> (data: Data, contentType: String?) {
+        guard MultipartHeaderCheck.namesAreASCII(in: body, boundary: boundary) else {
+            throw APIError.badRequest("request.invalidMultipart", "A part's header name holds a byte outside ASCII.")
+        }
         let parser = MultipartParser(boundary: boundary)
         var currentName: String?
         var currentType: String?
