@@ -51,6 +51,11 @@ export class Api {
   updateTemplate(name, template) { return this.request('PUT', `/api/templates/${encodeURIComponent(name)}`, { json: template }); }
   removeTemplate(name) { return this.request('DELETE', `/api/templates/${encodeURIComponent(name)}`); }
   timeline(id, step) { return this.request('GET', `/api/notifications/${id}/timeline?step=${step}`); }
+  tokens() { return this.request('GET', '/api/tokens'); }
+  /** The answer holds the secret (`token`): the gateway never shows it again. */
+  createToken(token) { return this.request('POST', '/api/tokens', { json: token }); }
+  revokeToken(id) { return this.request('DELETE', `/api/tokens/${encodeURIComponent(id)}`); }
+  audit(before) { return this.request('GET', `/api/audit?limit=50${before ? `&before=${before}` : ''}`); }
   /** Every delivery of a campaign as one CSV file, for a spreadsheet. */
   deliveriesCSV(id) { return this.download(`/api/notifications/${id}/deliveries?format=csv`, 'text/csv'); }
 

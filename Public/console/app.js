@@ -2,10 +2,12 @@
 import { Api } from './api.js';
 import { clearSession, loadSession, saveSession } from './session.js';
 import { renderSignIn } from './signin.js';
+import { renderAudit } from './audit.js';
 import { renderCompose } from './compose.js';
 import { renderCampaigns } from './campaigns.js';
 import { renderDevices } from './devices.js';
 import { renderTemplates } from './templates.js';
+import { renderTokens } from './tokens.js';
 import { renderUsers, usernameFrom } from './users.js';
 
 const screens = {
@@ -15,6 +17,9 @@ const screens = {
   // A title may depend on what the screen is asked to show: #/users/alice is "alice · Users".
   users: { title: ([part]) => (part ? `${usernameFrom(part)} · Users` : 'Users'), render: renderUsers },
   devices: { title: 'Devices', render: renderDevices },
+  tokens: { title: 'Tokens', render: renderTokens },
+  // Only for admins: for anyone else the gateway refuses the audit trail, and #/audit shows compose instead.
+  audit: { title: 'Audit', render: renderAudit, role: 'admin' },
 };
 
 const app = {
@@ -53,6 +58,7 @@ function showAccount(session) {
   document.getElementById('topbar').hidden = false;
   document.getElementById('account-name').textContent = `${session.username} · ${session.role}`;
   document.getElementById('devices-tab').hidden = session.role !== 'admin';
+  document.getElementById('audit-tab').hidden = session.role !== 'admin';
 }
 
 function route() {
@@ -69,17 +75,18 @@ function route() {
   }
   // #/compose/template/winter-sale: the screen's name, then what the screen is asked to show.
   const [name, ...rest] = location.hash.replace(/^#\/?/, '').split('/');
-  const screenName = screens[name] ? name : 'compose';
+  const known = Object.hasOwn(screens, name) && (!screens[name].role || screens[name].role === app.session.role);
+  const screenName = known ? name : 'compose';
   const screen = screens[screenName];
   // An unknown or stale address (#/sign-in after signing in) shows compose and says so in the address bar.
-  if (!screens[name]) history.replaceState(null, '', '#/compose');
+  if (!known) history.replaceState(null, '', '#/compose');
   for (const link of document.querySelectorAll('.tabs a')) {
     if (link.dataset.route === screenName) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   // On a phone the tabs may scroll sideways: the current one is kept in sight.
   document.querySelector('.tabs a[aria-current]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  const args = screens[name] ? rest : [];
+  const args = known ? rest : [];
   document.title = `${typeof screen.title === 'function' ? screen.title(args) : screen.title} · richpush`;
   app.leave = screen.render(main, app, args) ?? null;
   // Moving focus to the new heading tells screen-reader users the screen changed.

@@ -50,6 +50,17 @@ def api(method, path, user, body=None):
         return error.code, json.loads(error.read() or b"null")
 
 
+def bearer(path, token):
+    """A GET with `Authorization: Bearer token`, as a script holding an API token sends it; returns (status, JSON)."""
+    request = urllib.request.Request(BASE + path)
+    request.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
 class Console(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -179,12 +190,34 @@ class Console(unittest.TestCase):
     def unnamed_controls(self):
         """The controls of the shown screen that have no name a screen reader can announce."""
         return self.browser.execute_script("""
+            // A closed dialog is out of reach (its buttons are named when it asks its question).
             return [...document.querySelectorAll('main input, main textarea, main select, main button')].filter((control) => {
+                if (control.closest('dialog:not([open])')) return false;
                 const labelled = control.labels && control.labels.length > 0;
                 return !labelled && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby')
                     && !(control.tagName === 'BUTTON' && control.textContent.trim());
             }).map((control) => control.outerHTML);
         """)
+
+    def tokens_of(self, user):
+        status, body = api("GET", "/api/tokens", user)
+        self.assertEqual(status, 200, body)
+        return body["items"]
+
+    def token_named(self, user, name):
+        return next(token for token in self.tokens_of(user) if token["name"] == name)
+
+    def create_token(self, user, name, **fields):
+        """A token of `user` made through the API, revoked once the test is over if the test has not revoked it."""
+        status, token = api("POST", "/api/tokens", user, {"name": name, **fields})
+        self.assertEqual(status, 201, token)
+        self.addCleanup(api, "DELETE", f"/api/tokens/{token['id']}", user)
+        return token
+
+    def audit_events(self):
+        status, page = api("GET", "/api/audit?limit=1000", ADMIN)
+        self.assertEqual(status, 200, page)
+        return page["items"]
 
     def fits_width(self, width):
         overflow = self.browser.execute_script("return document.documentElement.scrollWidth")
@@ -524,6 +557,22 @@ class Console(unittest.TestCase):
         self.wait_for_text("#segment-list li[data-segment='segment:vip'] .segment-reach", "Reaches 1 device")
         self.fits_width(width)
         self.screenshot("user-360")
+        # A token of mark's, so the admin's table has an owner column and two rows; the admin's own, made here, shows its secret.
+        self.create_token(MARK, "nightly-export-from-the-reporting-server", role="member", expiresAt="2031-01-01T00:00:00Z")
+        self.browser.get(BASE + "/#/tokens")
+        self.wait_for_text("#token-table tbody", "nightly-export-from-the-reporting-server")
+        self.find("#token-name").send_keys("phone-sized-token")
+        self.find("#create-token").click()
+        self.find("#token-secret")
+        self.addCleanup(lambda: api("DELETE", f"/api/tokens/{self.token_named(ADMIN, 'phone-sized-token')['id']}", ADMIN))
+        self.wait_for_text("#token-table tbody", "phone-sized-token")
+        self.fits_width(width)
+        self.browser.execute_script("window.scrollTo(0, 0)")
+        self.screenshot("tokens-360")
+        self.browser.get(BASE + "/#/audit")
+        self.wait_for_text("#audit-table tbody", "token.created")
+        self.fits_width(width)
+        self.screenshot("audit-360")
 
     def test_a_template_is_created_and_a_campaign_started_from_it_fills_in_its_placeholder(self):
         self.sign_in(MARK)
@@ -753,6 +802,159 @@ class Console(unittest.TestCase):
             lines = file.read().splitlines()
         self.assertTrue(lines[0].startswith("installationId,owner,platform"), lines[0])
         self.assertTrue(lines[1].startswith("alice-laptop,alice,direct"), lines)
+
+    def test_a_token_is_created_its_secret_shown_once_works_as_a_bearer_and_is_gone_once_revoked(self):
+        self.sign_in(MARK)
+        # In New York, 09:00 on 1 December 2030 is 14:00 UTC: the expiry is typed in the browser's time zone.
+        self.browser.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "America/New_York"})
+        self.addCleanup(self.browser.execute_cdp_cmd, "Emulation.setTimezoneOverride", {"timezoneId": ""})
+        self.browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": BASE, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        self.find("#tokens-tab").click()
+        self.wait_for_text("#token-summary", "No tokens yet.")
+        self.assertEqual(self.unnamed_controls(), [])
+        self.find("#token-name").send_keys("ci-deploy")
+        Select(self.find("#token-role")).select_by_value("member")
+        self.set_value(self.find("#token-expires"), "2030-12-01T09:00")
+        self.find("#create-token").click()
+        box = self.find("#token-secret-box")
+        secret = self.find("#token-secret").text
+        self.assertTrue(secret.startswith("rp_"), secret)
+        self.assertIn("it will not be shown again", box.text)
+        self.assertEqual(self.browser.switch_to.active_element.get_attribute("id"), "token-secret-title")
+        self.find("#copy-token").click()
+        copied = self.browser.execute_async_script("navigator.clipboard.readText().then(arguments[0], (error) => arguments[0](String(error)))")
+        self.assertEqual(copied, secret)
+        row = self.wait_for_text("#token-table tbody", "ci-deploy")
+        self.assertNotIn("Owner", self.find("#token-table thead").get_attribute("textContent"), "a marketer sees only their own tokens: no owner column")
+        self.screenshot("tokens-created")
+        [token] = self.tokens_of(MARK)
+        self.assertNotIn("token", token)
+        self.assertEqual((token["name"], token["role"]), ("ci-deploy", "member"))
+        self.assertTrue(token["expiresAt"].startswith("2030-12-01T14:00:00"), token)
+        cells = {cell.get_attribute("data-label"): cell.text for cell in row.find_elements(By.CSS_SELECTOR, f"#token-{token['id']} [data-label]")}
+        self.assertEqual((cells["Name"], cells["Role"], cells["Last used"]), ("ci-deploy", "member", "never"))
+
+        # Shown once: the screen opened again lists the token, never its secret.
+        self.find("a[data-route='compose']").click()
+        self.find("#message")
+        self.find("#tokens-tab").click()
+        self.wait_for_text(f"#token-{token['id']}", "ci-deploy")
+        self.assertEqual(self.browser.find_elements(By.ID, "token-secret-box"), [])
+        self.assertNotIn(secret, self.browser.page_source)
+
+        # The secret stands for mark with the token's role.
+        status, me = bearer("/api/users/me", secret)
+        self.assertEqual(status, 200, me)
+        self.assertEqual(me["username"], "mark")
+
+        self.find(f"#token-{token['id']} button[aria-label='Revoke token ci-deploy']").click()
+        self.wait_for_text("#confirm-title", "Revoke token ci-deploy?")
+        self.screenshot("tokens-revoke")
+        self.find("#confirm-yes").click()
+        self.wait.until(EC.invisibility_of_element_located((By.ID, f"token-{token['id']}")))
+        self.wait_for_text("#token-summary", "No tokens yet.")
+        self.assertEqual(self.tokens_of(MARK), [])
+        status, _ = bearer("/api/users/me", secret)
+        self.assertEqual(status, 401)
+
+    def test_a_token_that_would_expire_in_the_past_shows_the_gateways_sentence_and_is_not_made(self):
+        self.sign_in(MARK)
+        self.find("#tokens-tab").click()
+        self.find("#token-name").send_keys("too-late")
+        self.set_value(self.find("#token-expires"), "2001-01-01T00:00")
+        self.find("#create-token").click()
+        error = self.wait_for_text("#token-form-error", "expiresAt must be an RFC 3339 time with a zone, in the future.")
+        self.assertEqual(error.get_attribute("role"), "alert")
+        self.assertEqual(self.find("#token-expires").get_attribute("aria-invalid"), "true")
+        self.assertEqual(self.browser.find_elements(By.ID, "token-secret-box"), [])
+        self.assertEqual(self.tokens_of(MARK), [])
+        self.screenshot("tokens-invalid-expiry")
+
+    def test_a_marketer_has_no_audit_tab_and_gives_tokens_no_role_above_their_own(self):
+        self.sign_in(MARK)
+        self.assertFalse(self.browser.find_element(By.ID, "audit-tab").is_displayed())
+        self.find("#tokens-tab").click()
+        options = [option.get_attribute("value") for option in Select(self.find("#token-role")).options]
+        self.assertEqual(options, ["marketer", "member"])
+        self.assertEqual(Select(self.find("#token-role")).first_selected_option.get_attribute("value"), "marketer")
+        # Members cannot sign in to the console (it tells them so): the choice it would give one is member alone.
+        offered = self.browser.execute_async_script(
+            "import('./console/roles.js').then((roles) => arguments[0](roles.rolesUpTo('member')))")
+        self.assertEqual(offered, ["member"])
+        # A role the page never offers is refused by the gateway, in its own words.
+        self.browser.execute_script("""
+            const select = document.getElementById('token-role');
+            select.append(new Option('admin', 'admin'));
+            select.value = 'admin';
+        """)
+        self.find("#token-name").send_keys("sneaky")
+        self.find("#create-token").click()
+        self.wait_for_text("#token-form-error", "A marketer may create tokens of its own role or a lesser one, not admin.")
+        self.assertEqual(self.tokens_of(MARK), [])
+        # The audit trail's address shows compose to anyone but an admin.
+        self.browser.get(BASE + "/#/audit")
+        self.wait.until(EC.url_contains("#/compose"))
+        self.find("#message")
+        self.assertEqual(self.browser.find_elements(By.ID, "audit-table"), [])
+
+    def test_an_admin_sees_everyones_tokens_with_their_owners(self):
+        token = self.create_token(MARK, "mark-laptop", role="member")
+        self.sign_in(ADMIN)
+        self.find("#tokens-tab").click()
+        row = self.wait_for_text(f"#token-{token['id']}", "mark-laptop")
+        self.assertIn("Owner", self.find("#token-table thead").get_attribute("textContent"))
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, "[data-label='Owner']").text, "mark")
+        options = [option.get_attribute("value") for option in Select(self.find("#token-role")).options]
+        self.assertEqual(options, ["admin", "marketer", "member"])
+        self.find(f"#token-{token['id']} button[aria-label='Revoke token mark-laptop']").click()
+        self.wait_for_text("#confirm-title", "Revoke token mark-laptop of mark?")
+        self.find("#confirm-no").click()
+        self.assertTrue(self.find(f"#token-{token['id']}").is_displayed())
+        self.assertEqual([item["id"] for item in self.tokens_of(MARK)], [token["id"]])
+
+    def test_the_audit_trail_shows_a_token_created_then_revoked_newest_first_and_pages_back_to_the_start(self):
+        # More events than one page of 50 holds, so "Older events" has something to show.
+        while len(self.audit_events()) < 60:
+            filler = self.create_token(ADMIN, "filler")
+            self.assertEqual(api("DELETE", f"/api/tokens/{filler['id']}", ADMIN)[0], 204)
+        self.sign_in(ADMIN)
+        self.assertTrue(self.find("#audit-tab").is_displayed())
+        self.find("#tokens-tab").click()
+        self.find("#token-name").send_keys("audited")
+        self.find("#create-token").click()
+        self.find("#token-secret")
+        token = self.token_named(ADMIN, "audited")
+        self.find(f"#token-{token['id']} button[aria-label='Revoke token audited']").click()
+        self.find("#confirm-yes").click()
+        self.wait.until(EC.invisibility_of_element_located((By.ID, f"token-{token['id']}")))
+
+        self.find("#audit-tab").click()
+        self.wait_for_text("#audit-summary", "50 events, newest first.")
+        rows = self.browser.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")
+        cells = lambda row: {cell.get_attribute("data-label"): cell.text for cell in row.find_elements(By.CSS_SELECTOR, "[data-label]")}
+        newest = [cells(row) for row in rows[:2]]
+        self.assertEqual([(event["Action"], event["Target"], event["Actor"]) for event in newest], [
+            ("token.revoked", token["id"], "admin"), ("token.created", token["id"], "admin")])
+        self.assertEqual(newest[0]["Details"], "audited of admin")
+        self.assertEqual(newest[1]["Details"], "audited, admin")
+        # The time is the browser's: the gateway's instant, shown in the browser's zone and language.
+        at = rows[0].find_element(By.TAG_NAME, "time")
+        shown = self.browser.execute_script(
+            "return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(arguments[0]))",
+            at.get_attribute("datetime"))
+        self.assertEqual(at.text, shown)
+        self.screenshot("audit")
+
+        while self.browser.find_element(By.ID, "audit-older").is_displayed():
+            count = len(self.browser.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr"))
+            self.find("#audit-older").click()
+            self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")) > count)
+        self.wait_for_text("#audit-summary", "that is all of them")
+        ids = [int(row.get_attribute("data-event")) for row in self.browser.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")]
+        self.assertEqual(ids, sorted(set(ids), reverse=True), "newest first, each event once")
+        self.assertEqual(ids, [event["id"] for event in self.audit_events()])
+        first = cells(self.browser.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")[-1])
+        self.assertEqual((first["Actor"], first["Action"], first["Target"]), ("bootstrap", "user.created", "admin"))
 
 
 if __name__ == "__main__":
