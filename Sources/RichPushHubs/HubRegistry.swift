@@ -5,7 +5,7 @@ public import RichPushCore
 /// The hub of every platform, as the settings configure them.
 ///
 /// The direct hub is always on. APNs and FCM go through Notification Hubs when it is configured, else through their
-/// own adapters when those are, else they fail with `hub.notConfigured`. WNS has no adapter.
+/// own adapters when those are, else they fail with `hub.notConfigured`. WNS has its own adapter either way.
 public struct HubRegistry: Sendable {
     public let hubs: [Platform: any NotificationHub]
     /// Keeps Notification Hubs' registrations in step, when it carries APNs and FCM.
@@ -20,10 +20,15 @@ public struct HubRegistry: Sendable {
         var hubs: [Platform: any NotificationHub] = [.direct: direct]
         let usesRemoteHub =
             settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil || settings.notificationHubsConnectionString != nil
+            || settings.wnsClientId != nil || settings.wnsClientSecret != nil
         guard usesRemoteHub else { return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: nil, sessions: []) }
         let client = try HTTPClient.hubClient(caFile: settings.tlsCAFile)
         var sessions: [HTTP2Session] = []
         do {
+            if let wns = try WNSHub.configured(by: settings, client: client) {
+                hubs[.wns] = wns
+                logger.notice("hub configured", metadata: ["richpush.hub": "wns"])
+            }
             if let notificationHubs = try NotificationHubsHub.configured(by: settings, client: client) {
                 if settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil {
                     logger.warning("Notification Hubs carries APNs and FCM; the direct APNs and FCM settings are ignored")

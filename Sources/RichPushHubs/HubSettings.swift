@@ -13,6 +13,13 @@ public struct HubSettings: Sendable, Equatable {
     public var notificationHubsHub: String?
     /// Overrides the `https://<namespace>.servicebus.windows.net` base derived from the connection string.
     public var notificationHubsEndpoint: String?
+    public var wnsClientId: String?
+    public var wnsClientSecret: String?
+    public var wnsTokenEndpoint = "https://login.live.com/accesstoken.srf"
+    /// `notify.windows.com` for the classic endpoint; apps registered in Entra ID use
+    /// `https://wns.notify.windows.com/.default`.
+    public var wnsScope = "notify.windows.com"
+    public var wnsChannelHosts = WNSChannelHosts.standard
     /// An extra CA bundle trusted for outgoing TLS (private hubs, tests).
     public var tlsCAFile: String?
     /// How many requests each hub keeps in flight at once.

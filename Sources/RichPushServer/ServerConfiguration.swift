@@ -166,6 +166,17 @@ public struct ServerConfiguration: Sendable {
         hubs.notificationHubsConnectionString = value("anh-connection-string")
         hubs.notificationHubsHub = value("anh-hub")
         hubs.notificationHubsEndpoint = value("anh-endpoint")
+        hubs.wnsClientId = value("wns-client-id")
+        hubs.wnsClientSecret = value("wns-client-secret")
+        if let endpoint = value("wns-token-endpoint") { hubs.wnsTokenEndpoint = endpoint }
+        if let scope = value("wns-scope") { hubs.wnsScope = scope }
+        if let hosts = value("wns-channel-hosts") {
+            do {
+                hubs.wnsChannelHosts = try WNSChannelHosts(parsing: hosts)
+            } catch {
+                throw ConfigurationError(error.description)
+            }
+        }
         hubs.tlsCAFile = value("tls-ca-file")
         if let concurrency = try integer("hub-concurrency", in: 1...10_000) { hubs.maximumConcurrentRequests = concurrency }
     }

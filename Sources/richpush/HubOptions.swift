@@ -28,6 +28,22 @@ struct HubOptions: ParsableArguments {
     var notificationHubsHub: String?
     @Option(name: .customLong("anh-endpoint"), help: "Overrides https://<namespace>.servicebus.windows.net (env RICHPUSH_ANH_ENDPOINT).")
     var notificationHubsEndpoint: String?
+    @Option(name: .customLong("wns-client-id"), help: "The app's WNS client id, e.g. ms-app://<package SID> (env RICHPUSH_WNS_CLIENT_ID).")
+    var wnsClientId: String?
+    @Option(name: .customLong("wns-client-secret"), help: "The app's WNS client secret (env RICHPUSH_WNS_CLIENT_SECRET).")
+    var wnsClientSecret: String?
+    @Option(
+        name: .customLong("wns-token-endpoint"),
+        help: "OAuth token endpoint; default https://login.live.com/accesstoken.srf (env RICHPUSH_WNS_TOKEN_ENDPOINT).")
+    var wnsTokenEndpoint: String?
+    @Option(
+        name: .customLong("wns-scope"),
+        help: "OAuth scope; default notify.windows.com, https://wns.notify.windows.com/.default for Entra ID apps (env RICHPUSH_WNS_SCOPE).")
+    var wnsScope: String?
+    @Option(
+        name: .customLong("wns-channel-hosts"),
+        help: "Hosts a WNS channel URI may name, comma-separated; default *.notify.windows.com (env RICHPUSH_WNS_CHANNEL_HOSTS).")
+    var wnsChannelHosts: String?
     @Option(name: .customLong("tls-ca-file"), help: "Extra CA bundle trusted for outgoing TLS (env RICHPUSH_TLS_CA_FILE).")
     var tlsCAFile: String?
     @Option(name: .customLong("hub-concurrency"), help: "Requests each hub keeps in flight (default 256; env RICHPUSH_HUB_CONCURRENCY).")
@@ -38,7 +54,9 @@ struct HubOptions: ParsableArguments {
             "apns-key-file": apnsKeyFile, "apns-key-id": apnsKeyId, "apns-team-id": apnsTeamId, "apns-topic": apnsTopic,
             "apns-endpoint": apnsEndpoint, "fcm-service-account-file": fcmServiceAccountFile, "fcm-endpoint": fcmEndpoint,
             "anh-connection-string": notificationHubsConnectionString, "anh-hub": notificationHubsHub,
-            "anh-endpoint": notificationHubsEndpoint, "tls-ca-file": tlsCAFile, "hub-concurrency": concurrency,
+            "anh-endpoint": notificationHubsEndpoint, "wns-client-id": wnsClientId, "wns-client-secret": wnsClientSecret,
+            "wns-token-endpoint": wnsTokenEndpoint, "wns-scope": wnsScope, "wns-channel-hosts": wnsChannelHosts, "tls-ca-file": tlsCAFile,
+            "hub-concurrency": concurrency,
         ].compactMapValues { $0 }
     }
 }

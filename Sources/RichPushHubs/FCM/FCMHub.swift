@@ -9,7 +9,7 @@ public import RichPushCore
 public struct FCMHub: NotificationHub {
     let sendURL: String
     let client: HTTPClient
-    let tokens: FCMAccessTokens
+    let tokens: OAuthAccessTokens
     let configuration = ConfigurationHealth(hub: "fcm")
     let maximumConcurrentRequests: Int
 
@@ -22,7 +22,7 @@ public struct FCMHub: NotificationHub {
         let endpoint = try HubSettings.baseURL(settings.fcmEndpoint, setting: "fcm-endpoint")
         return FCMHub(
             sendURL: "\(endpoint)/v1/projects/\(account.projectId)/messages:send", client: client,
-            tokens: try await FCMAccessTokens(account: account, client: client),
+            tokens: try await FCMAccessTokens.make(account: account, client: client),
             maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 

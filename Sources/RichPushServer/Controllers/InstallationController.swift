@@ -23,7 +23,7 @@ struct InstallationController {
         let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
         let body = try await request.decode(as: InstallationRequest.self, context: context)
         let (stored, created) = try await gateway.register(
-            try body.record(id: id, owner: caller.username, now: .now, protectedPrefixes: gateway.configuration.protectedTagPrefixes))
+            try body.record(id: id, owner: caller.username, now: .now, rules: gateway.configuration.installationRules))
         return try InstallationJSON(stored).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
     }
 
@@ -60,7 +60,7 @@ struct InstallationController {
                 records.append(
                     try entry.record(
                         id: try InstallationRequest.validId(id), owner: owner, now: now,
-                        protectedPrefixes: gateway.configuration.protectedTagPrefixes))
+                        rules: gateway.configuration.installationRules))
             } catch let error as APIError {
                 throw APIError(error.status, code: error.code, message: "installations[\(index)]: \(error.message)")
             }

@@ -1,6 +1,20 @@
 import Foundation
 import RichPushCore
+import RichPushHubs
 import RichPushStore
+
+/// What a registration must respect besides its own form: the tags only marketers assign, and the hosts a WNS
+/// channel may name.
+struct InstallationRules: Sendable {
+    var protectedTagPrefixes: [String]
+    var wnsChannelHosts: WNSChannelHosts
+}
+
+extension ServerConfiguration {
+    var installationRules: InstallationRules {
+        InstallationRules(protectedTagPrefixes: protectedTagPrefixes, wnsChannelHosts: hubs.wnsChannelHosts)
+    }
+}
 
 /// The JSON body of `PUT /api/installations/{id}`, and one entry of an import, checked field by field into an
 /// ``InstallationRecord``.
@@ -23,9 +37,9 @@ struct InstallationRequest: Decodable {
     static let maximumTags = 60
     static let maximumChannelLength = 4096
 
-    /// The installation this request registers, or the first problem found as an ``APIError``; tags with one of
-    /// `protectedPrefixes` are the segments marketers assign, which no device sets itself.
-    func record(id: String, owner: String, now: Date, protectedPrefixes: [String]) throws -> InstallationRecord {
+    /// The installation this request registers, or the first problem found as an ``APIError``; tags with one of the
+    /// rules' protected prefixes are the segments marketers assign, which no device sets itself.
+    func record(id: String, owner: String, now: Date, rules: InstallationRules) throws -> InstallationRecord {
         guard let platform = Platform(rawValue: platform) else {
             throw APIError.unprocessable("installation.invalidPlatform", "platform must be one of apns, fcm, wns, direct.")
         }
@@ -36,7 +50,12 @@ struct InstallationRequest: Decodable {
         guard platform.accepts(pushChannel: channel) else {
             throw APIError.unprocessable("installation.invalidPushChannel", "An APNs pushChannel is the hexadecimal device token.")
         }
-        let tags = try Self.validTags(tags ?? [], protectedPrefixes: protectedPrefixes)
+        if platform == .wns, !rules.wnsChannelHosts.accepts(channel) {
+            throw APIError.unprocessable(
+                "installation.invalidPushChannel",
+                "A WNS pushChannel is the channel URI: an https URL on \(rules.wnsChannelHosts.description), where the gateway may send its token.")
+        }
+        let tags = try Self.validTags(tags ?? [], protectedPrefixes: rules.protectedTagPrefixes)
         for (name, value) in [
             ("appVersion", appVersion), ("applicationName", applicationName), ("sdkVersion", sdkVersion), ("timeZone", timeZone),
         ] {

@@ -46,7 +46,7 @@ struct RegistrationController {
             platform: try Self.platform(body.platform), pushChannel: body.handle, tags: body.tags?.filter { $0 != own })
         let (stored, _) = try await gateway.register(
             try installation.record(
-                id: id, owner: caller.username, now: .now, protectedPrefixes: gateway.configuration.protectedTagPrefixes))
+                id: id, owner: caller.username, now: .now, rules: gateway.configuration.installationRules))
         return try InstallationJSON(stored).jsonResponse(status: .ok, headers: [.location: "/api/installations/\(id)"])
     }
 
