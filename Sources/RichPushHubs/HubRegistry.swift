@@ -5,13 +5,16 @@ public import RichPushCore
 /// The hub of every platform, as the settings configure them.
 ///
 /// The direct hub is always on. APNs and FCM go through Notification Hubs when it is configured, else through their
-/// own adapters when those are, else they fail with `hub.notConfigured`. WNS has its own adapter either way.
+/// own adapters when those are, else they fail with `hub.notConfigured`. WNS and Web Push have their own adapters
+/// either way.
 public struct HubRegistry: Sendable {
     public let hubs: [Platform: any NotificationHub]
     /// Keeps Notification Hubs' registrations in step, when it carries APNs and FCM.
     public let mirror: (any InstallationMirror)?
     /// Platforms whose deliveries of one notification go out in one send, so they must be claimed together.
     public let audiencePlatforms: Set<Platform>
+    /// The VAPID public key browsers subscribe with, when Web Push is configured.
+    public let webPushPublicKey: String?
     private let client: HTTPClient?
     /// The HTTP/2 connections of hubs that keep their own (APNs).
     private let sessions: [HTTP2Session]
@@ -20,14 +23,22 @@ public struct HubRegistry: Sendable {
         var hubs: [Platform: any NotificationHub] = [.direct: direct]
         let usesRemoteHub =
             settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil || settings.notificationHubsConnectionString != nil
-            || settings.wnsClientId != nil || settings.wnsClientSecret != nil
-        guard usesRemoteHub else { return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: nil, sessions: []) }
+            || settings.wnsClientId != nil || settings.wnsClientSecret != nil || settings.vapidKeyFile != nil || settings.vapidSubject != nil
+        guard usesRemoteHub else {
+            return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], webPushPublicKey: nil, client: nil, sessions: [])
+        }
         let client = try HTTPClient.hubClient(caFile: settings.tlsCAFile)
         var sessions: [HTTP2Session] = []
+        var webPushPublicKey: String?
         do {
             if let wns = try WNSHub.configured(by: settings, client: client) {
                 hubs[.wns] = wns
                 logger.notice("hub configured", metadata: ["richpush.hub": "wns"])
+            }
+            if let webPush = try await WebPushHub.configured(by: settings, client: client) {
+                hubs[.webpush] = webPush
+                webPushPublicKey = webPush.publicKey
+                logger.notice("hub configured", metadata: ["richpush.hub": "webpush"])
             }
             if let notificationHubs = try NotificationHubsHub.configured(by: settings, client: client) {
                 if settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil {
@@ -36,8 +47,8 @@ public struct HubRegistry: Sendable {
                 for platform in NotificationHubsHub.platforms { hubs[platform] = notificationHubs }
                 logger.notice("hub configured", metadata: ["richpush.hub": "anh"])
                 return HubRegistry(
-                    hubs: hubs, mirror: notificationHubs.mirror, audiencePlatforms: NotificationHubsHub.platforms, client: client,
-                    sessions: [])
+                    hubs: hubs, mirror: notificationHubs.mirror, audiencePlatforms: NotificationHubsHub.platforms,
+                    webPushPublicKey: webPushPublicKey, client: client, sessions: [])
             }
             if let apns = try await APNsHub.configured(by: settings) {
                 hubs[.apns] = apns
@@ -53,7 +64,8 @@ public struct HubRegistry: Sendable {
             try? await client.shutdown()
             throw error
         }
-        return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], client: client, sessions: sessions)
+        return HubRegistry(
+            hubs: hubs, mirror: nil, audiencePlatforms: [], webPushPublicKey: webPushPublicKey, client: client, sessions: sessions)
     }
 
     /// Closes the connections to the remote hubs.

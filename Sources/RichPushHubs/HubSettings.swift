@@ -20,6 +20,11 @@ public struct HubSettings: Sendable, Equatable {
     /// `https://wns.notify.windows.com/.default`.
     public var wnsScope = "notify.windows.com"
     public var wnsChannelHosts = WNSChannelHosts.standard
+    /// The PEM P-256 key that signs VAPID tokens, and the contact they name (`mailto:` or `https:`).
+    public var vapidKeyFile: String?
+    public var vapidSubject: String?
+    /// Lets subscriptions name loopback and private addresses: for tests and closed networks only.
+    public var allowPrivatePushEndpoints = false
     /// An extra CA bundle trusted for outgoing TLS (private hubs, tests).
     public var tlsCAFile: String?
     /// How many requests each hub keeps in flight at once.

@@ -58,7 +58,8 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         payloads: PayloadMemory(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
         connections: connections,
-        rateLimits: RateLimits(requestsPerMinute: configuration.rateLimit, sendsPerMinute: configuration.sendRateLimit)
+        rateLimits: RateLimits(requestsPerMinute: configuration.rateLimit, sendsPerMinute: configuration.sendRateLimit),
+        webPushPublicKey: hubs.webPushPublicKey
     )
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
@@ -122,6 +123,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
 
     let api = router.group("api")
     PayloadController(gateway: gateway).addRoutes(to: api)
+    WebPushKeyController(publicKey: gateway.webPushPublicKey).addRoutes(to: api)
     let authenticated = api.group().add(
         middleware: BasicAuthMiddleware(
             authenticator: gateway.authenticator, connections: gateway.connections, rateLimits: gateway.rateLimits,

@@ -20,4 +20,6 @@ struct Gateway: Sendable {
     /// Connections not signed in yet, counted per address.
     let connections: UnauthenticatedConnections
     let rateLimits: RateLimits
+    /// The VAPID key browsers subscribe with; nil without Web Push.
+    let webPushPublicKey: String?
 }

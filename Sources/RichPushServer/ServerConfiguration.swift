@@ -177,6 +177,14 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError(error.description)
             }
         }
+        hubs.vapidKeyFile = value("vapid-key-file")
+        hubs.vapidSubject = value("vapid-subject")
+        if let text = value("allow-private-push-endpoints") {
+            guard let on = SettingsResolver.switchState(text) else {
+                throw ConfigurationError("allow-private-push-endpoints must be true or false, not '\(text)'")
+            }
+            hubs.allowPrivatePushEndpoints = on
+        }
         hubs.tlsCAFile = value("tls-ca-file")
         if let concurrency = try integer("hub-concurrency", in: 1...10_000) { hubs.maximumConcurrentRequests = concurrency }
     }

@@ -44,6 +44,18 @@ struct HubOptions: ParsableArguments {
         name: .customLong("wns-channel-hosts"),
         help: "Hosts a WNS channel URI may name, comma-separated; default *.notify.windows.com (env RICHPUSH_WNS_CHANNEL_HOSTS).")
     var wnsChannelHosts: String?
+    @Option(
+        name: .customLong("vapid-key-file"),
+        help: "PEM P-256 key that signs Web Push's VAPID tokens; with --vapid-subject it turns Web Push on (env RICHPUSH_VAPID_KEY_FILE).")
+    var vapidKeyFile: String?
+    @Option(name: .customLong("vapid-subject"), help: "The contact VAPID tokens name: mailto:… or https:… (env RICHPUSH_VAPID_SUBJECT).")
+    var vapidSubject: String?
+    @Flag(
+        name: .customLong("allow-private-push-endpoints"),
+        help:
+            "Accept Web Push endpoints on loopback and private addresses: tests and closed networks only (env RICHPUSH_ALLOW_PRIVATE_PUSH_ENDPOINTS)."
+    )
+    var allowPrivatePushEndpoints = false
     @Option(name: .customLong("tls-ca-file"), help: "Extra CA bundle trusted for outgoing TLS (env RICHPUSH_TLS_CA_FILE).")
     var tlsCAFile: String?
     @Option(name: .customLong("hub-concurrency"), help: "Requests each hub keeps in flight (default 256; env RICHPUSH_HUB_CONCURRENCY).")
@@ -55,7 +67,9 @@ struct HubOptions: ParsableArguments {
             "apns-endpoint": apnsEndpoint, "fcm-service-account-file": fcmServiceAccountFile, "fcm-endpoint": fcmEndpoint,
             "anh-connection-string": notificationHubsConnectionString, "anh-hub": notificationHubsHub,
             "anh-endpoint": notificationHubsEndpoint, "wns-client-id": wnsClientId, "wns-client-secret": wnsClientSecret,
-            "wns-token-endpoint": wnsTokenEndpoint, "wns-scope": wnsScope, "wns-channel-hosts": wnsChannelHosts, "tls-ca-file": tlsCAFile,
+            "wns-token-endpoint": wnsTokenEndpoint, "wns-scope": wnsScope, "wns-channel-hosts": wnsChannelHosts, "vapid-key-file": vapidKeyFile,
+            "vapid-subject": vapidSubject,
+            "allow-private-push-endpoints": allowPrivatePushEndpoints ? "true" : nil, "tls-ca-file": tlsCAFile,
             "hub-concurrency": concurrency,
         ].compactMapValues { $0 }
     }

@@ -11,6 +11,9 @@ public struct TestCertificateAuthority: Sendable {
     public let caPEM: String
     /// A file holding ``caPEM``, for `--tls-ca-file`.
     public let caFile: String
+    /// The server certificate and its key in PEM files, for a loopback server that is not written in Swift.
+    public let serverCertificateFile: String
+    public let serverKeyFile: String
     let serverCertificate: NIOSSLCertificate
     let serverKey: NIOSSLPrivateKey
 
@@ -42,6 +45,10 @@ public struct TestCertificateAuthority: Sendable {
         caPEM = try ca.serializeAsPEM().pemString
         caFile = directory.appendingPathComponent("test-ca.pem").path
         try caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+        serverCertificateFile = directory.appendingPathComponent("test-server.pem").path
+        serverKeyFile = directory.appendingPathComponent("test-server-key.pem").path
+        try server.serializeAsPEM().pemString.write(toFile: serverCertificateFile, atomically: true, encoding: .utf8)
+        try serverKey.pemRepresentation.write(toFile: serverKeyFile, atomically: true, encoding: .utf8)
         serverCertificate = try NIOSSLCertificate(bytes: Array(try server.serializeAsPEM().pemString.utf8), format: .pem)
         self.serverKey = try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)
     }

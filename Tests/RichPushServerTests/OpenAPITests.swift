@@ -27,6 +27,7 @@ struct OpenAPITests {
         ("put", "/api/register/{id}"), ("delete", "/api/register/{id}"), ("delete", "/api/me/notifications/{id}"),
         ("get", "/api/users/{username}/segments"), ("put", "/api/users/{username}/segments"),
         ("post", "/api/tokens"), ("get", "/api/tokens"), ("delete", "/api/tokens/{id}"), ("get", "/api/audit"),
+        ("get", "/api/webpush/key"),
     ]
 
     @Test func itDocumentsEveryOperationOfTheContract() throws {

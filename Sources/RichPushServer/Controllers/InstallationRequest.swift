@@ -8,11 +8,14 @@ import RichPushStore
 struct InstallationRules: Sendable {
     var protectedTagPrefixes: [String]
     var wnsChannelHosts: WNSChannelHosts
+    var allowPrivatePushEndpoints = false
 }
 
 extension ServerConfiguration {
     var installationRules: InstallationRules {
-        InstallationRules(protectedTagPrefixes: protectedTagPrefixes, wnsChannelHosts: hubs.wnsChannelHosts)
+        InstallationRules(
+            protectedTagPrefixes: protectedTagPrefixes, wnsChannelHosts: hubs.wnsChannelHosts,
+            allowPrivatePushEndpoints: hubs.allowPrivatePushEndpoints)
     }
 }
 
@@ -24,7 +27,7 @@ struct InstallationRequest: Decodable {
     /// Only in an import; the caller owns it otherwise.
     var owner: String?
     var platform: String
-    var pushChannel: String
+    var pushChannel: PushChannelField
     var tags: [String]?
     var appVersion: String?
     var applicationName: String?
@@ -41,9 +44,9 @@ struct InstallationRequest: Decodable {
     /// rules' protected prefixes are the segments marketers assign, which no device sets itself.
     func record(id: String, owner: String, now: Date, rules: InstallationRules) throws -> InstallationRecord {
         guard let platform = Platform(rawValue: platform) else {
-            throw APIError.unprocessable("installation.invalidPlatform", "platform must be one of apns, fcm, wns, direct.")
+            throw APIError.unprocessable("installation.invalidPlatform", "platform must be one of apns, fcm, wns, webpush, direct.")
         }
-        let channel = pushChannel.trimmingCharacters(in: .whitespacesAndNewlines)
+        var channel = pushChannel.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !channel.isEmpty, channel.utf8.count <= Self.maximumChannelLength else {
             throw APIError.unprocessable("installation.invalidPushChannel", "pushChannel must be 1 to \(Self.maximumChannelLength) bytes.")
         }
@@ -54,6 +57,13 @@ struct InstallationRequest: Decodable {
             throw APIError.unprocessable(
                 "installation.invalidPushChannel",
                 "A WNS pushChannel is the channel URI: an https URL on \(rules.wnsChannelHosts.description), where the gateway may send its token.")
+        }
+        if platform == .webpush {
+            do {
+                channel = try WebPushSubscription(channel: channel, allowingPrivateAddresses: rules.allowPrivatePushEndpoints).channel
+            } catch {
+                throw APIError.unprocessable("installation.invalidPushChannel", error.reason)
+            }
         }
         let tags = try Self.validTags(tags ?? [], protectedPrefixes: rules.protectedTagPrefixes)
         for (name, value) in [

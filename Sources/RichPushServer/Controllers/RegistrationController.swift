@@ -43,7 +43,7 @@ struct RegistrationController {
         // The tutorial's client may name its user's tag; the gateway gives every installation that one anyway.
         let own = Tag.user(caller.username)
         let installation = InstallationRequest(
-            platform: try Self.platform(body.platform), pushChannel: body.handle, tags: body.tags?.filter { $0 != own })
+            platform: try Self.platform(body.platform), pushChannel: PushChannelField(text: body.handle), tags: body.tags?.filter { $0 != own })
         let (stored, _) = try await gateway.register(
             try installation.record(
                 id: id, owner: caller.username, now: .now, rules: gateway.configuration.installationRules))

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RichPushCore
 
 /// Signs short-lived payload links (`/api/notifications/42?exp=…&sig=…`) for fetchers that cannot send headers.
 ///
@@ -43,18 +44,5 @@ struct LinkSigner: Sendable {
     /// 256 random bits in base64url: a new secret for the store, or an API token's.
     static func makeSecret() -> String {
         Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64URLEncodedString()
-    }
-}
-
-extension Data {
-    func base64URLEncodedString() -> String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    init?(base64URLEncoded text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
     }
 }

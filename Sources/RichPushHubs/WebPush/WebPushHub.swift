@@ -1,0 +1,101 @@
+public import AsyncHTTPClient
+import Foundation
+public import Logging
+import NIOCore
+public import RichPushCore
+
+/// Web Push (RFC 8030) to browsers and UnifiedPush distributors: each delivery is the stream's `rich` event,
+/// encrypted for the subscription (RFC 8291) and `POST`ed to its endpoint with a VAPID authorization (RFC 8292).
+public struct WebPushHub: NotificationHub {
+    let client: HTTPClient
+    let signer: VAPIDSigner
+    let allowPrivateEndpoints: Bool
+    let maximumConcurrentRequests: Int
+
+    public var name: String { Platform.webpush.rawValue }
+
+    /// The application server key browsers subscribe with (`applicationServerKey`), base64url.
+    public var publicKey: String { signer.publicKey }
+
+    /// The hub the settings describe, nil when Web Push is not configured.
+    public static func configured(by settings: HubSettings, client: HTTPClient) async throws(HubConfigurationError) -> WebPushHub? {
+        guard let values = try HubSettings.group([("vapid-key-file", settings.vapidKeyFile), ("vapid-subject", settings.vapidSubject)])
+        else { return nil }
+        let pem = String(decoding: try HubSettings.contents(of: values[0], setting: "vapid-key-file"), as: UTF8.self)
+        return WebPushHub(
+            client: client, signer: try await VAPIDSigner(privateKeyPEM: pem, subject: values[1]),
+            allowPrivateEndpoints: settings.allowPrivatePushEndpoints, maximumConcurrentRequests: settings.maximumConcurrentRequests)
+    }
+
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
+        await jobs.concurrentMap(maximum: maximumConcurrentRequests) { job in await self.deliver(job, logger: logger) }
+    }
+
+    private func deliver(_ job: DeliveryJob, logger: Logger) async -> DeliveryOutcome {
+        let subscription: WebPushSubscription
+        do {
+            subscription = try WebPushSubscription(channel: job.pushChannel, allowingPrivateAddresses: allowPrivateEndpoints)
+        } catch {
+            return .deviceGone(code: "webpush.invalidSubscription", message: error.reason)
+        }
+        let body: Data
+        do {
+            body = try WebPushEncryption.encrypt(Data(Self.plaintext(of: job).utf8), for: subscription.recipient)
+        } catch {
+            return .failed(code: "webpush.payloadTooLarge", message: "the push is over the 4079 bytes one record holds")
+        }
+        var request = HTTPClientRequest(url: subscription.endpoint.absoluteString)
+        request.method = .POST
+        do {
+            request.headers.add(name: "authorization", value: try await signer.authorization(for: subscription.endpoint))
+        } catch {
+            return .failed(code: "webpush.vapid", message: "the VAPID token could not be signed: \(error)")
+        }
+        request.headers.add(name: "content-encoding", value: "aes128gcm")
+        request.headers.add(name: "content-type", value: "application/octet-stream")
+        request.headers.add(name: "ttl", value: String(Self.timeToLive(of: job)))
+        request.headers.add(name: "urgency", value: job.pushStyle == .alert ? "high" : "normal")
+        request.headers.add(name: "topic", value: Self.topic(of: job))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response: HubResponse
+        do {
+            response = try await client.hubExecute(request)
+        } catch {
+            logger.debug("push service unreachable", metadata: ["richpush.hub": "webpush", "error": "\(error)"])
+            return .retry(after: 0, code: "webpush.unreachable", message: "the push service could not be reached: \(error)")
+        }
+        return Self.outcome(status: response.status, retryAfter: response.retryAfter, body: response.body)
+    }
+
+    /// What a push service's answer means.
+    static func outcome(status: Int, retryAfter: TimeInterval?, body: ByteBuffer) -> DeliveryOutcome {
+        let text = String(buffer: body).prefix(200)
+        let message = "the push service answered \(status)" + (text.isEmpty ? "" : ": \(text)")
+        switch status {
+        case 200...299: return .sent
+        case 404, 410: return .deviceGone(code: "webpush.subscriptionGone", message: message)
+        case 413: return .failed(code: "webpush.payloadTooLarge", message: message)
+        case 429, 500...599: return .retry(after: retryAfter ?? 0, code: "webpush.unavailable", message: message)
+        default: return .failed(code: "webpush.status\(status)", message: message)
+        }
+    }
+
+    /// The stream's `rich` event of the push, which a service worker reads as `event.data.json()`.
+    static func plaintext(of job: DeliveryJob) -> String {
+        let push = job.push
+        return StreamEvent(
+            cursor: 0,
+            body: .rich(richId: push.richId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle, data: push.data)
+        ).data
+    }
+
+    /// Whole seconds until the push expires; the contract's four weeks for a push without an expiry.
+    static func timeToLive(of job: DeliveryJob, now: Date = .now) -> Int {
+        job.expiresAt.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) } ?? 2_419_200
+    }
+
+    /// One topic per notification, so a push service holding an undelivered push replaces it rather than queue two.
+    static func topic(of job: DeliveryJob) -> String {
+        "rich-\(job.notificationId)"
+    }
+}

@@ -1,0 +1,22 @@
+import Hummingbird
+
+/// `GET /api/webpush/key`, without credentials: the VAPID public key a web app passes to `pushManager.subscribe` as
+/// `applicationServerKey`, so its subscriptions accept this gateway's pushes.
+struct WebPushKeyController {
+    let publicKey: String?
+
+    func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
+        group.get("webpush/key", use: key)
+    }
+
+    struct KeyJSON: ResponseEncodable {
+        var publicKey: String
+    }
+
+    @Sendable func key(_ request: Request, context: RichPushRequestContext) async throws -> KeyJSON {
+        guard let publicKey else {
+            throw APIError.notFound("webpush.notConfigured", "Web Push is not configured: serve needs --vapid-key-file and --vapid-subject.")
+        }
+        return KeyJSON(publicKey: publicKey)
+    }
+}
