@@ -55,7 +55,12 @@ final class GatewayProcess: @unchecked Sendable {
         self.process = process
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if let response = try? await HTTPClient.shared.get(url: baseURL + "/health").get(), response.status == .ok { return }
+            // Each try has its own deadline: on a loaded machine one connection can stall while the next succeeds.
+            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/health"), timeout: .seconds(2)),
+                response.status == .ok
+            {
+                return
+            }
             guard process.isRunning else { throw TestFailure("richpush exited: \(log)") }
             try await Task.sleep(for: .milliseconds(50))
         }
