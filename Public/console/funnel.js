@@ -65,3 +65,14 @@ export function cappedNote(status) {
   return h('p', { class: 'capped-note' },
     `Capped: ${count(status.capped, 'delivery was', 'deliveries were')} not sent, as their people had reached the frequency cap.`);
 }
+
+/** The state and recall pushes to people's other devices: shown apart, since they are not part of the funnel. */
+export function statePushNote(status) {
+  const pushes = status.statePushes;
+  if (!pushes || pushes.pending + pushes.sent + pushes.failed === 0) return null;
+  const parts = [`${pushes.sent} sent`];
+  if (pushes.pending > 0) parts.push(`${pushes.pending} waiting`);
+  if (pushes.failed > 0) parts.push(`${pushes.failed} failed`);
+  return h('p', { class: 'state-push-note', 'data-state-pushes': String(pushes.sent) },
+    `State pushes to other devices (read, dismissed, recalled): ${parts.join(', ')}. Not part of the funnel above.`);
+}

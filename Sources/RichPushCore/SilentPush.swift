@@ -4,8 +4,17 @@
     import Foundation
 #endif
 
+/// What a push tells a device: a new rich notification, or a change to one it already has.
+public enum PushEvent: Sendable, Hashable {
+    case rich
+    /// The user's read or action state changed on another device.
+    case state(readState: ReadState, userActionState: UserActionState)
+    /// The notification was recalled, or the user removed it on another device.
+    case deleted
+}
+
 /// The push one device receives: the id and type of the rich payload and its message, the alert's visible fields,
-/// and the sender's custom data.
+/// and the sender's custom data; or, for a state push, the notification's id and what changed.
 ///
 /// The keys are those the classic rich-push tutorial's iOS client reads (`richId`, `richType`, `richMessage`);
 /// the id travels as a string.
@@ -22,6 +31,7 @@ public struct SilentPush: Sendable, Equatable {
     public var threadId: String?
     /// The sender's custom keys, none of them reserved.
     public var data: [String: String]
+    public var event: PushEvent = .rich
 
     public init(
         richId: Int64, richType: RichType, richMessage: String, style: PushStyle = .silent, richTitle: String? = nil,
@@ -56,8 +66,25 @@ public struct SilentPush: Sendable, Equatable {
         reservedDataKeys.contains(key) || key.hasPrefix("google.") || key.hasPrefix("gcm.")
     }
 
-    /// Every key as a string, as FCM's `data` map carries them: the push's own and the sender's.
+    /// The silent push that tells a user's other devices of `event` on notification `richId`.
+    public static func stateChange(richId: Int64, event: PushEvent) -> SilentPush {
+        var push = SilentPush(richId: richId, richType: .text, richMessage: "")
+        push.event = event
+        return push
+    }
+
+    /// Every key as a string, as FCM's `data` map carries them: the push's own and the sender's. A state push carries
+    /// `richEvent`, the id and the two states (none on `deleted`).
     public var keys: [String: String] {
+        switch event {
+        case .rich: break
+        case .state(let readState, let userActionState):
+            return [
+                "richEvent": "state", "richId": String(richId), "readState": readState.rawValue, "userActionState": userActionState.rawValue,
+            ]
+        case .deleted:
+            return ["richEvent": "deleted", "richId": String(richId)]
+        }
         var keys = data
         keys["richId"] = String(richId)
         keys["richType"] = richType.rawValue
@@ -76,6 +103,7 @@ public struct SilentPush: Sendable, Equatable {
     /// `sound`, its badge a top-level string for the app; an alert is a `mutable-content` alert with title, body,
     /// category, sound, badge and thread. The sender's data are top-level keys.
     public func apnsPayload() -> Data {
+        if event != .rich { return try! Self.encoder.encode(APNsBody(aps: .contentAvailable, fields: keys)) }
         var fields = data
         fields["richId"] = String(richId)
         fields["richMessage"] = richMessage
@@ -114,11 +142,14 @@ public struct SilentPush: Sendable, Equatable {
 
     private enum APS: Encodable {
         case silent
+        /// `content-available` alone: a state push wakes the app and plays nothing.
+        case contentAvailable
         case alert(AlertAPS)
 
         func encode(to encoder: any Encoder) throws {
             switch self {
             case .silent: try SilentAPS().encode(to: encoder)
+            case .contentAvailable: try ["content-available": 1].encode(to: encoder)
             case .alert(let alert): try alert.encode(to: encoder)
             }
         }

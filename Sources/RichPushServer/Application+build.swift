@@ -54,6 +54,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         hasher: hasher,
         broadcaster: broadcaster,
         dispatcherDoorbell: Doorbell(),
+        statePushDoorbell: Doorbell(),
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadMemory(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
@@ -72,7 +73,11 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
         logger: dispatcherLogger
     )
-    var services: [any Service] = [ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher]
+    var statePushLogger = logger
+    statePushLogger[metadataKey: "richpush.service"] = "state-pushes"
+    let statePushes = StatePushDispatcher(
+        store: store, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, logger: statePushLogger)
+    var services: [any Service] = [ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes]
     if store.isShared {
         // Other processes write to the same store: hear their events and new work, and count their failed sign-ins.
         services.append(

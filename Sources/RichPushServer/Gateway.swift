@@ -14,6 +14,8 @@ struct Gateway: Sendable {
     let broadcaster: EventBroadcaster
     /// Rung when new deliveries are due, so the dispatcher does not wait for its next tick.
     let dispatcherDoorbell: Doorbell
+    /// Rung when a state change put state pushes in their outbox.
+    let statePushDoorbell: Doorbell
     let linkSigner: LinkSigner
     let payloads: PayloadMemory
     let metrics: GatewayMetrics

@@ -16,6 +16,32 @@ extension Migrations {
         try await db.create(index: "api_tokens_by_owner").on("api_tokens").column("owner").run()
     }
 
+    /// The outbox of state pushes: one row per installation and notification, so a newer state replaces an older one
+    /// not yet sent; `version` tells an outcome whether the state it sent is still the latest.
+    static func createStatePushes(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "state_pushes")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("installation_id", type: .text, .notNull)
+            .column("notification_id", type: .bigint, .notNull)
+            .column("owner", type: .text, .notNull)
+            .column("event", type: .text, .notNull)
+            .column("read_state", type: .text)
+            .column("user_action_state", type: .text)
+            .column("version", type: .bigint, .notNull)
+            .column("state", type: .text, .notNull)
+            .column("due_at", type: .bigint, .notNull)
+            .column("claimed_until", type: .bigint)
+            .column("last_sent_at", type: .bigint)
+            .column("attempts", type: .int, .notNull)
+            .column("error_code", type: .text)
+            .column("updated_at", type: .bigint, .notNull)
+            .run()
+        try await db.create(index: "state_pushes_by_device").on("state_pushes").column("installation_id").column("notification_id").unique()
+            .run()
+        try await db.raw("CREATE INDEX state_pushes_due ON state_pushes (due_at) WHERE state = 'pending'").run()
+        try await db.create(index: "state_pushes_by_notification").on("state_pushes").column("notification_id").run()
+    }
+
     /// Who did what and when, newest first by id.
     static func createAuditTrail(_ db: any SQLDatabase) async throws {
         try await db.create(table: "audit_events")

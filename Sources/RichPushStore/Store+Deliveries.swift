@@ -381,6 +381,7 @@ extension Store {
         try await engine.transaction { db in
             try await db.update("deliveries").set("lease_until", to: Int64?.none)
                 .where(DeliveryState.isPending).where("lease_until", .isNot, SQLLiteral.null).run()
+            try await db.update("state_pushes").set("claimed_until", to: Int64?.none).where("claimed_until", .isNot, SQLLiteral.null).run()
         }
     }
 }

@@ -32,10 +32,12 @@ extension Store {
         }
     }
 
-    /// Changes a user's state of a notification in the feed and appends a `state` event for the user's devices.
+    /// Changes a user's state of a notification in the feed, appends a `state` event for the user's devices and puts a
+    /// state push for each of the user's remote devices but `origin` (the one that made the change) in the outbox.
     /// Returns nil when the notification is not in the user's feed, and no event when nothing changed.
     public func updateFeedState(
-        username: String, notificationId: Int64, readState: ReadState?, userActionState: UserActionState?, now: Date = .now
+        username: String, notificationId: Int64, readState: ReadState?, userActionState: UserActionState?, origin: String? = nil,
+        now: Date = .now
     ) async throws -> (item: FeedItem, eventCursor: Int64?)? {
         try await engine.transaction { db in
             guard let current = try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
@@ -50,6 +52,9 @@ extension Store {
                 .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
             let event = StreamEvent(cursor: 0, body: .state(richId: notificationId, readState: read, userActionState: action))
             let cursor = try await Self.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
+            try await Self.enqueueStatePushes(
+                .state(readState: read, userActionState: action), notificationId: notificationId, recipients: .user(username), except: origin,
+                now: now, in: db)
             var item = current
             item.readState = read
             item.userActionState = action
@@ -58,15 +63,17 @@ extension Store {
         }
     }
 
-    /// Removes a notification from a user's feed and appends a `deleted` event for the user's devices; returns the
-    /// event's cursor, or nil when the notification is not in the user's visible feed. The user stays a recipient:
-    /// the payload is readable until it expires, and the campaign's counts keep the entry.
-    public func removeFromFeed(username: String, notificationId: Int64, now: Date = .now) async throws -> Int64? {
+    /// Removes a notification from a user's feed, appends a `deleted` event for the user's devices and puts a state
+    /// push for each of its remote devices but `origin` in the outbox; returns the event's cursor, or nil when the
+    /// notification is not in the user's visible feed. The user stays a recipient: the payload is readable until it
+    /// expires, and the campaign's counts keep the entry.
+    public func removeFromFeed(username: String, notificationId: Int64, origin: String? = nil, now: Date = .now) async throws -> Int64? {
         try await engine.transaction { db in
             guard try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) != nil else { return nil }
             try await db.update("feed_entries").set("removed_at", to: EpochMilliseconds(now))
                 .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
             let event = StreamEvent(cursor: 0, body: .deleted(richId: notificationId))
+            try await Self.enqueueStatePushes(.deleted, notificationId: notificationId, recipients: .user(username), except: origin, now: now, in: db)
             return try await Self.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
         }
     }

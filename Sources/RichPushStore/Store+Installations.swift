@@ -221,6 +221,7 @@ extension Store {
         try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
         try await db.delete(from: "installation_tags").where("installation_id", .equal, id).run()
         try await failPendingDeliveries(of: id, code: "installation.deleted", message: "the installation was deleted", in: db)
+        try await db.delete(from: "state_pushes").where("installation_id", .equal, id).run()
         try await db.delete(from: "installations").where("id", .equal, id).run()
         return true
     }

@@ -126,7 +126,8 @@ extension Store {
     }
 
     /// Cancels a notification not yet sent, or recalls one already sent: either way its payload is gone, outstanding
-    /// deliveries stop, it leaves every feed (the entries stay for the counts) and each recipient who could have seen it gets a `deleted` event.
+    /// deliveries stop, it leaves every feed (the entries stay for the counts) and each recipient who could have seen it
+    /// gets a `deleted` event, and a state push on each remote device.
     /// Returns the outcome and the users who were sent an event.
     public func removeNotification(id: Int64, now: Date = .now) async throws -> (outcome: RemovalOutcome, notifiedUsers: [String])? {
         try await engine.transaction { db in
@@ -151,6 +152,7 @@ extension Store {
                     .orderBy("username").all().map { try $0.string("username") }
                 let event = StreamEvent(cursor: 0, body: .deleted(richId: id))
                 try await Self.appendEvents(event, usernames: notified, installationId: nil, now: now, engine: engine, in: db)
+                try await Self.enqueueStatePushes(.deleted, notificationId: id, recipients: .feed(ofNotification: id), except: nil, now: now, in: db)
             }
             return (outcome, notified)
         }

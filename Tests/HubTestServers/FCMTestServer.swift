@@ -213,9 +213,13 @@ public final class FCMTestServer: Sendable {
         guard let token = message["token"] as? String, message["topic"] == nil, message["condition"] == nil else {
             return error(invalid, "the message must name exactly one token", violation: true)
         }
-        guard let data = message["data"] as? [String: String], data.keys.contains("richId"), data.keys.contains("richType"),
-            data.keys.contains("richMessage"), (message["data"] as? [String: Any])?.values.allSatisfy({ $0 is String }) == true
-        else { return error(invalid, "data must map richId, richType and richMessage to strings", violation: true) }
+        guard let data = message["data"] as? [String: String], (message["data"] as? [String: Any])?.values.allSatisfy({ $0 is String }) == true,
+            Self.isRichPush(data) || Self.isStatePush(data)
+        else {
+            return error(
+                invalid, "data must map richId, richType and richMessage to strings, or be a state push (richEvent, richId and the states)",
+                violation: true)
+        }
         let android = message["android"] as? [String: Any]
         let androidNotification = android?["notification"].map { $0 as? [String: String] }
         if let androidNotification {
@@ -248,6 +252,21 @@ public final class FCMTestServer: Sendable {
 }
 
 /// A JSON response with `status`.
+extension FCMTestServer {
+    static func isRichPush(_ data: [String: String]) -> Bool {
+        data["richId"] != nil && data["richType"] != nil && data["richMessage"] != nil && data["richEvent"] == nil
+    }
+
+    /// `{"richEvent": "state", "richId", "readState", "userActionState"}` or `{"richEvent": "deleted", "richId"}`, nothing else.
+    static func isStatePush(_ data: [String: String]) -> Bool {
+        switch data["richEvent"] {
+        case "state": Set(data.keys) == ["richEvent", "richId", "readState", "userActionState"]
+        case "deleted": Set(data.keys) == ["richEvent", "richId"]
+        default: false
+        }
+    }
+}
+
 func json(_ status: Int, _ object: [String: Any]) -> Response {
     let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     return Response(

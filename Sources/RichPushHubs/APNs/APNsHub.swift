@@ -38,7 +38,7 @@ public struct APNsHub: NotificationHub {
         var payloads: [ByteBuffer] = []
         payloads.reserveCapacity(jobs.count)
         for job in jobs {
-            let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge)
+            let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge, event: job.push.event)
             if let payload = encoded[key] {
                 payloads.append(payload)
             } else {
@@ -75,7 +75,7 @@ public struct APNsHub: NotificationHub {
                 let requests = indices.map { position in
                     let index = sendable[position]
                     let job = jobs[index]
-                    let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge)
+                    let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge, event: job.push.event)
                     if shared[key] == nil {
                         shared[key] = NotificationRequests(job, payload: payloads[index], authorization: "bearer \(token)", topic: topic)
                     }
@@ -141,6 +141,7 @@ struct PayloadKey: Hashable {
     var notificationId: Int64
     var language: String?
     var badge: Int?
+    var event: PushEvent
 }
 
 /// What the pushes of one notification in a batch with one payload share: their headers but the apns-id, their body,
@@ -154,7 +155,7 @@ struct NotificationRequests {
         let (pushType, priority) = job.pushStyle == .silent ? ("background", "5") : ("alert", "10")
         var headers = [
             HTTP2Header("authorization", authorization), HTTP2Header("apns-topic", topic), HTTP2Header("apns-push-type", pushType),
-            HTTP2Header("apns-priority", priority), HTTP2Header("apns-collapse-id", "richpush-\(job.notificationId)"),
+            HTTP2Header("apns-priority", priority), HTTP2Header("apns-collapse-id", Self.collapseId(of: job)),
             HTTP2Header("content-type", "application/json"), HTTP2Header("content-length", String(payload.readableBytes)),
         ]
         if let expiresAt = job.expiresAt {
@@ -163,6 +164,12 @@ struct NotificationRequests {
         self.headers = headers
         self.payload = payload
         self.idHash = APNsHub.apnsIdHash(notificationId: job.notificationId)
+    }
+
+    /// One collapse id per notification, and another for its state pushes, so a newer state replaces an older one
+    /// waiting for an offline device without replacing the notification itself.
+    static func collapseId(of job: DeliveryJob) -> String {
+        job.push.event == .rich ? "richpush-\(job.notificationId)" : "state-\(job.notificationId)"
     }
 
     /// The push to `job`'s device.

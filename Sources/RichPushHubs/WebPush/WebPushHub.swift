@@ -80,9 +80,13 @@ public struct WebPushHub: NotificationHub {
         }
     }
 
-    /// The stream's `rich` event of the push, which a service worker reads as `event.data.json()`.
+    /// The stream's `rich` event of the push, which a service worker reads as `event.data.json()`; a state push's keys
+    /// (`richEvent`, `richId` and the states) as one JSON object.
     static func plaintext(of job: DeliveryJob) -> String {
         let push = job.push
+        guard push.event == .rich else {
+            return String(decoding: try! JSONSerialization.data(withJSONObject: push.keys, options: [.sortedKeys]), as: UTF8.self)
+        }
         return StreamEvent(
             cursor: 0,
             body: .rich(richId: push.richId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle, data: push.data)

@@ -25,6 +25,8 @@ struct FeedController {
     struct UpdateRequest: Decodable {
         var readState: String?
         var userActionState: String?
+        /// The device that made the change: it gets no state push about it.
+        var installationId: String?
     }
 
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
@@ -48,20 +50,27 @@ struct FeedController {
         }
         guard
             let (item, cursor) = try await gateway.store.updateFeedState(
-                username: caller.username, notificationId: id, readState: readState, userActionState: actionState)
+                username: caller.username, notificationId: id, readState: readState, userActionState: actionState,
+                origin: body.installationId)
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
-        if cursor != nil { gateway.broadcaster.notify([caller.username]) }
+        if cursor != nil {
+            gateway.broadcaster.notify([caller.username])
+            gateway.statePushDoorbell.ring()
+        }
         return try FeedItemResponse(item: FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage])).jsonResponse()
     }
 
-    /// Removes the notification from the caller's feed; the caller's devices hear of it on their streams.
+    /// Removes the notification from the caller's feed; the caller's devices hear of it on their streams and by state
+    /// pushes, but the one `?installationId=` names, which made the change.
     @Sendable func remove(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let id = try context.id()
-        guard try await gateway.store.removeFromFeed(username: caller.username, notificationId: id) != nil else {
+        let origin = request.uri.queryParameters.get("installationId")
+        guard try await gateway.store.removeFromFeed(username: caller.username, notificationId: id, origin: origin) != nil else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
         gateway.broadcaster.notify([caller.username])
+        gateway.statePushDoorbell.ring()
         return Response(status: .noContent)
     }
 

@@ -85,7 +85,9 @@ struct NotificationController {
         let state = state(of: record, tally: counts.tally)
         let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: .now) : nil
         let variants = try await gateway.store.variantFunnels(notificationId: record.id, variants: record.variants)
-        return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants).jsonResponse()
+        let statePushes = try await gateway.store.statePushCounts(notificationId: record.id)
+        return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes)
+            .jsonResponse()
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
@@ -97,6 +99,7 @@ struct NotificationController {
         }
         gateway.payloads.forget(notificationId: id)
         gateway.broadcaster.notify(notified)
+        gateway.statePushDoorbell.ring()
         context.logger.info("notification removed", metadata: ["richpush.notification.id": "\(id)", "richpush.outcome": "\(outcome)"])
         switch outcome {
         case .canceled: await gateway.store.audit(.notificationCanceled, target: String(id), by: caller, logger: context.logger)

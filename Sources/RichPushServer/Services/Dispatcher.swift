@@ -102,14 +102,19 @@ struct Dispatcher: Service {
         defer { renewal.cancel() }
         let now = Date.now
         let kept = jobs.map { $0.keptFor(policy.defaultLifetime, from: now) }
-        let byPlatform = Dictionary(grouping: imageLinks?.adding(to: kept, now: now) ?? kept, by: \.platform)
+        return await Self.deliver(imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, policy: policy, logger: logger)
+    }
+
+    /// Hands `jobs` to the hubs of their platforms at once and answers each job with its outcome, the retry policy
+    /// applied.
+    static func deliver(_ jobs: [DeliveryJob], hubs: HubRegistry, policy: Policy, logger: Logger) async -> [SentDelivery] {
         var results: [SentDelivery] = []
         await withTaskGroup(of: [SentDelivery].self) { group in
-            for (platform, platformJobs) in byPlatform {
+            for (platform, platformJobs) in Dictionary(grouping: jobs, by: \.platform) {
                 let hub = hubs.hubs[platform] ?? UnconfiguredHub(platform: platform)
                 group.addTask {
                     let outcomes = await hub.deliver(platformJobs, logger: logger)
-                    return zip(platformJobs, outcomes).map { job, outcome in (job, applyRetryPolicy(outcome, to: job)) }
+                    return zip(platformJobs, outcomes).map { job, outcome in (job, policy.applyRetry(to: outcome, of: job)) }
                 }
             }
             for await partial in group { results.append(contentsOf: partial) }
@@ -139,25 +144,27 @@ struct Dispatcher: Service {
         logger.debug("dispatched", metadata: ["richpush.deliveries": "\(recorded.count)"])
     }
 
-    /// A retry becomes a failure after the last attempt; otherwise it waits at least the hub's delay and at least an
-    /// exponential backoff with jitter, but never past the notification's expiry, where it expires instead.
-    func applyRetryPolicy(_ outcome: DeliveryOutcome, to job: DeliveryJob, now: Date = .now) -> DeliveryOutcome {
-        guard case .retry(let after, let code, let message) = outcome else { return outcome }
-        guard job.attempt < policy.maximumAttempts else {
-            return .failed(code: code, message: "\(message) (gave up after \(job.attempt) attempts)")
-        }
-        let backoff = min(policy.longestRetryDelay, policy.firstRetryDelay * pow(2, Double(job.attempt - 1)))
-        var delay = max(after, backoff * Double.random(in: 0.8...1.2))
-        if let expiresAt = job.expiresAt { delay = min(delay, max(0, expiresAt.timeIntervalSince(now))) }
-        return .retry(after: delay, code: code, message: message)
-    }
-
     private func idleWait() async throws -> Duration {
         let deliveryDue = try await store.nextDeliveryDue()
         let mirrorDue = hubs.mirror == nil ? nil : try await store.nextMirrorTaskDue()
         guard let due = [deliveryDue, mirrorDue].compactMap({ $0 }).min() else { return policy.idleInterval }
         let seconds = max(0.01, due.timeIntervalSinceNow)
         return min(policy.idleInterval, .milliseconds(Int64(seconds * 1000)))
+    }
+}
+
+extension Dispatcher.Policy {
+    /// A retry becomes a failure after the last attempt; otherwise it waits at least the hub's delay and at least an
+    /// exponential backoff with jitter, but never past the notification's expiry, where it expires instead.
+    func applyRetry(to outcome: DeliveryOutcome, of job: DeliveryJob, now: Date = .now) -> DeliveryOutcome {
+        guard case .retry(let after, let code, let message) = outcome else { return outcome }
+        guard job.attempt < maximumAttempts else {
+            return .failed(code: code, message: "\(message) (gave up after \(job.attempt) attempts)")
+        }
+        let backoff = min(longestRetryDelay, firstRetryDelay * pow(2, Double(job.attempt - 1)))
+        var delay = max(after, backoff * Double.random(in: 0.8...1.2))
+        if let expiresAt = job.expiresAt { delay = min(delay, max(0, expiresAt.timeIntervalSince(now))) }
+        return .retry(after: delay, code: code, message: message)
     }
 }
 

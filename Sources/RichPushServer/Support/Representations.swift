@@ -205,6 +205,14 @@ struct StatusJSON: ResponseEncodable {
     var nextDueAt: String?
     /// Each A/B variant's funnel.
     var variants: [VariantFunnelJSON]?
+    /// The state and recall pushes to recipients' other devices, by outcome: beside the funnel, not part of it.
+    var statePushes: StatePushesJSON
+
+    struct StatePushesJSON: Encodable {
+        var pending: Int
+        var sent: Int
+        var failed: Int
+    }
 
     struct VariantFunnelJSON: Encodable {
         var name: String
@@ -216,7 +224,11 @@ struct StatusJSON: ResponseEncodable {
         var dismissed: Int
     }
 
-    init(id: Int64, state: NotificationState, counts: NotificationCounts, nextDueAt: Date? = nil, variants: [VariantFunnel] = []) {
+    init(
+        id: Int64, state: NotificationState, counts: NotificationCounts, nextDueAt: Date? = nil, variants: [VariantFunnel] = [],
+        statePushes: [String: Int] = [:]
+    ) {
+        self.statePushes = StatePushesJSON(pending: statePushes["pending"] ?? 0, sent: statePushes["sent"] ?? 0, failed: statePushes["failed"] ?? 0)
         self.variants =
             variants.isEmpty
             ? nil

@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import RichPushCore
+import RichPushHubs
+import RichPushStore
+import ServiceLifecycle
+
+/// Works the outbox of state pushes: claims the due ones, hands them to the hubs of their devices and records each
+/// outcome at once. They are few and small beside a campaign's fan-out, so one batch at a time is enough; a crash
+/// leaves claims that fall due again when their lease runs out (or at the next start, on an exclusive store).
+struct StatePushDispatcher: Service {
+    let store: Store
+    let hubs: HubRegistry
+    let doorbell: Doorbell
+    let policy: Dispatcher.Policy
+    let logger: Logger
+
+    static let batchSize = 500
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            while !doorbell.isClosed {
+                do {
+                    let claims = try await store.claimDueStatePushes(limit: Self.batchSize, lease: policy.lease)
+                    guard !claims.isEmpty else {
+                        await doorbell.wait(upTo: try await idleWait())
+                        continue
+                    }
+                    let sent = await Dispatcher.deliver(claims.map(\.job), hubs: hubs, policy: policy, logger: logger)
+                    let versions = Dictionary(uniqueKeysWithValues: claims.map { ($0.job.deliveryId, $0) })
+                    try await store.recordStatePushOutcomes(sent.compactMap { job, outcome in versions[job.deliveryId].map { ($0, outcome) } })
+                } catch {
+                    logger.error("state pushes failed", metadata: ["error": "\(error)"])
+                    await doorbell.wait(upTo: policy.idleInterval)
+                }
+            }
+        } onGracefulShutdown: {
+            doorbell.close()
+        }
+    }
+
+    private func idleWait() async throws -> Duration {
+        guard let due = try await store.nextStatePushDue() else { return policy.idleInterval }
+        return min(policy.idleInterval, .milliseconds(Int64(max(0.01, due.timeIntervalSinceNow) * 1000)))
+    }
+}
