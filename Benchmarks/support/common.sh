@@ -138,3 +138,47 @@ for suffix, scale in (('us', 0.001), ('ms', 1.0), ('s', 1000.0)):
         break
 " "$1"
 }
+
+# bench_start_apns_sink [log file]: a throwaway CA, a certificate for localhost (trusted by the gateway through
+# --tls-ca-file $tls/ca.pem) and an APNs key ($tls/AuthKey.p8), then nginx shaped like APNs on $sink_port: one
+# worker, HTTP/2 over TLS, `return 200` with the apns-id echoed. With a log file, each push is logged there as its
+# time, its apns-collapse-id and its path.
+bench_start_apns_sink() {
+    tls="$bench_work/tls"
+    mkdir -p "$tls"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj "/CN=richpush bench CA" \
+        -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=localhost" \
+        -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$tls/ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -days 1 \
+        -extfile "$tls/ext" -out "$tls/server.pem" 2>/dev/null
+    openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$tls/AuthKey.p8"
+    chmod 644 "$tls"/*
+    sink_port=$(bench_free_port)
+    local log="access_log off;"
+    [ -n "${1:-}" ] && log="access_log $1 pushes;"
+    bench_start_nginx 1 <<CONF
+    log_format pushes '\$msec \$http_apns_collapse_id \$uri';
+    keepalive_requests 100000000;
+    http2_max_concurrent_streams 1000;
+    server {
+        listen 127.0.0.1:$sink_port ssl http2;
+        ssl_certificate $tls/server.pem;
+        ssl_certificate_key $tls/server.key;
+        $log
+        location /3/device/ {
+            client_body_buffer_size 8k;
+            add_header apns-id \$http_apns_id always;
+            return 200;
+        }
+    }
+CONF
+    for _ in $(seq 1 100); do curl -sf -o /dev/null --cacert "$tls/ca.pem" -X POST "https://localhost:$sink_port/3/device/00" && break; sleep 0.1; done
+}
+
+# bench_apns_gateway_flags: the serve flags that point the gateway at the sink of bench_start_apns_sink.
+bench_apns_gateway_flags() {
+    apns_flags=(--apns-key-file "$tls/AuthKey.p8" --apns-key-id BENCHKEY01 --apns-team-id BENCHTEAM1
+        --apns-topic com.example.richpush --apns-endpoint "https://localhost:$sink_port" --tls-ca-file "$tls/ca.pem")
+}

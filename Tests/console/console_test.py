@@ -374,6 +374,20 @@ class Console(unittest.TestCase):
         self.assertIn("bob-phone (apns) hub.notConfigured: no hub is configured for platform apns", errors.text)
         self.screenshot("campaigns-delivery-error")
 
+    def test_a_campaign_shows_the_state_pushes_to_other_devices_apart_from_its_funnel(self):
+        status, created = api("POST", "/api/notifications", MARK,
+                              {"message": "Order shipped", "richType": "text", "text": "t", "audience": "username:bob"})
+        self.assertEqual(status, 201)
+        campaign_id = created["id"]
+        # Bob reads it on a device the gateway does not know: his phone is owed a state push, which fails here
+        # since no APNs hub is configured.
+        self.assertEqual(api("PATCH", f"/api/me/notifications/{campaign_id}", BOB, {"readState": "read"})[0], 200)
+        self.sign_in(MARK)
+        self.find('a[data-route="campaigns"]').click()
+        note = self.wait_for_text(f"#campaign-{campaign_id} .state-push-note", "1 failed")
+        self.assertIn("State pushes to other devices (read, dismissed, recalled): 0 sent, 1 failed. Not part of the funnel above.", note.text)
+        self.screenshot("campaigns-state-pushes")
+
     def test_dropping_an_image_on_the_drop_zone_stores_it(self):
         self.sign_in(MARK)
         self.find("#drop-zone")
