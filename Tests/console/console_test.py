@@ -420,6 +420,29 @@ class Console(unittest.TestCase):
         self.find("#device-filter").send_keys(" ")
         self.screenshot("devices")
 
+    def test_the_devices_view_shows_windows_and_browser_devices(self):
+        carol = ("carol", "carol-password")
+        self.assertEqual(api("POST", "/api/users", ADMIN, {"username": "carol", "password": carol[1]})[0], 201)
+        try:
+            self.assertEqual(api("PUT", "/api/installations/carol-laptop", carol, {
+                "platform": "wns", "pushChannel": "https://db5p.notify.windows.com/w/?token=AwYAAAB"})[0], 201)
+            self.assertEqual(api("PUT", "/api/installations/carol-browser", carol, {
+                "platform": "webpush", "pushChannel": {
+                    "endpoint": "https://updates.push.services.mozilla.com/wpush/v2/gAAAAA",
+                    "keys": {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                             "auth": "BTBZMqHH6r4Tts7J_aSIgg"}}})[0], 201)
+            self.sign_in(ADMIN)
+            self.find("#devices-tab").click()
+            self.wait_for_text("#device-table tbody", "carol-browser")
+            self.find("#device-filter").send_keys("carol")
+            self.wait_for_text("#device-summary", "2 installations of 4 match.")
+            rows = self.find("#device-table tbody").text
+            self.assertIn("wns", rows)
+            self.assertIn("webpush", rows)
+            self.screenshot("devices-windows-and-browser")
+        finally:
+            api("DELETE", "/api/users/carol", ADMIN)
+
     def test_a_marketer_has_no_devices_tab(self):
         self.sign_in(MARK)
         self.assertFalse(self.browser.find_element(By.ID, "devices-tab").is_displayed())
