@@ -19,6 +19,8 @@ static const int rp_dbus_type_variant = DBUS_TYPE_VARIANT;
 static const int rp_dbus_type_struct = DBUS_TYPE_STRUCT;
 static const int rp_dbus_type_dict_entry = DBUS_TYPE_DICT_ENTRY;
 static const int rp_dbus_timeout_default = DBUS_TIMEOUT_USE_DEFAULT;
+static const int rp_dbus_message_type_method_return = DBUS_MESSAGE_TYPE_METHOD_RETURN;
+static const int rp_dbus_message_type_error = DBUS_MESSAGE_TYPE_ERROR;
 
 /* The byte array of an `ay` in one call; libdbus takes the address of the pointer. */
 static inline dbus_bool_t rp_dbus_append_bytes(DBusMessageIter *iter, const unsigned char *bytes, int count) {

@@ -34,29 +34,42 @@ extension Daemon {
         if presenter is ConsolePresenter, let retryAt = desktopRetryAt, ContinuousClock.now >= retryAt {
             connectDesktop(reportingFailure: false)
         }
-        var alertId: UInt32?
-        do {
-            alertId = try presenter.show(alert)
-        } catch {
-            logger.warning("the desktop did not take the alert; alerts go to standard output", metadata: ["richpush.reason": "\(error)"])
-            presenter = ConsolePresenter()
-            desktopRetryAt = .now + Self.desktopRetryInterval
-            _ = try? presenter.show(alert)
-        }
-        let shown = ContinuousClock.now
-        logger.debug(
-            "alert shown",
-            metadata: [
-                "richpush.id": "\(richId)", "richpush.alert": "\(alertId.map(String.init) ?? "console")",
-                "richpush.fetchMs": "\(Self.milliseconds(resolver.lastFetchTime))",
-                "richpush.prepareMs": "\(Self.milliseconds(prepared - started))", "richpush.showMs": "\(Self.milliseconds(shown - prepared))",
-            ])
+        let fetchTime = resolver.lastFetchTime
         state.markShown(richId)
-        if let alertId {
-            state.alerts[richId] = alertId
-            reporter.submit(.displayed(richId: richId))
-        }
         openTargets[richId] = alert.openTarget
+        alertsAwaitingId[richId] = false
+        presenter.show(alert) { [self] result in
+            let closeAtOnce = alertsAwaitingId.removeValue(forKey: richId) ?? false
+            let alertId: UInt32?
+            switch result {
+            case .success(let id):
+                alertId = id
+            case .failure(let error):
+                logger.warning("the desktop did not take the alert; alerts go to standard output", metadata: ["richpush.reason": "\(error)"])
+                presenter = ConsolePresenter()
+                desktopRetryAt = .now + Self.desktopRetryInterval
+                presenter.show(alert) { _ in }
+                alertId = nil
+            }
+            let shown = ContinuousClock.now
+            logger.debug(
+                "alert shown",
+                metadata: [
+                    "richpush.id": "\(richId)", "richpush.alert": "\(alertId.map(String.init) ?? "console")",
+                    "richpush.fetchMs": "\(Self.milliseconds(fetchTime))", "richpush.prepareMs": "\(Self.milliseconds(prepared - started))",
+                    "richpush.showMs": "\(Self.milliseconds(shown - prepared))",
+                ])
+            guard let alertId else { return }
+            reporter.submit(.displayed(richId: richId))
+            if closeAtOnce {
+                presenter.close(alertId)
+            } else {
+                state.alerts[richId] = alertId
+                save()
+            }
+        }
+        // The Notify call is on the bus; its answer comes back through the loop.
+        logger.debug("alert sent", metadata: ["richpush.id": "\(richId)", "richpush.sendMs": "\(Self.milliseconds(ContinuousClock.now - prepared))"])
     }
 
     /// Milliseconds with two decimals, for the verbose log.
@@ -69,6 +82,7 @@ extension Daemon {
     /// Closes the alert of a notification, if one is up. It leaves the map first, so the `NotificationClosed` that
     /// follows finds no notification and is not reported back: no loops.
     private func removeAlert(of richId: Int64, because reason: String) {
+        if alertsAwaitingId[richId] != nil { alertsAwaitingId[richId] = true }
         guard let alertId = state.alerts.removeValue(forKey: richId) else { return }
         presenter.close(alertId)
         logger.debug("alert closed", metadata: ["richpush.id": "\(richId)", "richpush.reason": "\(reason)"])

@@ -26,6 +26,9 @@ public final class Daemon {
     let opener: Opener
     /// What "default" and "More" open, by notification; alerts of an earlier run cannot be clicked any more.
     var openTargets: [Int64: String] = [:]
+    /// Notifications whose alert the desktop has not numbered yet, and whether it must close once numbered (it was
+    /// dismissed elsewhere or recalled meanwhile).
+    var alertsAwaitingId: [Int64: Bool] = [:]
 
     /// How long after losing the desktop (or starting without one) the daemon tries the session bus again.
     static let desktopRetryInterval = Duration.seconds(30)
@@ -127,8 +130,12 @@ public final class Daemon {
                 pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             if let descriptor = presenter.descriptor { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
-            // Nothing runs on a timer: an idle daemon sleeps until the gateway, the desktop or a signal wakes it.
-            _ = poll(&descriptors, nfds_t(descriptors.count), -1)
+            // Nothing runs on a timer: an idle daemon sleeps until the gateway, the desktop or a signal wakes it, or an
+            // answer it awaits from the desktop is overdue.
+            let timeout = presenter.nextDeadline.map { deadline in
+                Int32(min(60_000, max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up))))
+            }
+            _ = poll(&descriptors, nfds_t(descriptors.count), timeout ?? -1)
             for signal in signals.take() {
                 guard SignalWatch.stopping.contains(signal) else {
                     opener.reap()

@@ -45,7 +45,9 @@ struct AlertFormattingTests {
         let console = ConsolePresenter(output: descriptor)
         let alert = Alert(
             richId: 42, richType: .img, summary: "New image", message: "Check this\nimage out!", imageFile: "/c/42.png", openTarget: "/c/42.png")
-        #expect(try console.show(alert) == nil)
+        var answer: Result<UInt32?, DBusFailure>?
+        console.show(alert) { answer = $0 }
+        #expect(try answer?.get() == .some(nil))
         close(descriptor)
         #expect(try FileIO.read(path) == "richpush 42 [img] New image: Check this image out! | image /c/42.png\n")
     }

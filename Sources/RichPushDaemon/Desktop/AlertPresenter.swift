@@ -8,14 +8,18 @@ enum Interaction: Sendable, Equatable {
 
 /// Shows alerts: on the desktop (``DesktopNotifier``) or, without one, on standard output (``ConsolePresenter``).
 protocol AlertPresenter: AnyObject {
-    /// Shows `alert`; returns the id the desktop gave it, nil when nothing can be closed or clicked later.
-    func show(_ alert: Alert) throws(DBusFailure) -> UInt32?
+    /// Shows `alert`. `shown` gets the id the desktop gave it (nil when nothing can be closed or clicked later), or
+    /// why it did not take it: at once on the console, from a later ``interactions()`` on the desktop, so a slow
+    /// notification server delays only its own answers.
+    func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, DBusFailure>) -> Void)
     /// Removes an alert from the screen.
     func close(_ alertId: UInt32)
     /// A descriptor that becomes readable when interactions arrive.
     var descriptor: Int32? { get }
-    /// The interactions that arrived since the last call.
+    /// The interactions that arrived since the last call; answers to ``show(_:then:)`` are handed over meanwhile.
     func interactions() -> [Interaction]
+    /// When the loop must look again though nothing arrives: the deadline of an answer still awaited.
+    var nextDeadline: ContinuousClock.Instant? { get }
     /// Whether the presenter can still show alerts (the bus may have gone away).
     var isUsable: Bool { get }
 }

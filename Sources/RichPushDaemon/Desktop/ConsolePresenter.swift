@@ -12,7 +12,15 @@ final class ConsolePresenter: AlertPresenter {
     var descriptor: Int32? { nil }
     var isUsable: Bool { true }
 
-    func show(_ alert: Alert) throws(DBusFailure) -> UInt32? {
+    var nextDeadline: ContinuousClock.Instant? { nil }
+
+    func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, DBusFailure>) -> Void) {
+        print(alert)
+        shown(.success(nil))
+    }
+
+    /// Writes the alert as one line.
+    func print(_ alert: Alert) {
         var line = "richpush \(alert.richId) [\(alert.richType.rawValue)] \(alert.summary): \(Self.oneLine(alert.message))"
         if let detail = alert.detail { line += " | \(Self.oneLine(detail))" }
         if let file = alert.imageFile { line += " | image \(file)" }
@@ -24,7 +32,6 @@ final class ConsolePresenter: AlertPresenter {
             guard count > 0 else { break }
             bytes = bytes.dropFirst(count)
         }
-        return nil
     }
 
     func close(_ alertId: UInt32) {}

@@ -26,6 +26,9 @@ struct DBusFailure: Error, Sendable, Equatable, CustomStringConvertible {
 /// of libdbus is turned off: a bus that goes away makes the daemon fall back to the console, not die.
 final class DBusSession {
     let connection: OpaquePointer
+    /// Calls sent without waiting, by serial: their replies come in with the signals, and a slow server delays only
+    /// its own answers.
+    private var awaiting: [UInt32: (deadline: ContinuousClock.Instant, handler: (Result<DBusReply, DBusFailure>) -> Void)] = [:]
 
     /// Connects to `$DBUS_SESSION_BUS_ADDRESS`. Never autolaunches a bus: without an address there is no desktop.
     static func connect(environment: [String: String]) throws(DBusFailure) -> DBusSession {
@@ -81,18 +84,76 @@ final class DBusSession {
         return DBusReply(message: reply)
     }
 
+    /// Sends a method call without waiting: `handler` gets its reply, or its failure, from a later
+    /// ``incomingMessages()`` on this thread.
+    func send(
+        destination: String, path: String, interface: String, method: String, timeout: Duration = .seconds(5),
+        arguments: (inout DBusWriter) -> Void = { _ in }, reply handler: @escaping (Result<DBusReply, DBusFailure>) -> Void
+    ) {
+        guard let message = dbus_message_new_method_call(destination, path, interface, method) else {
+            return handler(.failure(DBusFailure(name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot create a message")))
+        }
+        defer { dbus_message_unref(message) }
+        var writer = DBusWriter(message: message)
+        arguments(&writer)
+        var serial: UInt32 = 0
+        guard dbus_connection_send(connection, message, &serial) != 0 else {
+            return handler(.failure(DBusFailure(name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot queue the message")))
+        }
+        awaiting[serial] = (.now + timeout, handler)
+        dbus_connection_flush(connection)
+    }
+
+    /// Sends a method call whose reply nobody needs (closing an alert).
+    func sendWithoutReply(destination: String, path: String, interface: String, method: String, arguments: (inout DBusWriter) -> Void) {
+        guard let message = dbus_message_new_method_call(destination, path, interface, method) else { return }
+        defer { dbus_message_unref(message) }
+        dbus_message_set_no_reply(message, 1)
+        var writer = DBusWriter(message: message)
+        arguments(&writer)
+        _ = dbus_connection_send(connection, message, nil)
+        dbus_connection_flush(connection)
+    }
+
+    /// Whether replies are still awaited: the loop must then wake up to time them out.
+    var nextReplyDeadline: ContinuousClock.Instant? { awaiting.values.map(\.deadline).min() }
+
     /// Asks the bus to route matching signals here (for servers that broadcast instead of addressing the sender).
     func addMatch(_ rule: String) {
         dbus_bus_add_match(connection, rule, nil)
     }
 
-    /// Reads what arrived without blocking and returns every queued incoming message.
+    /// Reads what arrived without blocking, answers the calls whose replies came (or whose time ran out) and returns
+    /// every other incoming message: the signals.
     func incomingMessages() -> [DBusReply] {
         _ = dbus_connection_read_write(connection, 0)
         var messages: [DBusReply] = []
+        var answered: [(handler: (Result<DBusReply, DBusFailure>) -> Void, result: Result<DBusReply, DBusFailure>)] = []
         while let message = dbus_connection_pop_message(connection) {
-            messages.append(DBusReply(message: message))
+            let reply = DBusReply(message: message)
+            let type = dbus_message_get_type(message)
+            guard type == rp_dbus_message_type_method_return || type == rp_dbus_message_type_error,
+                let waiting = awaiting.removeValue(forKey: dbus_message_get_reply_serial(message))
+            else {
+                messages.append(reply)
+                continue
+            }
+            if type == rp_dbus_message_type_error {
+                var error = DBusError()
+                dbus_error_init(&error)
+                _ = dbus_set_error_from_message(&error, message)
+                answered.append((waiting.handler, .failure(DBusFailure(&error))))
+            } else {
+                answered.append((waiting.handler, .success(reply)))
+            }
         }
+        let now = ContinuousClock.now
+        for (serial, waiting) in awaiting where waiting.deadline <= now {
+            awaiting[serial] = nil
+            answered.append((waiting.handler, .failure(DBusFailure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply in time"))))
+        }
+        // Handlers may send again: they run once this method no longer walks the table.
+        for (handler, result) in answered { handler(result) }
         return messages
     }
 }

@@ -37,10 +37,12 @@ final class DesktopNotifier: AlertPresenter {
 
     var isUsable: Bool { session.isConnected }
 
-    func show(_ alert: Alert) throws(DBusFailure) -> UInt32? {
+    var nextDeadline: ContinuousClock.Instant? { session.nextReplyDeadline }
+
+    func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, DBusFailure>) -> Void) {
         let actions = Self.actions(for: alert, capabilities: capabilities)
         let body = Self.body(for: alert, capabilities: capabilities)
-        let reply = try session.call(destination: Self.service, path: Self.path, interface: Self.interface, method: "Notify") { message in
+        session.send(destination: Self.service, path: Self.path, interface: Self.interface, method: "Notify") { message in
             message.append(Self.appName)
             message.append(UInt32(0))
             message.append("")
@@ -67,15 +69,19 @@ final class DesktopNotifier: AlertPresenter {
                 }
             }
             message.append(Int32(-1))
+        } reply: { result in
+            shown(
+                result.flatMap { reply in
+                    guard let id = reply.arguments.first??.uint32, id != 0 else {
+                        return .failure(DBusFailure(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Notify returned no notification id"))
+                    }
+                    return .success(id)
+                })
         }
-        guard let id = reply.arguments.first??.uint32, id != 0 else {
-            throw DBusFailure(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Notify returned no notification id")
-        }
-        return id
     }
 
     func close(_ alertId: UInt32) {
-        _ = try? session.call(destination: Self.service, path: Self.path, interface: Self.interface, method: "CloseNotification") {
+        session.sendWithoutReply(destination: Self.service, path: Self.path, interface: Self.interface, method: "CloseNotification") {
             $0.append(alertId)
         }
     }
