@@ -346,12 +346,15 @@ extension Store {
             case .failed(let code, let message), .deviceGone(let code, let message):
                 try await update(delivery).set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
                     .set("error_code", to: code).set("error_message", to: message).run()
-                if case .deviceGone = outcome {
-                    try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
-                        .where("id", .equal, job.installationId).where("dead_at", .is, SQLLiteral.null).run()
-                }
+                if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }
+    }
+
+    /// A hub called the installation's device gone: nothing more is sent to it until it registers again.
+    static func markGone(_ installationId: String, code: String, at nowMs: Int64, in db: any SQLDatabase) async throws {
+        try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
+            .where("id", .equal, installationId).where("dead_at", .is, SQLLiteral.null).run()
     }
 
     /// When the next pending delivery falls due, so an idle dispatcher sleeps exactly that long.

@@ -130,10 +130,7 @@ extension Store {
                     try await current.set("state", to: "failed").set("error_code", to: code).run()
                     try await db.update("state_pushes").set("claimed_until", to: Int64?.none).where("id", .equal, id)
                         .where("version", .notEqual, claim.version).run()
-                    if case .deviceGone = outcome {
-                        try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
-                            .where("id", .equal, claim.job.installationId).where("dead_at", .is, SQLLiteral.null).run()
-                    }
+                    if case .deviceGone = outcome { try await Self.markGone(claim.job.installationId, code: code, at: nowMs, in: db) }
                 }
             }
         }

@@ -141,12 +141,7 @@ public final class FCMTestServer: Sendable {
     private static func exchange(_ request: Request, keys: JWTKeyCollection, tokenURI: String, state: NIOLockedValueBox<State>) async throws
         -> Response
     {
-        let body = String(buffer: try await request.body.collect(upTo: 64 * 1024))
-        var form: [String: String] = [:]
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
-            if parts.count == 2 { form[parts[0]] = parts[1] }
-        }
+        let form = formFields(String(buffer: try await request.body.collect(upTo: 64 * 1024)))
         func refuse(_ error: String, _ description: String, violation: Bool = true) -> Response {
             if violation { state.withLockedValue { $0.violations.append("token: \(description)") } }
             return json(400, ["error": error, "error_description": description])
@@ -265,6 +260,18 @@ extension FCMTestServer {
         default: false
         }
     }
+}
+
+/// The fields of an `application/x-www-form-urlencoded` body, as an OAuth token endpoint reads them.
+func formFields(_ body: String) -> [String: String] {
+    var form: [String: String] = [:]
+    for pair in body.split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1).map {
+            String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+        }
+        if parts.count == 2 { form[parts[0]] = parts[1] }
+    }
+    return form
 }
 
 func json(_ status: Int, _ object: [String: Any]) -> Response {

@@ -205,7 +205,8 @@ struct RemoteHubTests {
         }
     }
 
-    @Test func notificationHubsCarriesApnsAndFcmAsOneSendPerPlatformToMirroredInstallations() async throws {
+    /// A gateway whose APNs and FCM devices are carried by a loopback Notification Hubs.
+    func withNotificationHubs(_ body: @Sendable (Session, NotificationHubsTestServer) async throws -> Void) async throws {
         let hub = try await NotificationHubsTestServer.start()
         let gateway = TestGateway { configuration in
             configuration.hubs.notificationHubsConnectionString = NotificationHubsTestServer.connectionString
@@ -213,28 +214,32 @@ struct RemoteHubTests {
             configuration.hubs.notificationHubsEndpoint = hub.endpoint
         }
         do {
-            try await gateway.run { session in
-                let alice = try await session.createUser("alice")
-                try await session.register("iphone", of: alice, platform: .apns, tags: ["topic:sale"])
-                try await session.register("pixel", of: alice, platform: .fcm)
-                try await session.register("laptop", of: alice)
-                try await eventually(within: .seconds(10)) { hub.installations.count == 2 }
-                #expect(hub.installations["iphone"]?.tags == ["installation:iphone", "platform:apns", "topic:sale", "username:alice"])
-                #expect(hub.installations["pixel"]?.platform == "fcmv1")
-                let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
-                #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 3)
-                let sends = hub.sends.sorted { $0.format < $1.format }
-                #expect(sends.map(\.format) == ["apple", "fcmv1"])
-                #expect(sends.map(\.tags) == ["username:alice", "username:alice"])
-                #expect(sends.map(\.reached) == [["iphone"], ["pixel"]])
-                #expect(try await session.request(.delete, "/api/installations/pixel", as: alice).status == .noContent)
-                try await eventually(within: .seconds(10)) { hub.installations["pixel"] == nil }
-                #expect(hub.violations.isEmpty)
-            }
+            try await gateway.run { session in try await body(session, hub) }
             await hub.stop()
         } catch {
             await hub.stop()
             throw error
+        }
+    }
+
+    @Test func notificationHubsCarriesApnsAndFcmAsOneSendPerPlatformToMirroredInstallations() async throws {
+        try await withNotificationHubs { session, hub in
+            let alice = try await session.createUser("alice")
+            try await session.register("iphone", of: alice, platform: .apns, tags: ["topic:sale"])
+            try await session.register("pixel", of: alice, platform: .fcm)
+            try await session.register("laptop", of: alice)
+            try await eventually(within: .seconds(10)) { hub.installations.count == 2 }
+            #expect(hub.installations["iphone"]?.tags == ["installation:iphone", "platform:apns", "topic:sale", "username:alice"])
+            #expect(hub.installations["pixel"]?.platform == "fcmv1")
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 3)
+            let sends = hub.sends.sorted { $0.format < $1.format }
+            #expect(sends.map(\.format) == ["apple", "fcmv1"])
+            #expect(sends.map(\.tags) == ["username:alice", "username:alice"])
+            #expect(sends.map(\.reached) == [["iphone"], ["pixel"]])
+            #expect(try await session.request(.delete, "/api/installations/pixel", as: alice).status == .noContent)
+            try await eventually(within: .seconds(10)) { hub.installations["pixel"] == nil }
+            #expect(hub.violations.isEmpty)
         }
     }
 }

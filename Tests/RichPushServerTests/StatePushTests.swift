@@ -81,36 +81,24 @@ extension RemoteHubTests {
 
 extension RemoteHubTests {
     @Test func notificationHubsCarriesAStatePushToEachOtherDeviceByDirectSend() async throws {
-        let hub = try await NotificationHubsTestServer.start()
-        let gateway = TestGateway { configuration in
-            configuration.hubs.notificationHubsConnectionString = NotificationHubsTestServer.connectionString
-            configuration.hubs.notificationHubsHub = NotificationHubsTestServer.hub
-            configuration.hubs.notificationHubsEndpoint = hub.endpoint
-        }
-        do {
-            try await gateway.run { session in
-                let alice = try await session.createUser("alice")
-                try await session.register("iphone", of: alice, platform: .apns)
-                try await session.register("pixel", of: alice, platform: .fcm)
-                try await eventually(within: .seconds(10)) { hub.installations.count == 2 }
-                let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
-                _ = try await session.waitForState("delivered", of: id)
-                _ = try await session.request(
-                    .patch, "/api/me/notifications/\(id)", as: alice, json: #"{"readState":"read","installationId":"pixel"}"#)
-                try await eventually(within: .seconds(10)) { hub.sends.count == 3 }
-                let statePush = try #require(hub.sends.last)
-                #expect(statePush.format == "apple")
-                #expect(statePush.deviceHandle == apnsToken(of: "iphone"))
-                #expect(statePush.pushType == "background")
-                let body = try #require(try JSONSerialization.jsonObject(with: Data(statePush.body.utf8)) as? [String: Any])
-                #expect(body["richEvent"] as? String == "state")
-                #expect(body["readState"] as? String == "read")
-                #expect(hub.violations.isEmpty)
-            }
-            await hub.stop()
-        } catch {
-            await hub.stop()
-            throw error
+        try await withNotificationHubs { session, hub in
+            let alice = try await session.createUser("alice")
+            try await session.register("iphone", of: alice, platform: .apns)
+            try await session.register("pixel", of: alice, platform: .fcm)
+            try await eventually(within: .seconds(10)) { hub.installations.count == 2 }
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            _ = try await session.request(
+                .patch, "/api/me/notifications/\(id)", as: alice, json: #"{"readState":"read","installationId":"pixel"}"#)
+            try await eventually(within: .seconds(10)) { hub.sends.count == 3 }
+            let statePush = try #require(hub.sends.last)
+            #expect(statePush.format == "apple")
+            #expect(statePush.deviceHandle == apnsToken(of: "iphone"))
+            #expect(statePush.pushType == "background")
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(statePush.body.utf8)) as? [String: Any])
+            #expect(body["richEvent"] as? String == "state")
+            #expect(body["readState"] as? String == "read")
+            #expect(hub.violations.isEmpty)
         }
     }
 }

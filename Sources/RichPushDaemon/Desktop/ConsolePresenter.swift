@@ -15,12 +15,12 @@ final class ConsolePresenter: AlertPresenter {
     var nextDeadline: ContinuousClock.Instant? { nil }
 
     func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, DBusFailure>) -> Void) {
-        print(alert)
+        writeLine(for: alert)
         shown(.success(nil))
     }
 
     /// Writes the alert as one line.
-    func print(_ alert: Alert) {
+    func writeLine(for alert: Alert) {
         var line = "richpush \(alert.richId) [\(alert.richType.rawValue)] \(alert.summary): \(Self.oneLine(alert.message))"
         if let detail = alert.detail { line += " | \(Self.oneLine(detail))" }
         if let file = alert.imageFile { line += " | image \(file)" }

@@ -9,7 +9,7 @@ struct PushChannelField: Decodable, Sendable {
         self.text = text
     }
 
-    /// `PushSubscription.toJSON()`: browsers add `expirationTime`, which the gateway does not use.
+    /// `PushSubscription.toJSON()`: browsers add `expirationTime`, which the gateway accepts and does not keep.
     private struct Subscription: Codable {
         struct Keys: Codable {
             var p256dh: String
@@ -26,10 +26,7 @@ struct PushChannelField: Decodable, Sendable {
             self.text = text
             return
         }
-        var subscription = try container.decode(Subscription.self)
-        subscription.expirationTime = nil
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        text = String(decoding: try encoder.encode(subscription), as: UTF8.self)
+        // The installation's check reads it again as a subscription and keeps the canonical form.
+        text = String(decoding: try JSONEncoder().encode(try container.decode(Subscription.self)), as: UTF8.self)
     }
 }
