@@ -70,13 +70,15 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(
             lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval, defaultLifetime: configuration.defaultTTL),
+        clock: configuration.clock,
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
         logger: dispatcherLogger
     )
     var statePushLogger = logger
     statePushLogger[metadataKey: "richpush.service"] = "state-pushes"
     let statePushes = StatePushDispatcher(
-        store: store, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, logger: statePushLogger)
+        store: store, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, clock: configuration.clock,
+        logger: statePushLogger)
     var services: [any Service] = [ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes]
     if store.isShared {
         // Other processes write to the same store: hear their events and new work, and count their failed sign-ins.

@@ -63,6 +63,8 @@ public struct ServerConfiguration: Sendable {
     public var protectedTagPrefixes = ["segment:"]
     /// How long hubs keep the push of a notification without `expiresAt` for a device that is offline.
     public var defaultTTL: TimeInterval = 28 * 86_400
+    /// What the gateway takes for now when it schedules, releases and retries; tests move it forward.
+    public var clock: any WallClock = SystemWallClock()
     /// At most so many marketers' notifications per user within a period; nil: no cap.
     public var frequencyCap: FrequencyCap?
     /// Hours of each device's day in which marketers' deliveries wait; nil: none.

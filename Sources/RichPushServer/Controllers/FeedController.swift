@@ -17,7 +17,8 @@ struct FeedController {
         let caller = try context.caller()
         let since = try request.uri.integer("since", in: 0...Int64.max)
         let limit = Int(try request.uri.integer("limit", in: 1...200) ?? 50)
-        let page = try await gateway.store.feed(username: caller.username, since: since, limit: limit)
+        let page = try await gateway.store.feed(
+            username: caller.username, since: since, limit: limit, now: gateway.configuration.clock.now)
         let language = request.headers[.acceptLanguage]
         return FeedJSON(items: page.items.map { FeedItemJSON($0, acceptLanguage: language) }, cursor: String(page.cursor))
     }
@@ -51,7 +52,7 @@ struct FeedController {
         guard
             let (item, cursor) = try await gateway.store.updateFeedState(
                 username: caller.username, notificationId: id, readState: readState, userActionState: actionState,
-                origin: body.installationId)
+                origin: body.installationId, now: gateway.configuration.clock.now)
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
         if cursor != nil {
             gateway.broadcaster.notify([caller.username])
@@ -66,7 +67,10 @@ struct FeedController {
         let caller = try context.caller()
         let id = try context.id()
         let origin = request.uri.queryParameters.get("installationId")
-        guard try await gateway.store.removeFromFeed(username: caller.username, notificationId: id, origin: origin) != nil else {
+        guard
+            try await gateway.store.removeFromFeed(
+                username: caller.username, notificationId: id, origin: origin, now: gateway.configuration.clock.now) != nil
+        else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
         gateway.broadcaster.notify([caller.username])
@@ -100,7 +104,7 @@ struct FeedController {
         guard let installation = try await gateway.store.installation(id: body.installationId), installation.owner == caller.username else {
             throw APIError.unprocessable("installation.notFound", "You have no installation \(body.installationId.prefix(64)).")
         }
-        guard try await gateway.store.feedItem(username: caller.username, notificationId: id) != nil else {
+        guard try await gateway.store.feedItem(username: caller.username, notificationId: id, now: gateway.configuration.clock.now) != nil else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
         let created = try await gateway.store.recordReceipt(notificationId: id, installationId: installation.id, event: event)

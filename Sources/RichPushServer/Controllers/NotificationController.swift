@@ -23,7 +23,7 @@ struct NotificationController {
         let caller = try context.caller()
         try gateway.rateLimits.admitSend(by: caller)
         let body = try await request.collectBody(limit: StrictRequestDecoder.maximumBytes)
-        let now = Date.now
+        let now = gateway.configuration.clock.now
         let draft: NotificationDraft
         let tutorial = body.readableBytes == 0
         if tutorial {
@@ -83,7 +83,7 @@ struct NotificationController {
         await gateway.payloads.fetches.flushed()
         let counts = try await gateway.store.counts(notificationId: record.id)
         let state = state(of: record, tally: counts.tally)
-        let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: .now) : nil
+        let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: gateway.configuration.clock.now) : nil
         let variants = try await gateway.store.variantFunnels(notificationId: record.id, variants: record.variants)
         let statePushes = try await gateway.store.statePushCounts(notificationId: record.id)
         return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes)

@@ -25,7 +25,7 @@ struct PayloadController {
             isRecipient = try await gateway.payloads.isRecipient(notificationId: id, username: caller.username)
         }
         let record: NotificationRecord
-        switch PayloadAccess.decide(stored, caller: caller, isRecipient: isRecipient, at: .now) {
+        switch PayloadAccess.decide(stored, caller: caller, isRecipient: isRecipient, at: gateway.configuration.clock.now) {
         case .notFound:
             gateway.metrics.payloadFetch(.notFound)
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")

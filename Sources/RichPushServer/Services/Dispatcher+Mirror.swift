@@ -8,7 +8,7 @@ extension Dispatcher {
     /// handled. A refusal that retrying cannot fix is logged and dropped; anything else is tried again with backoff.
     func syncMirror() async throws -> Int {
         guard let mirror = hubs.mirror else { return 0 }
-        let tasks = try await store.claimMirrorTasks(limit: policy.batchSize, lease: policy.lease)
+        let tasks = try await store.claimMirrorTasks(now: clock.now, limit: policy.batchSize, lease: policy.lease)
         for task in tasks {
             do {
                 // A replaced installation's channel now belongs to another user's installation: the hub must not reach
@@ -30,7 +30,7 @@ extension Dispatcher {
                 try await store.finishMirrorTask(task)
             } catch {
                 let delay = min(policy.longestRetryDelay, policy.firstRetryDelay * pow(2, Double(task.attempts)))
-                try await store.postponeMirrorTask(task, delay: delay * Double.random(in: 0.8...1.2), error: "\(error)")
+                try await store.postponeMirrorTask(task, delay: delay * Double.random(in: 0.8...1.2), error: "\(error)", now: clock.now)
             }
         }
         return tasks.count

@@ -31,6 +31,7 @@ struct Dispatcher: Service {
     let hubs: HubRegistry
     let doorbell: Doorbell
     let policy: Policy
+    let clock: any WallClock
     /// Set when the gateway knows its public URL: alerts of image notifications then link their image.
     var imageLinks: AlertImageLinks?
     let logger: Logger
@@ -83,7 +84,7 @@ struct Dispatcher: Service {
     func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
         let jobs = try await store.claimDueDeliveries(
-            recording: finished, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
+            recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
         count(finished)
         return (jobs, mirrored)
     }
@@ -100,21 +101,24 @@ struct Dispatcher: Service {
             }
         }
         defer { renewal.cancel() }
-        let now = Date.now
+        let now = clock.now
         let kept = jobs.map { $0.keptFor(policy.defaultLifetime, from: now) }
-        return await Self.deliver(imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, policy: policy, logger: logger)
+        return await Self.deliver(imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, policy: policy, clock: clock, logger: logger)
     }
 
     /// Hands `jobs` to the hubs of their platforms at once and answers each job with its outcome, the retry policy
-    /// applied.
-    static func deliver(_ jobs: [DeliveryJob], hubs: HubRegistry, policy: Policy, logger: Logger) async -> [SentDelivery] {
+    /// applied as of the time each hub answered.
+    static func deliver(
+        _ jobs: [DeliveryJob], hubs: HubRegistry, policy: Policy, clock: any WallClock, logger: Logger
+    ) async -> [SentDelivery] {
         var results: [SentDelivery] = []
         await withTaskGroup(of: [SentDelivery].self) { group in
             for (platform, platformJobs) in Dictionary(grouping: jobs, by: \.platform) {
                 let hub = hubs.hubs[platform] ?? UnconfiguredHub(platform: platform)
                 group.addTask {
                     let outcomes = await hub.deliver(platformJobs, logger: logger)
-                    return zip(platformJobs, outcomes).map { job, outcome in (job, policy.applyRetry(to: outcome, of: job)) }
+                    let now = clock.now
+                    return zip(platformJobs, outcomes).map { job, outcome in (job, policy.applyRetry(to: outcome, of: job, now: now)) }
                 }
             }
             for await partial in group { results.append(contentsOf: partial) }
@@ -125,7 +129,7 @@ struct Dispatcher: Service {
     /// Records the outcomes of the last batches when no claim follows to carry them.
     private func record(_ finished: [SentDelivery]) async {
         do {
-            try await store.recordOutcomes(finished)
+            try await store.recordOutcomes(finished, now: clock.now)
             count(finished)
         } catch {
             logger.error("recording outcomes failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(finished.count)"])
@@ -148,15 +152,21 @@ struct Dispatcher: Service {
         let deliveryDue = try await store.nextDeliveryDue()
         let mirrorDue = hubs.mirror == nil ? nil : try await store.nextMirrorTaskDue()
         guard let due = [deliveryDue, mirrorDue].compactMap({ $0 }).min() else { return policy.idleInterval }
-        let seconds = max(0.01, due.timeIntervalSinceNow)
-        return min(policy.idleInterval, .milliseconds(Int64(seconds * 1000)))
+        return policy.idleWait(until: due, now: clock.now)
     }
 }
 
 extension Dispatcher.Policy {
+    /// How long an idle dispatcher sleeps when its next work falls due at `due`: until then, but never longer than the
+    /// idle interval, so a due time the clock reached some other way (another process, a test) is found soon.
+    func idleWait(until due: Date?, now: Date) -> Duration {
+        guard let due else { return idleInterval }
+        return min(idleInterval, .milliseconds(Int64(max(0.01, due.timeIntervalSince(now)) * 1000)))
+    }
+
     /// A retry becomes a failure after the last attempt; otherwise it waits at least the hub's delay and at least an
     /// exponential backoff with jitter, but never past the notification's expiry, where it expires instead.
-    func applyRetry(to outcome: DeliveryOutcome, of job: DeliveryJob, now: Date = .now) -> DeliveryOutcome {
+    func applyRetry(to outcome: DeliveryOutcome, of job: DeliveryJob, now: Date) -> DeliveryOutcome {
         guard case .retry(let after, let code, let message) = outcome else { return outcome }
         guard job.attempt < maximumAttempts else {
             return .failed(code: code, message: "\(message) (gave up after \(job.attempt) attempts)")

@@ -13,6 +13,7 @@ struct StatePushDispatcher: Service {
     let hubs: HubRegistry
     let doorbell: Doorbell
     let policy: Dispatcher.Policy
+    let clock: any WallClock
     let logger: Logger
 
     static let batchSize = 500
@@ -21,14 +22,15 @@ struct StatePushDispatcher: Service {
         await withGracefulShutdownHandler {
             while !doorbell.isClosed {
                 do {
-                    let claims = try await store.claimDueStatePushes(limit: Self.batchSize, lease: policy.lease)
+                    let claims = try await store.claimDueStatePushes(limit: Self.batchSize, lease: policy.lease, now: clock.now)
                     guard !claims.isEmpty else {
                         await doorbell.wait(upTo: try await idleWait())
                         continue
                     }
-                    let sent = await Dispatcher.deliver(claims.map(\.job), hubs: hubs, policy: policy, logger: logger)
+                    let sent = await Dispatcher.deliver(claims.map(\.job), hubs: hubs, policy: policy, clock: clock, logger: logger)
                     let versions = Dictionary(uniqueKeysWithValues: claims.map { ($0.job.deliveryId, $0) })
-                    try await store.recordStatePushOutcomes(sent.compactMap { job, outcome in versions[job.deliveryId].map { ($0, outcome) } })
+                    try await store.recordStatePushOutcomes(
+                        sent.compactMap { job, outcome in versions[job.deliveryId].map { ($0, outcome) } }, now: clock.now)
                 } catch {
                     logger.error("state pushes failed", metadata: ["error": "\(error)"])
                     await doorbell.wait(upTo: policy.idleInterval)
@@ -40,7 +42,6 @@ struct StatePushDispatcher: Service {
     }
 
     private func idleWait() async throws -> Duration {
-        guard let due = try await store.nextStatePushDue() else { return policy.idleInterval }
-        return min(policy.idleInterval, .milliseconds(Int64(max(0.01, due.timeIntervalSinceNow) * 1000)))
+        policy.idleWait(until: try await store.nextStatePushDue(), now: clock.now)
     }
 }

@@ -57,13 +57,24 @@ public final class SQLiteEngine: DatabaseEngine {
     /// lock while asking for that, and SQLite answers one of them "busy" at once instead of letting both wait forever:
     /// the busy timeout does not cover this deadlock, so the one refused asks again once the other is through.
     private static func enableWriteAheadLog(_ db: any SQLDatabase) async throws {
-        var refusals = 0
+        try await retryingWhileBusy { try await db.raw("PRAGMA journal_mode = WAL").run() }
+    }
+
+    /// Another process bringing the schema up to date runs one transaction after another, each taking the write lock
+    /// again a moment after releasing it; a process waiting in the busy handler, which looks only now and then, may
+    /// find it taken every time until its busy timeout runs out. The steps are idempotent, so it starts them again.
+    public func withMigrationLock<T>(_ body: () async throws -> T) async throws -> T {
+        try await Self.retryingWhileBusy(body)
+    }
+
+    /// Runs `body` again while SQLite answers that another connection holds the lock, for up to a minute: what a
+    /// process starting beside others may meet, though no single statement of it waits that long.
+    private static func retryingWhileBusy<T>(_ body: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
-                try await db.raw("PRAGMA journal_mode = WAL").run()
-                return
-            } catch let failure as SQLiteFailure where failure.isBusy && refusals < 500 {
-                refusals += 1
+                return try await body()
+            } catch let failure as SQLiteFailure where failure.isBusy && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
         }

@@ -10,8 +10,9 @@ struct SQLiteFailure: Error, CustomStringConvertible {
 
     var description: String { "SQLite error \(code): \(message)" }
 
-    /// Another connection holds the lock this one asked for.
-    var isBusy: Bool { code == SQLITE_BUSY }
+    /// Another connection holds the lock this one asked for; connections open with extended result codes, whose low
+    /// byte is the primary one.
+    var isBusy: Bool { code & 0xff == SQLITE_BUSY }
 }
 
 /// One connection to the database file whose statements run to completion on the thread of its own executor.

@@ -29,6 +29,8 @@ struct Credentials: Sendable {
 struct TestGateway {
     var configuration = ServerConfiguration()
     let directory: URL
+    /// The gateway's time, which a test moves forward instead of waiting.
+    let clock = AdvancedWallClock()
 
     init(_ customize: (inout ServerConfiguration) -> Void = { _ in }) {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-test-\(UUID().uuidString)")
@@ -42,6 +44,7 @@ struct TestGateway {
         configuration.heartbeatInterval = .seconds(1)
         configuration.dispatchIdleInterval = .milliseconds(100)
         configuration.bcryptCost = 4
+        configuration.clock = clock
         customize(&configuration)
     }
 
@@ -49,13 +52,14 @@ struct TestGateway {
     func run<T: Sendable>(_ setup: TestingSetup = .router, _ body: @Sendable (Session) async throws -> T) async throws -> T {
         defer { try? FileManager.default.removeItem(at: directory) }
         let app = try await buildApplication(configuration)
-        return try await app.test(setup) { client in try await body(Session(client: client)) }
+        return try await app.test(setup) { client in try await body(Session(client: client, clock: clock)) }
     }
 }
 
 /// One test's conversation with the gateway.
 struct Session: Sendable {
     let client: any TestClientProtocol
+    let clock: AdvancedWallClock
 
     @discardableResult
     func request(
@@ -110,6 +114,20 @@ struct Session: Sendable {
             throw TestFailure("send: \(response.status) \(String(buffer: response.body))")
         }
         return id
+    }
+
+    /// Polls the deliveries of notification `id` until the one to `installationId` waits for a retry because of
+    /// `reason`, or ten seconds pass; answers that delivery as the gateway shows it.
+    func waitForRetry(of id: Int64, to installationId: String, because reason: String) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let items = try await request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()["items"] as? [[String: Any]]
+            let delivery = items?.first { $0["installationId"] as? String == installationId } ?? [:]
+            if delivery["state"] as? String == "pending" && delivery["reason"] as? String == reason || ContinuousClock.now > deadline {
+                return delivery
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// Polls the status until `state` is reached or ten seconds pass.

@@ -1,0 +1,16 @@
+import Foundation
+import Synchronization
+
+@testable import RichPushServer
+
+/// The system's time moved forward by what a test advanced it: everything that waits on real time (timeouts,
+/// polling) still runs, while a due time hours ahead arrives at once.
+final class AdvancedWallClock: WallClock {
+    private let offset = Mutex<TimeInterval>(0)
+
+    var now: Date { .now + offset.withLock { $0 } }
+
+    func advance(by interval: TimeInterval) {
+        offset.withLock { $0 += interval }
+    }
+}
