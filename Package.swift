@@ -90,12 +90,19 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RichPushClient",
-            dependencies: ["RichPushCore", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: [
+                "RichPushCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOSSL
 import RichPushCore
 
 /// The work of `richpush send` and `richpush status` once their settings are read: speaks to the gateway, writes
@@ -23,6 +24,11 @@ public struct CommandRunner: Sendable {
         // A gateway that refuses the connection is reported at once, not retried until the request times out.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        if let caFile = connection.caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            configuration.tlsConfiguration = tls
+        }
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let client = GatewayClient(server: connection.server, credential: connection.credential, httpClient: http)
         let exit = await body(CommandRunner(client: client, terminal: terminal))

@@ -68,10 +68,13 @@ public enum Credential: Sendable, Equatable {
 public struct Connection: Sendable, Equatable {
     public var server: String
     public var credential: Credential
+    /// Extra CA certificates (PEM) trusted for an HTTPS gateway, beside the system's.
+    public var caFile: String?
 
-    public init(server: String, credential: Credential) {
+    public init(server: String, credential: Credential, caFile: String? = nil) {
         self.server = server
         self.credential = credential
+        self.caFile = caFile
     }
 
     /// Resolves `server`, then `token-file`, or else `user` with `password-file` (or `password-stdin`, read through
@@ -82,6 +85,10 @@ public struct Connection: Sendable, Equatable {
             url.host?.isEmpty == false
         else { throw UsageError("--server must be an http:// or https:// URL, not '\(server)'") }
         self.server = server
+        caFile = settings.value("ca-file").flatMap { $0.isEmpty ? nil : $0 }
+        if let path = caFile, !FileManager.default.isReadableFile(atPath: path) {
+            throw UsageError("cannot read the CA file \(path)")
+        }
         if let path = settings.value("token-file"), !path.isEmpty {
             let token = try Self.secret(inFile: path, named: "token")
             guard token.hasPrefix("rp_") else { throw UsageError("the token file \(path) does not hold an API token (rp_…)") }

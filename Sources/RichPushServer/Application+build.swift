@@ -1,5 +1,6 @@
 public import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 public import Logging
 import NIOCore
 import RichPushCore
@@ -80,6 +81,14 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         store: store, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, clock: configuration.clock,
         logger: statePushLogger)
     var services: [any Service] = [ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes]
+    let certificate = try configuration.tlsFiles.map { files throws(ConfigurationError) in try ServingCertificate(files: files) }
+    if let certificate {
+        services.append(CertificateReloader(certificate: certificate, logger: logger))
+    } else if !configuration.listensOnLoopbackOnly {
+        logger.warning(
+            "serving plain HTTP on a non-loopback address: passwords and tokens cross the network readable; give --tls-cert-file and --tls-key-file, or listen on 127.0.0.1 behind a TLS proxy",
+            metadata: ["richpush.address": "\(configuration.hostname)"])
+    }
     if store.isShared {
         // Other processes write to the same store: hear their events and new work, and count their failed sign-ins.
         services.append(
@@ -88,15 +97,18 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         services.append(SignInThrottleSync(store: store, throttle: gateway.authenticator.throttle, logger: logger))
     }
     let startupLogger = logger
+    let scheme = certificate == nil ? "http" : "https"
     var app = Application(
         router: buildRouter(gateway),
-        server: httpServer(gateway),
+        server: httpServer(gateway, certificate: certificate),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
         // Services stop in reverse order: the store and the hub connections close after the dispatcher has finished
         // its batch.
         services: services,
         onServerRunning: { channel in
-            startupLogger.notice("richpush listening", metadata: ["richpush.address": "\(channel.localAddress?.description ?? "?")"])
+            startupLogger.notice(
+                "richpush listening",
+                metadata: ["richpush.address": "\(channel.localAddress?.description ?? "?")", "richpush.scheme": "\(scheme)"])
         },
         logger: logger
     )
@@ -104,17 +116,25 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     return app
 }
 
-/// HTTP/1.1 with the connection guards, the headers every answer carries and the payload fast path.
-private func httpServer(_ gateway: Gateway) -> HTTPServerBuilder {
+/// HTTP/1.1 with the connection guards, the headers every answer carries and the payload fast path; with a
+/// certificate, HTTPS with HTTP/1.1 or HTTP/2 as the client's ALPN asks, each HTTP/2 stream with the same handlers.
+private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) -> HTTPServerBuilder {
     let policy = RequestDeadlines.Policy(
         headerTimeout: TimeAmount(gateway.configuration.headerTimeout), idleTimeout: TimeAmount(gateway.configuration.idleTimeout))
+    let streamConfiguration = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [SecurityHeaders(), RequestDeadlines(policy: policy), PayloadFastPath(gateway: gateway)])
     return HTTPServerBuilder { responder in
-        GuardedChannel(
-            base: HTTP1Channel(
-                responder: responder,
-                configuration: .init(
-                    additionalChannelHandlers: [SecurityHeaders(), RequestDeadlines(policy: policy), PayloadFastPath(gateway: gateway)])),
-            connections: gateway.connections)
+        guard let certificate else {
+            return GuardedChannel(
+                base: HTTP1Channel(responder: responder, configuration: streamConfiguration), connections: gateway.connections,
+                handshakeTimeout: policy.headerTimeout)
+        }
+        return GuardedChannel(
+            base: try HTTP2UpgradeChannel(
+                tlsConfiguration: certificate.serverConfiguration(),
+                configuration: .init(idleTimeout: gateway.configuration.idleTimeout, streamConfiguration: streamConfiguration),
+                responder: responder),
+            connections: gateway.connections, handshakeTimeout: policy.headerTimeout)
     }
 }
 

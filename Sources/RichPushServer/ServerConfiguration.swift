@@ -63,6 +63,8 @@ public struct ServerConfiguration: Sendable {
     public var protectedTagPrefixes = ["segment:"]
     /// How long hubs keep the push of a notification without `expiresAt` for a device that is offline.
     public var defaultTTL: TimeInterval = 28 * 86_400
+    /// The PEM files HTTPS is served with; nil: plain HTTP.
+    public var tlsFiles: TLSFiles?
     /// What the gateway takes for now when it schedules, releases and retries; tests move it forward.
     public var clock: any WallClock = SystemWallClock()
     /// At most so many marketers' notifications per user within a period; nil: no cap.
@@ -77,6 +79,11 @@ public struct ServerConfiguration: Sendable {
     /// What holds marketers' notifications back in the dispatchers.
     public var campaignLimits: CampaignLimits {
         CampaignLimits(frequencyCap: frequencyCap, quietHours: quietHours, defaultTimeZone: defaultTimeZone)
+    }
+
+    /// Whether only this machine can reach the listening address, so plain HTTP carries no credential across a network.
+    var listensOnLoopbackOnly: Bool {
+        hostname == "localhost" || hostname == "::1" || hostname.hasPrefix("127.")
     }
 
     /// Resolves every setting: a flag wins over the environment (`RICHPUSH_*`), that over the config file, that
@@ -188,6 +195,12 @@ public struct ServerConfiguration: Sendable {
             hubs.allowPrivatePushEndpoints = on
         }
         hubs.tlsCAFile = value("tls-ca-file")
+        switch (value("tls-cert-file"), value("tls-key-file")) {
+        case (let certificate?, let key?): tlsFiles = .init(certificateChain: certificate, privateKey: key)
+        case (nil, nil): tlsFiles = nil
+        case (_?, nil): throw ConfigurationError("tls-cert-file needs tls-key-file, the certificate's private key")
+        case (nil, _?): throw ConfigurationError("tls-key-file needs tls-cert-file, the certificate (and its chain) of the key")
+        }
         if let concurrency = try integer("hub-concurrency", in: 1...10_000) { hubs.maximumConcurrentRequests = concurrency }
     }
 }

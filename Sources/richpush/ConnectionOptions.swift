@@ -14,6 +14,8 @@ struct ConnectionOptions: ParsableArguments {
         name: .customLong("token-file"),
         help: "A file holding an API token (rp_…) to use instead of a user and password; the token names its user (env RICHPUSH_TOKEN_FILE).")
     var tokenFile: String?
+    @Option(name: .customLong("ca-file"), help: "Extra CA certificates (PEM) trusted for an HTTPS gateway (env RICHPUSH_CA_FILE).")
+    var caFile: String?
     @Flag(help: "Write JSON on standard output instead of sentences (env RICHPUSH_JSON).") var json = false
     @Option(help: "With --wait, give up after this long, e.g. 90s, 10m (env RICHPUSH_TIMEOUT).") var timeout: String?
     @Option(name: .customLong("config"), help: "A file of 'name = value' lines, names as the long flags (env RICHPUSH_CONFIG).")
@@ -22,7 +24,7 @@ struct ConnectionOptions: ParsableArguments {
     var flags: [String: String] {
         [
             "server": server, "user": user, "password-file": passwordFile, "password-stdin": passwordFromStandardInput ? "true" : nil,
-            "token-file": tokenFile, "json": json ? "true" : nil, "timeout": timeout,
+            "token-file": tokenFile, "ca-file": caFile, "json": json ? "true" : nil, "timeout": timeout,
         ].compactMapValues { $0 }
     }
 

@@ -107,6 +107,12 @@ struct Serve: AsyncParsableCommand {
             """
     )
     var quietHours: String?
+    @Option(
+        name: .customLong("tls-cert-file"),
+        help: "Serve HTTPS (HTTP/1.1 and HTTP/2) with this PEM certificate, its chain after it; SIGHUP reads it again (env RICHPUSH_TLS_CERT_FILE).")
+    var tlsCertificateFile: String?
+    @Option(name: .customLong("tls-key-file"), help: "The PEM private key of --tls-cert-file (env RICHPUSH_TLS_KEY_FILE).")
+    var tlsKeyFile: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info; env RICHPUSH_LOG_LEVEL).")
     var logLevel: String?
 
@@ -121,7 +127,7 @@ struct Serve: AsyncParsableCommand {
                 "default-time-zone": defaultTimeZone,
                 "max-unauthenticated-connections-per-address": maximumUnauthenticatedConnections,
                 "frequency-cap": frequencyCap, "quiet-hours": quietHours, "default-ttl": defaultTTL,
-                "protected-tag-prefixes": protectedTagPrefixes,
+                "protected-tag-prefixes": protectedTagPrefixes, "tls-cert-file": tlsCertificateFile, "tls-key-file": tlsKeyFile,
             ].compactMapValues { $0 }
         ) { first, _ in first }
         let configuration: ServerConfiguration

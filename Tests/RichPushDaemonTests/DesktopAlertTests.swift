@@ -22,9 +22,9 @@ extension EndToEndTests {
             let alice: (String, String)
             let daemon: DaemonProcess
 
-            init() async throws {
+            init(https: Bool = false) async throws {
                 desktop = try await TestDesktop()
-                gateway = try TestGateway()
+                gateway = try TestGateway(https: https)
                 try await gateway.start()
                 alice = try gateway.createMember("alice")
                 daemon = try DaemonProcess(gateway: gateway, user: alice)
@@ -73,6 +73,15 @@ extension EndToEndTests {
             #expect(entry["summary"] as? String == "New image")
             #expect(entry["body"] as? String == "Check this image out!")
             #expect(entry["default_action_name"] as? String == "default")
+        }
+
+        @Test func overHTTPSWithAPrivateCAAnImageNotificationPopsUpAsOverHTTP() async throws {
+            let scene = try await Scene(https: true)
+            defer { scene.stop() }
+            let id = try await scene.showImage()
+            #expect(try scene.desktop.displayedCount() == 1)
+            #expect(await eventually { (try? scene.gateway.status(id)["displayed"] as? Int) == 1 }, "no displayed receipt")
+            #expect(scene.gateway.baseURL.hasPrefix("https://"))
         }
 
         @Test(arguments: ["two-colors.jpg", "two-colors.webp"])

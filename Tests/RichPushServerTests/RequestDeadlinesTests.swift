@@ -20,7 +20,7 @@ struct RequestDeadlinesTests {
             let deadlines = RequestDeadlines(policy: .init(headerTimeout: headerTimeout, idleTimeout: idleTimeout))
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
             try channel.pipeline.syncOperations.addHandlers([HTTP1ToHTTPServerCodec(secure: false), deadlines])
-            try channel.pipeline.syncOperations.addHandler(ByteArrivals(deadlines: deadlines), position: .first)
+            try channel.pipeline.syncOperations.addHandler(ByteArrivals(), position: .first)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         }
 

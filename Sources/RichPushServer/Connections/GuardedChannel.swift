@@ -1,22 +1,27 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOSSL
 
 /// A server child channel with the gateway's connection guards in front of `Base`'s handlers: the admission of
 /// unauthenticated connections (``ConnectionAdmission``) and the byte arrivals that time a request header
-/// (``ByteArrivals``), which must see the bytes before the HTTP decoder does. `Base` must put a
-/// ``RequestDeadlines`` into the pipeline.
+/// (``ByteArrivals``), which must see the bytes before the HTTP decoder does. `Base` puts a ``RequestDeadlines``
+/// into the pipeline of each HTTP/1.1 connection, at once or, over TLS, once the handshake chose HTTP/1.1.
 struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
     let base: Base
     let connections: UnauthenticatedConnections
+    /// How long a TLS handshake may take, when `Base` speaks TLS.
+    let handshakeTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { [connections] value in
+        base.setup(channel: channel, logger: logger).flatMapThrowing { [connections, handshakeTimeout] value in
             let pipeline = channel.pipeline.syncOperations
-            let deadlines = try pipeline.handler(type: RequestDeadlines.self)
-            try pipeline.addHandler(ByteArrivals(deadlines: deadlines), position: .first)
+            if let tls = try? pipeline.handler(type: NIOSSLServerHandler.self) {
+                try pipeline.addHandler(HandshakeDeadline(timeout: handshakeTimeout), position: .after(tls))
+            }
+            try pipeline.addHandler(ByteArrivals(), position: .first)
             try pipeline.addHandler(ConnectionAdmission(connections: connections), position: .first)
             return value
         }

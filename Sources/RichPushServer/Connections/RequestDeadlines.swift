@@ -129,18 +129,19 @@ final class RequestDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
 
 /// In front of the HTTP decoder: tells ``RequestDeadlines`` when bytes come in, so a header that trickles in is timed
 /// from its first byte.
+///
+/// Over TLS the HTTP handlers join the pipeline only once the handshake has chosen the protocol, so this finds
+/// ``RequestDeadlines`` when it appears; an HTTP/2 connection has none, its streams being timed by HTTP/2's own idle
+/// timeout.
 final class ByteArrivals: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private let deadlines: RequestDeadlines
-
-    init(deadlines: RequestDeadlines) {
-        self.deadlines = deadlines
-    }
+    private var deadlines: RequestDeadlines?
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        deadlines.bytesArrived()
+        if deadlines == nil { deadlines = try? context.pipeline.syncOperations.handler(type: RequestDeadlines.self) }
+        deadlines?.bytesArrived()
         context.fireChannelRead(data)
     }
 }

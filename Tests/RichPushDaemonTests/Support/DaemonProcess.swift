@@ -22,7 +22,7 @@ final class DaemonProcess: @unchecked Sendable {
         [
             "--server", gateway.baseURL, "--user", user.0, "--password-file", home.path + "/password", "--heartbeat-timeout", "3",
             "--open-command", home.path + "/open", "--verbose",
-        ]
+        ] + (gateway.caFile.map { ["--ca-file", $0] } ?? [])
     }
 
     /// The environment: a fresh home, plus the desktop's bus when there is one.

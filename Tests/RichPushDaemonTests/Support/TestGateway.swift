@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 
 @testable import RichPushDaemon
 
@@ -10,14 +11,32 @@ final class TestGateway: @unchecked Sendable {
     static let adminPassword = "admin-secret-1"
     private var imageIds: [String: Int64] = [:]
 
-    init() throws {
+    /// The CA whose certificate the gateway serves HTTPS with; nil: plain HTTP.
+    let caFile: String?
+
+    /// A gateway on plain HTTP, or with `https` on HTTPS with a certificate for 127.0.0.1 that openssl issues to it
+    /// here, trusted through ``caFile`` only.
+    init(https: Bool = false) throws {
         directory = try TemporaryDirectory()
         port = try freePort()
+        guard https else {
+            caFile = nil
+            return
+        }
+        let certificate = directory.path + "/gateway.pem"
+        let issued = try SpawnedProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory.path + "/gateway-key.pem", "-out", certificate,
+            ])
+        guard issued.status == 0 else { throw TestFailure("openssl could not issue the certificate: \(issued.output)") }
+        caFile = certificate
     }
 
     deinit { process?.stop() }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "\(caFile == nil ? "http" : "https")://127.0.0.1:\(port)" }
     var log: String { process?.output ?? "" }
 
     func start() async throws {
@@ -29,7 +48,8 @@ final class TestGateway: @unchecked Sendable {
                 "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", directory.path + "/data",
                 "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir",
                 repositoryRoot.appendingPathComponent("img").path, "--heartbeat-seconds", "1",
-            ], environment: environment, outputFile: directory.path + "/gateway-\(UUID().uuidString).log")
+            ] + (caFile.map { ["--tls-cert-file", $0, "--tls-key-file", directory.path + "/gateway-key.pem"] } ?? []), environment: environment,
+            outputFile: directory.path + "/gateway-\(UUID().uuidString).log")
         self.process = process
         let healthy = await eventually(timeout: .seconds(30)) {
             guard process.isRunning else { return true }
@@ -51,7 +71,7 @@ final class TestGateway: @unchecked Sendable {
     func request(_ method: GatewayRequest.Method, _ path: String, as user: (String, String)?, json: String? = nil) throws -> (
         status: Int, body: String
     ) {
-        let easy = CurlEasy(credential: .password(username: user?.0 ?? "", password: user?.1 ?? ""), caFile: nil)
+        let easy = CurlEasy(credential: .password(username: user?.0 ?? "", password: user?.1 ?? ""), caFile: caFile)
         var request = json.map { GatewayRequest.json(method, baseURL + path, $0) } ?? GatewayRequest(method: method, url: baseURL + path)
         if user == nil { request.headers.append("Authorization:") }
         let response = try easy.send(request)
@@ -104,7 +124,7 @@ final class TestGateway: @unchecked Sendable {
 
     private func imageId(_ fixtureName: String) throws -> Int64 {
         if let id = imageIds[fixtureName] { return id }
-        let easy = CurlEasy(credential: .password(username: Self.admin.0, password: Self.admin.1), caFile: nil)
+        let easy = CurlEasy(credential: .password(username: Self.admin.0, password: Self.admin.1), caFile: caFile)
         let upload = GatewayRequest(
             method: .post, url: baseURL + "/api/images", headers: ["Content-Type: application/octet-stream"],
             body: Array(try fixture(fixtureName)))

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import TestProcesses
 
 /// The real `richpush` executable, run as a separate process on a store in a temporary directory.
@@ -13,21 +14,34 @@ final class GatewayProcess: @unchecked Sendable {
     let extraArguments: [String]
     private(set) var process: SpawnedProcess?
     private let logFile: URL
+    /// With a CA file the gateway is asked over HTTPS, trusting that CA; its flags must give it a certificate.
+    let caFile: String?
+    private let client: HTTPClient
 
     /// The `richpush` binary next to the test bundle; `swift build --build-tests` builds both.
     static var executable: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("richpush")
     }
 
-    init(extraArguments: [String] = []) throws {
+    init(extraArguments: [String] = [], caFile: String? = nil) throws {
         self.extraArguments = extraArguments
+        self.caFile = caFile
+        if let caFile {
+            var configuration = HTTPClient.Configuration()
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            configuration.tlsConfiguration = tls
+            client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        } else {
+            client = .shared
+        }
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-process-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         logFile = dataDirectory.appendingPathComponent("gateway.log")
         port = try Self.freePort()
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "\(caFile == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
     /// This process's environment plus what the QA scripts read: the gateway's address, the admin's password, the
     /// PNG fixtures and the logo.
@@ -56,7 +70,7 @@ final class GatewayProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             // Each try has its own deadline: on a loaded machine one connection can stall while the next succeeds.
-            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + "/health"), timeout: .seconds(2)),
+            if let response = try? await client.execute(HTTPClientRequest(url: baseURL + "/health"), timeout: .seconds(2)),
                 response.status == .ok
             {
                 return
@@ -102,13 +116,14 @@ final class GatewayProcess: @unchecked Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
         return (Int(response.status.code), String(buffer: body))
     }
 
     func cleanUp() {
         kill()
+        if caFile != nil { try? client.syncShutdown() }
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 

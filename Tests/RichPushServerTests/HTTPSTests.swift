@@ -1,0 +1,165 @@
+import Foundation
+import HubTestServers
+import RichPushCore
+import TestProcesses
+import Testing
+
+@testable import RichPushServer
+
+/// `richpush serve --tls-cert-file --tls-key-file`: HTTPS with HTTP/1.1 and HTTP/2, renewed certificates on SIGHUP,
+/// and the clients that speak to it trusting a private CA.
+@Suite("Serving HTTPS")
+struct HTTPSTests {
+    /// A directory with a CA and a certificate it issued for 127.0.0.1, removed afterwards.
+    final class Certificates: Sendable {
+        let directory: URL
+        let authority: TestCertificateAuthority
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-tls-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            authority = try TestCertificateAuthority(directory: directory)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// A gateway process serving HTTPS with `certificates`' server certificate, asked through their CA.
+    func withHTTPSGateway(_ certificates: Certificates, _ body: (GatewayProcess) async throws -> Void) async throws {
+        let gateway = try GatewayProcess(
+            extraArguments: [
+                "--tls-cert-file", certificates.authority.serverCertificateFile, "--tls-key-file", certificates.authority.serverKeyFile,
+            ],
+            caFile: certificates.authority.caFile)
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        try await body(gateway)
+    }
+
+    /// Runs curl trusting `caFile` and answers its exit status and output.
+    func curl(_ arguments: [String], trusting caFile: String) throws -> (status: Int32, output: String) {
+        try SpawnedProcess.run("/usr/bin/curl", ["--silent", "--show-error", "--cacert", caFile] + arguments)
+    }
+
+    @Test func clientsChooseHTTP1OrHTTP2ByALPN() async throws {
+        let certificates = try Certificates()
+        try await withHTTPSGateway(certificates) { gateway in
+            for (flag, version) in [("--http1.1", "1.1"), ("--http2", "2")] {
+                let answer = try curl(
+                    [flag, "--output", "/dev/null", "--write-out", "%{http_version} %{http_code}", gateway.baseURL + "/health"],
+                    trusting: certificates.authority.caFile)
+                #expect(answer.output == "\(version) 200")
+            }
+        }
+    }
+
+    @Test func aPayloadIsFetchedOverHTTPSAgainAndAgainAlike() async throws {
+        let certificates = try Certificates()
+        try await withHTTPSGateway(certificates) { gateway in
+            let created = try await gateway.request(
+                .POST, "/api/notifications", as: .admin, json: #"{"message":"m","richType":"text","text":"over TLS"}"#)
+            let id = try #require(ProcessTests.id(in: created.body))
+            // The first fetch fills the caches through the router; the next ones are answered from them.
+            for version in ["--http1.1", "--http2"] {
+                let fetches = try (0..<3).map { _ in
+                    try curl(
+                        [version, "--user", "admin:\(Credentials.admin.password)", gateway.baseURL + "/api/notifications/\(id)"],
+                        trusting: certificates.authority.caFile)
+                }
+                #expect(fetches.map(\.output) == Array(repeating: "over TLS", count: 3))
+            }
+        }
+    }
+
+    @Test func theSendCommandTrustsTheGatewaysCAThroughCAFile() async throws {
+        let certificates = try Certificates()
+        try await withHTTPSGateway(certificates) { gateway in
+            let passwordFile = certificates.directory.appendingPathComponent("password").path
+            try Credentials.admin.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            let send = [
+                "send", "--server", gateway.baseURL, "--user", "admin", "--password-file", passwordFile, "--message", "m", "--text", "t", "--to",
+                "username:admin",
+            ]
+            let untrusted = try SpawnedProcess.run(GatewayProcess.executable.path, send)
+            #expect(untrusted.status == 4, "the gateway could not be reached: \(untrusted.output)")
+            let trusted = try SpawnedProcess.run(GatewayProcess.executable.path, send + ["--ca-file", certificates.authority.caFile])
+            #expect(trusted.status == 0, "\(trusted.output)")
+        }
+    }
+
+    @Test func aRenewedCertificateIsServedAfterSIGHUPWhileOpenStreamsGoOn() async throws {
+        let original = try Certificates()
+        let renewed = try Certificates()
+        let live = original.directory.appendingPathComponent("live")
+        try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
+        let (certificateFile, keyFile) = (live.appendingPathComponent("cert.pem").path, live.appendingPathComponent("key.pem").path)
+        try FileManager.default.copyItem(atPath: original.authority.serverCertificateFile, toPath: certificateFile)
+        try FileManager.default.copyItem(atPath: original.authority.serverKeyFile, toPath: keyFile)
+        let gateway = try GatewayProcess(
+            extraArguments: ["--tls-cert-file", certificateFile, "--tls-key-file", keyFile], caFile: original.authority.caFile)
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
+        let alice = Credentials(username: "alice", password: "alice-password")
+        #expect(
+            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+                .status == 201)
+        let streamOutput = live.appendingPathComponent("stream.txt").path
+        let stream = try SpawnedProcess(
+            "/usr/bin/curl",
+            [
+                "--silent", "--no-buffer", "--cacert", original.authority.caFile, "--user", "alice:alice-password",
+                gateway.baseURL + "/api/me/stream?installationId=laptop",
+            ],
+            output: .file(streamOutput))
+        defer { stream.signal(SIGKILL) }
+        try await eventuallyAsync(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false }
+
+        #expect(try curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status != 0)
+        for (from, to) in [(renewed.authority.serverCertificateFile, certificateFile), (renewed.authority.serverKeyFile, keyFile)] {
+            try FileManager.default.removeItem(atPath: to)
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        }
+        gateway.process?.signal(SIGHUP)
+        try await eventuallyAsync(within: .seconds(10)) {
+            (try? curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status) == 0
+        }
+
+        let created = try await gateway.request(
+            .POST, "/api/notifications", as: .admin, json: #"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#)
+        let id = try #require(ProcessTests.id(in: created.body))
+        try await eventuallyAsync(within: .seconds(10)) {
+            (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.contains(#""richId":"\#(id)""#) == true
+        }
+        #expect(gateway.log.contains("TLS certificate reloaded"))
+    }
+
+    @Test func aKeyThatIsNotTheCertificatesStopsTheStartWithASentence() throws {
+        let first = try Certificates()
+        let second = try Certificates()
+        let start = try SpawnedProcess.run(
+            GatewayProcess.executable.path,
+            [
+                "serve", "--port", "0", "--data-dir", first.directory.appendingPathComponent("data").path, "--tls-cert-file",
+                first.authority.serverCertificateFile, "--tls-key-file", second.authority.serverKeyFile,
+            ])
+        #expect(start.status != 0)
+        #expect(start.output.contains("is not the key of the certificate in \(first.authority.serverCertificateFile)"))
+    }
+
+    @Test func plainHTTPOnEveryInterfaceWarnsThatCredentialsCrossTheNetworkReadable() async throws {
+        let gateway = try GatewayProcess(extraArguments: ["--hostname", "0.0.0.0"])
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        #expect(gateway.log.contains("serving plain HTTP on a non-loopback address"))
+    }
+
+    @Test(arguments: [("tls-cert-file", "tls-cert-file needs tls-key-file"), ("tls-key-file", "tls-key-file needs tls-cert-file")])
+    func aCertificateOrAKeyAloneStopsTheStartNamingTheOther(given: String, sentence: String) {
+        #expect {
+            try ServerConfiguration(flags: [given: "/etc/richpush/x.pem"], settings: SettingsResolver(environment: [:]))
+        } throws: { error in
+            (error as? ConfigurationError)?.description.hasPrefix(sentence) == true
+        }
+    }
+}
