@@ -3,13 +3,16 @@
 # (64 keep-alive connections) against the release gateway and, in the same run, against nginx serving the same
 # file behind `auth_basic` with a {SHA} htpasswd. Prints both rates and p99 latencies and their ratios. The same
 # fetch with an API token (`Authorization: Bearer rp_…`) is measured in each round too, against the remembered
-# password: a token check must cost no more than a cached password's.
+# password: a token check must cost no more than a cached password's. With `https`, both serve HTTPS (TLS 1.3, the
+# same P-256 certificate, wrk's connections kept alive, so a handshake per connection and then the record layer).
 #
-#   Benchmarks/payload-fetch.sh [seconds per round] [rounds]
+#   Benchmarks/payload-fetch.sh [seconds per round] [rounds] [http|https]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 rounds=${2:-3}
+bench_scheme=${3:-http}
+case "$bench_scheme" in http | https) ;; *) echo "the third argument is http or https, not $bench_scheme" >&2; exit 64 ;; esac
 scripts/ensure-packages wrk nginx-light curl python3 libpng-dev libturbojpeg0-dev libwebp-dev pkg-config
 source Benchmarks/support/common.sh
 bench_build_gateway
@@ -18,8 +21,18 @@ chmod 755 "$bench_work"
 python3 Benchmarks/support/noise_png.py 112000 "$bench_work/payload.png"
 chmod 644 "$bench_work/payload.png"
 gateway_port=$(bench_free_port)
-bench_start_gateway "$gateway_port" "$bench_work/data"
-base="http://127.0.0.1:$gateway_port"
+tls_flags=()
+listen_ssl=""
+nginx_tls=""
+if [ "$bench_scheme" = https ]; then
+    bench_issue_certificate
+    tls_flags=(--tls-cert-file "$tls/server.pem" --tls-key-file "$tls/server.key")
+    listen_ssl=" ssl"
+    nginx_tls="ssl_certificate $tls/server.pem; ssl_certificate_key $tls/server.key;"
+    export CURL_CA_BUNDLE="$tls/ca.pem"
+fi
+bench_start_gateway "$gateway_port" "$bench_work/data" "${tls_flags[@]}"
+base="$bench_scheme://127.0.0.1:$gateway_port"
 admin=(-u admin:bench-admin-password)
 curl -sf "${admin[@]}" -d '{"username":"alice","password":"alice-password","role":"member"}' "$base/api/users" >/dev/null
 image=$(curl -sf "${admin[@]}" -H 'Content-Type: image/png' --data-binary "@$bench_work/payload.png" "$base/api/images" | bench_json id)
@@ -39,7 +52,8 @@ bench_start_nginx auto <<CONF
     tcp_nopush on;
     keepalive_requests 10000000;
     server {
-        listen 127.0.0.1:$nginx_port;
+        listen 127.0.0.1:$nginx_port$listen_ssl;
+        $nginx_tls
         location = /api/notifications/$id {
             auth_basic "richpush";
             auth_basic_user_file $bench_work/htpasswd;
@@ -48,12 +62,12 @@ bench_start_nginx auto <<CONF
         }
     }
 CONF
-bench_wait_for "http://alice:alice-password@127.0.0.1:$nginx_port/api/notifications/$id"
+bench_wait_for "$bench_scheme://alice:alice-password@127.0.0.1:$nginx_port/api/notifications/$id"
 
 authorization="Authorization: Basic $(printf 'alice:alice-password' | base64)"
 wrk_flags=(-t2 -c64 -H "$authorization")
 gateway_url="$base/api/notifications/$id"
-nginx_url="http://127.0.0.1:$nginx_port/api/notifications/$id"
+nginx_url="$bench_scheme://127.0.0.1:$nginx_port/api/notifications/$id"
 echo "warming up…" >&2
 wrk -t2 -c64 -d3s -H "$authorization" "$gateway_url" >/dev/null
 wrk -t2 -c64 -d3s -H "$authorization" "$nginx_url" >/dev/null
@@ -67,7 +81,7 @@ for round in $(seq 1 "$rounds"); do
     bench_wrk richpush-token "$gateway_url" -t2 -c64 -H "Authorization: Bearer $token" -d"${seconds}s" >>"$results"
 done
 
-python3 - "$results" "$seconds" "$rounds" <<'PY'
+python3 - "$results" "$seconds" "$rounds" "$bench_scheme" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 def figures(name):
@@ -76,7 +90,7 @@ def figures(name):
 nginx_rate, nginx_p99 = figures("nginx")
 gateway_rate, gateway_p99 = figures("richpush")
 token_rate, token_p99 = figures("richpush-token")
-print(f"payload fetch, ~110 KB PNG, wrk -t2 -c64, {sys.argv[3]} rounds of {sys.argv[2]} s, medians")
+print(f"payload fetch over {sys.argv[4]}, ~110 KB PNG, wrk -t2 -c64, {sys.argv[3]} rounds of {sys.argv[2]} s, medians")
 print(f"  nginx auth_basic   {nginx_rate:10.0f} req/s   p99 {nginx_p99:7.2f} ms")
 print(f"  richpush gateway   {gateway_rate:10.0f} req/s   p99 {gateway_p99:7.2f} ms")
 print(f"  richpush, token    {token_rate:10.0f} req/s   p99 {token_p99:7.2f} ms")

@@ -47,7 +47,8 @@ bench_free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-# bench_start_gateway PORT DATA_DIR [extra serve flags…]: starts `richpush serve` and waits until /health answers.
+# bench_start_gateway PORT DATA_DIR [extra serve flags…]: starts `richpush serve` and waits until /health answers,
+# over https when $bench_scheme says so.
 # The rate limits are off: a benchmark's own polling and sending are the load generator, not a client to slow down.
 bench_start_gateway() {
     local port=$1 data=$2
@@ -55,12 +56,13 @@ bench_start_gateway() {
     RICHPUSH_ADMIN_PASSWORD=bench-admin-password "$richpush_binary" serve --hostname 127.0.0.1 --port "$port" \
         --data-dir "$data" --public-dir Public --image-dir img --log-level warning --rate-limit 0 --send-rate-limit 0 "$@" >>"$bench_work/gateway.log" 2>&1 &
     bench_pids+=($!)
-    bench_wait_for "http://127.0.0.1:$port/health"
+    bench_wait_for "${bench_scheme:-http}://127.0.0.1:$port/health"
 }
 
+# bench_wait_for URL: waits until URL answers; an https one is not checked for its certificate.
 bench_wait_for() {
     for _ in $(seq 1 300); do
-        curl -sf -o /dev/null "$1" && return 0
+        curl -sfk -o /dev/null "$1" && return 0
         sleep 0.1
     done
     echo "$1 never answered; gateway log:" >&2
@@ -139,11 +141,9 @@ for suffix, scale in (('us', 0.001), ('ms', 1.0), ('s', 1000.0)):
 " "$1"
 }
 
-# bench_start_apns_sink [log file]: a throwaway CA, a certificate for localhost (trusted by the gateway through
-# --tls-ca-file $tls/ca.pem) and an APNs key ($tls/AuthKey.p8), then nginx shaped like APNs on $sink_port: one
-# worker, HTTP/2 over TLS, `return 200` with the apns-id echoed. With a log file, each push is logged there as its
-# time, its apns-collapse-id and its path.
-bench_start_apns_sink() {
+# bench_issue_certificate: a throwaway CA ($tls/ca.pem) and a certificate it issued for localhost and 127.0.0.1
+# ($tls/server.pem, key $tls/server.key).
+bench_issue_certificate() {
     tls="$bench_work/tls"
     mkdir -p "$tls"
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj "/CN=richpush bench CA" \
@@ -153,6 +153,15 @@ bench_start_apns_sink() {
     printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$tls/ext"
     openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -days 1 \
         -extfile "$tls/ext" -out "$tls/server.pem" 2>/dev/null
+    chmod 644 "$tls"/*
+}
+
+# bench_start_apns_sink [log file]: a certificate from bench_issue_certificate (trusted by the gateway through
+# --tls-ca-file $tls/ca.pem) and an APNs key ($tls/AuthKey.p8), then nginx shaped like APNs on $sink_port: one
+# worker, HTTP/2 over TLS, `return 200` with the apns-id echoed. With a log file, each push is logged there as its
+# time, its apns-collapse-id and its path.
+bench_start_apns_sink() {
+    bench_issue_certificate
     openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$tls/AuthKey.p8"
     chmod 644 "$tls"/*
     sink_port=$(bench_free_port)
