@@ -1,9 +1,14 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
-]
+/// `RICHPUSH_FUZZ=1` (`scripts/fuzz`): the project's own modules built for libFuzzer and AddressSanitizer, and the
+/// fuzz driver `richpush-fuzz` beside them. Dependencies keep their flags, so their builds are reused.
+let fuzzing = Context.environment["RICHPUSH_FUZZ"] == "1"
+
+let swiftSettings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny")
+    ] + (fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : [])
 
 let package = Package(
     name: "richpush",
@@ -147,10 +152,19 @@ let package = Package(
             dependencies: ["RichPushClient", "RichPushServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
+        // What each fuzz target feeds its input to; the test suite replays the corpus and past crashes through it.
+        .target(
+            name: "RichPushFuzzTargets",
+            dependencies: [
+                "RichPushCore", "RichPushImaging", "RichPushHubs", "RichPushServer", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/Targets",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer", "HubTestServers", "TestPostgres", "TestProcesses",
+                "RichPushServer", "HubTestServers", "TestPostgres", "TestProcesses", "RichPushFuzzTargets",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -195,3 +209,15 @@ let package = Package(
         ),
     ]
 )
+
+if fuzzing {
+    package.products.append(.executable(name: "richpush-fuzz", targets: ["richpush-fuzz"]))
+    package.targets.append(
+        .executableTarget(
+            name: "richpush-fuzz",
+            dependencies: ["RichPushFuzzTargets"],
+            path: "Fuzz/Entry",
+            swiftSettings: swiftSettings,
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
+        ))
+}

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// The header fields of one answer, as far as they are read.
-struct HPACKAnswerHeaders {
+package struct HPACKAnswerHeaders {
     var status: Int?
     /// Every field but the pseudo-headers, unless the answer is a success: nothing after a 2xx status is kept.
     var fields: [(name: String, value: String)] = []
@@ -13,7 +13,7 @@ struct HPACKAnswerHeaders {
 /// once a 2xx status is read, the literal values that follow (an echoed apns-id, a date) are stepped over without
 /// being decoded into strings, which was most of what decoding an answer cost. What enters the dynamic table is
 /// always decoded, so the table stays in step with the server's.
-struct HPACKResponseDecoder {
+package struct HPACKResponseDecoder {
     /// The table size this client allows the server (the SETTINGS default; the client never announces another).
     static let maximumTableSize = 4096
     let maximumHeaderListSize: Int
@@ -22,12 +22,12 @@ struct HPACKResponseDecoder {
     private var entries = CircularBuffer<(field: HPACKField, size: Int)>()
     private var tableSize = 0
 
-    init(maximumHeaderListSize: Int) {
+    package init(maximumHeaderListSize: Int) {
         self.maximumHeaderListSize = maximumHeaderListSize
     }
 
     /// Decodes one whole header block. `keep` is false for a block of an answer already known to be a success.
-    mutating func decode(_ block: inout ByteBuffer, keep: Bool = true) throws(HTTP2ConnectionError) -> HPACKAnswerHeaders {
+    package mutating func decode(_ block: inout ByteBuffer, keep: Bool = true) throws(HTTP2ConnectionError) -> HPACKAnswerHeaders {
         var headers = HPACKAnswerHeaders()
         var keep = keep
         var listSize = 0

@@ -45,11 +45,11 @@ struct HTTP2InboundFrame {
 }
 
 /// What makes the whole connection unusable (RFC 9113 §5.4.1): it is answered with GOAWAY carrying `code`.
-struct HTTP2ConnectionError: Error, CustomStringConvertible {
+package struct HTTP2ConnectionError: Error, CustomStringConvertible {
     var code: HTTP2ErrorCode
     var reason: String
 
-    var description: String { "HTTP/2 connection error \(code): \(reason)" }
+    package var description: String { "HTTP/2 connection error \(code): \(reason)" }
 }
 
 /// Every HTTP/2 connection starts with these bytes from the client (RFC 9113 §3.4).

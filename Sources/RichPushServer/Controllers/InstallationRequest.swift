@@ -21,7 +21,7 @@ extension ServerConfiguration {
 
 /// The JSON body of `PUT /api/installations/{id}`, and one entry of an import, checked field by field into an
 /// ``InstallationRecord``.
-struct InstallationRequest: Decodable {
+package struct InstallationRequest: Decodable {
     /// Only in an import; the path names it otherwise.
     var installationId: String?
     /// Only in an import; the caller owns it otherwise.

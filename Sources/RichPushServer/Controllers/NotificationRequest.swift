@@ -4,7 +4,7 @@ import RichPushStore
 
 /// The JSON body of `POST /api/notifications`: the campaign's fields (maybe a template's, overridden and filled in),
 /// when it goes and expires, and its idempotency key; checked field by field into a ``NotificationDraft``.
-struct NotificationRequest: Decodable {
+package struct NotificationRequest: Decodable {
     var campaign: CampaignFields
     var deliverAt: String?
     /// A wall-clock time without a zone: each delivery falls due when its device's zone reaches it.
@@ -24,7 +24,7 @@ struct NotificationRequest: Decodable {
         case deliverAt, deliverAtLocal, expiresAt, idempotencyKey, template, variables, transactional, variants
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         // The campaign's fields are the body's own, beside these: read from the same object.
         campaign = try CampaignFields(from: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -8,18 +8,18 @@ import NIOCore
 /// Malformed JSON, an unknown field and a field of the wrong JSON type are `400`s (`request.invalidJSON`,
 /// `request.unknownField`, `request.invalidField`); a missing field and a value the type refuses are `422`s, as are
 /// the checks each request makes after decoding.
-struct StrictRequestDecoder: RequestDecoder {
+package struct StrictRequestDecoder: RequestDecoder {
     /// The largest JSON body of a request type that does not say otherwise.
     static let maximumBytes = 64 * 1024
 
-    func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         try request.requireJSONContentType()
         let limit = (T.self as? any LargeRequestBody.Type)?.maximumBodyBytes ?? Self.maximumBytes
         return try Self.decode(T.self, from: try await request.collectBody(limit: limit))
     }
 
     /// Decodes a body already collected, with the same errors.
-    static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
         do {
             return try StrictJSONDecoder().decode(T.self, from: Data(buffer: body))
         } catch {
