@@ -23,7 +23,7 @@ public struct RichPushRequestContext: RequestContext {
         self.coreContext = .init(source: source)
         self.identity = nil
         self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "local"
-        self.connection = ObjectIdentifier(source.channel)
+        self.connection = ObjectIdentifier(connectionOf: source.channel)
     }
 
     /// Image uploads are limited by their own setting, checked before the body is read.

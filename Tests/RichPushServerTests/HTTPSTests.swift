@@ -134,6 +134,38 @@ struct HTTPSTests {
         #expect(gateway.log.contains("TLS certificate reloaded"))
     }
 
+    @Test func anHTTP2ConnectionThatSignedInNoLongerCountsAgainstItsAddress() async throws {
+        let certificates = try Certificates()
+        let gateway = try GatewayProcess(
+            extraArguments: [
+                "--tls-cert-file", certificates.authority.serverCertificateFile, "--tls-key-file", certificates.authority.serverKeyFile,
+                "--max-unauthenticated-connections-per-address", "1",
+            ],
+            caFile: certificates.authority.caFile)
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
+        let alice = Credentials(username: "alice", password: "alice-password")
+        #expect(
+            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+                .status == 201)
+        // An HTTP/2 connection held open by a signed-in stream: its requests are streams of their own.
+        let streamOutput = certificates.directory.appendingPathComponent("stream.txt").path
+        let stream = try SpawnedProcess(
+            "/usr/bin/curl",
+            [
+                "--silent", "--no-buffer", "--http2", "--cacert", certificates.authority.caFile, "--user", "alice:alice-password",
+                gateway.baseURL + "/api/me/stream?installationId=laptop",
+            ],
+            output: .file(streamOutput))
+        defer { stream.signal(SIGKILL) }
+        try await eventuallyAsync(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false }
+        let another = try curl(
+            ["--http1.1", "--output", "/dev/null", "--write-out", "%{http_code}", gateway.baseURL + "/health"],
+            trusting: certificates.authority.caFile)
+        #expect(another.output == "200", "the signed-in HTTP/2 connection still counts: \(another.output)")
+    }
+
     @Test func aKeyThatIsNotTheCertificatesStopsTheStartWithASentence() throws {
         let first = try Certificates()
         let second = try Certificates()

@@ -90,3 +90,16 @@ final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 }
+
+extension ObjectIdentifier {
+    /// The TCP connection `channel` carries requests of: for an HTTP/2 stream its parent connection (whose own parent
+    /// is the listening socket), otherwise the channel itself. Admission counts connections, so a request signs in
+    /// the connection it came on.
+    init(connectionOf channel: any Channel) {
+        if let parent = channel.parent, parent.parent != nil {
+            self.init(parent)
+        } else {
+            self.init(channel)
+        }
+    }
+}

@@ -36,7 +36,7 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             if routedInFlight == 0, let reply = reply(to: head) {
                 if !signedIn {
                     signedIn = true
-                    gateway.connections.signedIn(ObjectIdentifier(context.channel))
+                    gateway.connections.signedIn(ObjectIdentifier(connectionOf: context.channel))
                 }
                 answeredRequestOpen = true
                 write(reply, context: context)
