@@ -135,7 +135,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon", "TestProcesses"], swiftSettings: swiftSettings),
+        .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushImagingTests", dependencies: ["RichPushImaging"], swiftSettings: swiftSettings),
         .testTarget(
@@ -144,9 +144,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The PostgreSQL server `scripts/with-postgres` starts for the tests, with a fresh database per test.
-        .target(name: "TestPostgres", dependencies: ["TestProcesses"], path: "Tests/TestPostgres", swiftSettings: swiftSettings),
-        // Programs the tests start, without Foundation's Process and its crash with many descriptors open.
-        .target(name: "TestProcesses", path: "Tests/TestProcesses", swiftSettings: swiftSettings),
+        .target(name: "TestPostgres", dependencies: ["TestSupport"], path: "Tests/TestPostgres", swiftSettings: swiftSettings),
+        // What every test target shares: programs started without Foundation's Process (and its crash with many descriptors
+        // open), waiting for a condition, a free port, a failure in a sentence.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RichPushClientTests",
             dependencies: ["RichPushClient", "RichPushServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
@@ -164,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer", "HubTestServers", "TestPostgres", "TestProcesses", "RichPushFuzzTargets",
+                "RichPushServer", "HubTestServers", "TestPostgres", "TestSupport", "RichPushFuzzTargets",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,5 +1,5 @@
 import Foundation
-import TestProcesses
+import TestSupport
 import Testing
 
 /// The daemon against a notification server that answers only when told to: no alert waits for another's answer.

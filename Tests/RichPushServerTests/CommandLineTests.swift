@@ -1,6 +1,6 @@
 import Foundation
 import RichPushCore
-import TestProcesses
+import TestSupport
 import Testing
 
 /// `richpush send` and `richpush status` as scripts run them: the real executable against a running gateway.

@@ -1,5 +1,5 @@
 import Foundation
-import TestProcesses
+import TestSupport
 import Testing
 
 /// The web console driven by headless Chromium (Tests/console/console_test.py) against the real `richpush` process.

@@ -1,6 +1,6 @@
 import Foundation
 import TestPostgres
-import TestProcesses
+import TestSupport
 import Testing
 
 /// `--database-url` as an operator gives it: the real executable, a real PostgreSQL server.

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HubTestServers
 import RichPushHubs
+import TestSupport
 import Testing
 
 /// A `kill -9` in the middle of a large APNs send, with the real process.
@@ -38,13 +39,13 @@ struct FanOutCrashTests {
             let created = try await gateway.request(
                 .POST, "/api/notifications", as: .admin, json: #"{"message":"Flash sale","richType":"text","text":"x","audience":"topic:crash"}"#)
             let id = try #require(ProcessTests.id(in: created.body))
-            try await eventually(within: .seconds(240)) { apns.accepted.count >= 1000 }
+            try #require(await eventually(within: .seconds(240)) { apns.accepted.count >= 1000 })
             gateway.kill()
             let beforeCrash = apns.accepted.count
             #expect(beforeCrash < Self.devices, "the send finished before the kill")
             apns.delayAnswers(by: .zero)
             try await gateway.start()
-            try await eventually(within: .seconds(480)) { Set(apns.accepted.map(\.deviceToken)).count == Self.devices }
+            try #require(await eventually(within: .seconds(480)) { Set(apns.accepted.map(\.deviceToken)).count == Self.devices })
 
             let byDevice = Dictionary(grouping: apns.accepted, by: \.deviceToken)
             #expect(byDevice.count == Self.devices)
@@ -62,14 +63,5 @@ struct FanOutCrashTests {
             await apns.stop()
             throw error
         }
-    }
-}
-
-/// Waits up to `timeout` for `condition` to hold.
-func eventually(within timeout: Duration, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw TestFailure("the condition never held") }
-        try await Task.sleep(for: .milliseconds(20))
     }
 }

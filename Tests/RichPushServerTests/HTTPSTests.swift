@@ -1,7 +1,7 @@
 import Foundation
 import HubTestServers
 import RichPushCore
-import TestProcesses
+import TestSupport
 import Testing
 
 @testable import RichPushServer
@@ -113,7 +113,7 @@ struct HTTPSTests {
             ],
             output: .file(streamOutput))
         defer { stream.signal(SIGKILL) }
-        try await eventuallyAsync(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false }
+        try #require(await eventually(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false })
 
         #expect(try curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status != 0)
         for (from, to) in [(renewed.authority.serverCertificateFile, certificateFile), (renewed.authority.serverKeyFile, keyFile)] {
@@ -121,16 +121,18 @@ struct HTTPSTests {
             try FileManager.default.copyItem(atPath: from, toPath: to)
         }
         gateway.process?.signal(SIGHUP)
-        try await eventuallyAsync(within: .seconds(10)) {
-            (try? curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status) == 0
-        }
+        try #require(
+            await eventually(within: .seconds(10)) {
+                (try? curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status) == 0
+            })
 
         let created = try await gateway.request(
             .POST, "/api/notifications", as: .admin, json: #"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#)
         let id = try #require(ProcessTests.id(in: created.body))
-        try await eventuallyAsync(within: .seconds(10)) {
-            (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.contains(#""richId":"\#(id)""#) == true
-        }
+        try #require(
+            await eventually(within: .seconds(10)) {
+                (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.contains(#""richId":"\#(id)""#) == true
+            })
         #expect(gateway.log.contains("TLS certificate reloaded"))
     }
 
@@ -159,7 +161,7 @@ struct HTTPSTests {
             ],
             output: .file(streamOutput))
         defer { stream.signal(SIGKILL) }
-        try await eventuallyAsync(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false }
+        try #require(await eventually(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false })
         let another = try curl(
             ["--http1.1", "--output", "/dev/null", "--write-out", "%{http_code}", gateway.baseURL + "/health"],
             trusting: certificates.authority.caFile)

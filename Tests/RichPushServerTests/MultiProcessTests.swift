@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HubTestServers
 import RichPushCore
+import TestSupport
 import Testing
 
 /// Two real gateway processes on one PostgreSQL database: what a user of either sees is what one process would show.
@@ -47,7 +48,7 @@ struct MultiProcessTests {
         let changed = try await cluster[0].request(.PUT, "/api/users/alice/password", as: Self.alice, json: #"{"password":"a-new-password"}"#)
         #expect(changed.status == 204)
         let start = ContinuousClock.now
-        try await eventuallyAsync(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 401 }
+        try #require(try await eventually(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 401 })
         #expect(ContinuousClock.now - start < .seconds(5))
         let renewed = Credentials(username: "alice", password: "a-new-password")
         #expect(try await cluster[1].request(.GET, "/api/users/me", as: renewed).status == 200)
@@ -62,7 +63,7 @@ struct MultiProcessTests {
 
         #expect(try await cluster[0].request(.DELETE, "/api/users/alice", as: .admin).status == 204)
         let start = ContinuousClock.now
-        try await eventuallyAsync(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 401 }
+        try #require(try await eventually(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 401 })
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 
@@ -78,7 +79,7 @@ struct MultiProcessTests {
 
         #expect(try await cluster[0].request(.DELETE, "/api/tokens/\(try #require(json["id"] as? String))", as: Self.alice).status == 204)
         let start = ContinuousClock.now
-        try await eventuallyAsync(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: token).status == 401 }
+        try #require(try await eventually(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: token).status == 401 })
         #expect(ContinuousClock.now - start < .seconds(3))
     }
 
@@ -102,7 +103,7 @@ struct MultiProcessTests {
             for _ in 0..<5 { #expect(try await gateway.request(.GET, "/api/users/me", as: wrong).status == 401) }
         }
         for gateway in cluster.gateways {
-            try await eventuallyAsync(within: .seconds(5)) { try await gateway.request(.GET, "/api/users/me", as: wrong).status == 429 }
+            try #require(try await eventually(within: .seconds(5)) { try await gateway.request(.GET, "/api/users/me", as: wrong).status == 429 })
             #expect(try await gateway.request(.GET, "/api/users/me", as: .admin).status == 429)
         }
     }
@@ -110,10 +111,11 @@ struct MultiProcessTests {
     @Test func tenThousandDevicesWithBothProcessesDispatchingAreEachSentExactlyOnce() async throws {
         try await withFCM { fcm, cluster in
             let id = try await Self.fanOut(to: 10_000, on: cluster)
-            try await eventually(within: .seconds(300)) { fcm.accepted.count >= 10_000 }
-            try await eventuallyAsync(within: .seconds(30)) {
-                try await cluster[0].request(.GET, "/api/notifications/\(id)/status", as: .admin).body.contains(#""state":"delivered""#)
-            }
+            try #require(await eventually(within: .seconds(300)) { fcm.accepted.count >= 10_000 })
+            try #require(
+                try await eventually(within: .seconds(30)) {
+                    try await cluster[0].request(.GET, "/api/notifications/\(id)/status", as: .admin).body.contains(#""state":"delivered""#)
+                })
             try await Task.sleep(for: .seconds(1))
             let byToken = Dictionary(grouping: fcm.accepted, by: \.token)
             #expect(byToken.count == 10_000)
@@ -130,15 +132,16 @@ struct MultiProcessTests {
             // Slow answers keep a batch in flight on each process, as across the internet.
             fcm.delayAnswers(by: .milliseconds(20))
             let id = try await Self.fanOut(to: 10_000, on: cluster)
-            try await eventually(within: .seconds(120)) { fcm.accepted.count >= 500 }
+            try #require(await eventually(within: .seconds(120)) { fcm.accepted.count >= 500 })
             cluster[0].kill()
             let beforeKill = fcm.accepted.count
             #expect(beforeKill < 10_000, "the send finished before the kill")
             fcm.delayAnswers(by: .zero)
-            try await eventually(within: .seconds(300)) { Set(fcm.accepted.map(\.token)).count == 10_000 }
-            try await eventuallyAsync(within: .seconds(30)) {
-                try await cluster[1].request(.GET, "/api/notifications/\(id)/status", as: .admin).body.contains(#""state":"delivered""#)
-            }
+            try #require(await eventually(within: .seconds(300)) { Set(fcm.accepted.map(\.token)).count == 10_000 })
+            try #require(
+                try await eventually(within: .seconds(30)) {
+                    try await cluster[1].request(.GET, "/api/notifications/\(id)/status", as: .admin).body.contains(#""state":"delivered""#)
+                })
             // Only the pushes the dead process had in flight, unrecorded, can have gone out twice.
             let repeated = Dictionary(grouping: fcm.accepted, by: \.token).values.filter { $0.count > 1 }
             #expect(repeated.count <= 500)
@@ -180,14 +183,5 @@ struct MultiProcessTests {
         let created = try await cluster[1].request(
             .POST, "/api/notifications", as: .admin, json: #"{"message":"Flash sale","richType":"text","text":"x","audience":"topic:sale"}"#)
         return try #require(ProcessTests.id(in: created.body))
-    }
-}
-
-/// Waits up to `timeout` for `condition` to hold, asking again every 50 ms.
-func eventuallyAsync(within timeout: Duration, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !(try await condition()) {
-        guard ContinuousClock.now < deadline else { throw TestFailure("the condition never held") }
-        try await Task.sleep(for: .milliseconds(50))
     }
 }

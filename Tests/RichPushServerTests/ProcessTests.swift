@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
 import RichPushCore
-import TestProcesses
+import TestSupport
 import Testing
 
 /// Tests of the real `richpush` executable: crashes, signals and the README's curl walkthrough.

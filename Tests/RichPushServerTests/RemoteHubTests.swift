@@ -2,6 +2,7 @@ import Foundation
 import HubTestServers
 import RichPushCore
 import RichPushHubs
+import TestSupport
 import Testing
 
 @testable import RichPushServer
@@ -230,7 +231,7 @@ struct RemoteHubTests {
             try await session.register("iphone", of: alice, platform: .apns, tags: ["topic:sale"])
             try await session.register("pixel", of: alice, platform: .fcm)
             try await session.register("laptop", of: alice)
-            try await eventually(within: .seconds(10)) { hub.installations.count == 2 }
+            try #require(await eventually(within: .seconds(10)) { hub.installations.count == 2 })
             #expect(hub.installations["iphone"]?.tags == ["installation:iphone", "platform:apns", "topic:sale", "username:alice"])
             #expect(hub.installations["pixel"]?.platform == "fcmv1")
             let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
@@ -240,7 +241,7 @@ struct RemoteHubTests {
             #expect(sends.map(\.tags) == ["username:alice", "username:alice"])
             #expect(sends.map(\.reached) == [["iphone"], ["pixel"]])
             #expect(try await session.request(.delete, "/api/installations/pixel", as: alice).status == .noContent)
-            try await eventually(within: .seconds(10)) { hub.installations["pixel"] == nil }
+            try #require(await eventually(within: .seconds(10)) { hub.installations["pixel"] == nil })
             #expect(hub.violations.isEmpty)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HubTestServers
 import RichPushCore
+import TestSupport
 import Testing
 
 /// Read, dismiss and recall reaching a user's phones: state pushes through the loopback APNs and FCM.
@@ -22,7 +23,7 @@ extension RemoteHubTests {
             let patch = try await session.request(
                 .patch, "/api/me/notifications/\(id)", as: alice, json: #"{"userActionState":"dismissed","installationId":"pixel"}"#)
             #expect(patch.status == .ok)
-            try await eventuallyAsync(within: .seconds(10)) { apns.accepted.count == 2 }
+            try #require(await eventually(within: .seconds(10)) { apns.accepted.count == 2 })
             let push = try #require(apns.accepted.last)
             #expect(push.pushType == "background")
             #expect(push.priority == "5")
@@ -43,7 +44,7 @@ extension RemoteHubTests {
         try await withDirectHubs { session, apns, fcm in
             let (_, id) = try await alicesDevicesWithANotification(session, apns: apns, fcm: fcm)
             #expect(try await session.request(.delete, "/api/notifications/\(id)", as: .admin).status == .noContent)
-            try await eventuallyAsync(within: .seconds(10)) { apns.accepted.count == 2 && fcm.accepted.count == 2 }
+            try #require(await eventually(within: .seconds(10)) { apns.accepted.count == 2 && fcm.accepted.count == 2 })
             #expect(fcm.accepted.last?.data == ["richEvent": "deleted", "richId": String(id)])
             #expect(fcm.accepted.last?.notification == nil)
             let body = try #require(try JSONSerialization.jsonObject(with: Data((apns.accepted.last?.payload ?? "").utf8)) as? [String: Any])
@@ -57,7 +58,7 @@ extension RemoteHubTests {
             let (alice, id) = try await alicesDevicesWithANotification(session, apns: apns, fcm: fcm)
             let removed = try await session.request(.delete, "/api/me/notifications/\(id)?installationId=iphone", as: alice)
             #expect(removed.status == .noContent)
-            try await eventuallyAsync(within: .seconds(10)) { fcm.accepted.count == 2 }
+            try #require(await eventually(within: .seconds(10)) { fcm.accepted.count == 2 })
             #expect(fcm.accepted.last?.data["richEvent"] == "deleted")
             #expect(apns.accepted.count == 1)
         }
@@ -67,11 +68,12 @@ extension RemoteHubTests {
         try await withDirectHubs { session, apns, fcm in
             let (alice, id) = try await alicesDevicesWithANotification(session, apns: apns, fcm: fcm)
             _ = try await session.request(.patch, "/api/me/notifications/\(id)", as: alice, json: #"{"readState":"read"}"#)
-            try await eventuallyAsync(within: .seconds(10)) { apns.accepted.count == 2 && fcm.accepted.count == 2 }
-            try await eventuallyAsync(within: .seconds(5)) {
-                let status = try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
-                return (status["statePushes"] as? [String: Int64])?["sent"] == 2
-            }
+            try #require(await eventually(within: .seconds(10)) { apns.accepted.count == 2 && fcm.accepted.count == 2 })
+            try #require(
+                try await eventually(within: .seconds(5)) {
+                    let status = try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
+                    return (status["statePushes"] as? [String: Int64])?["sent"] == 2
+                })
             let status = try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
             #expect(status["sent"] as? Int64 == 3)
             #expect(status["targeted"] as? Int64 == 3)
@@ -85,12 +87,12 @@ extension RemoteHubTests {
             let alice = try await session.createUser("alice")
             try await session.register("iphone", of: alice, platform: .apns)
             try await session.register("pixel", of: alice, platform: .fcm)
-            try await eventually(within: .seconds(10)) { hub.installations.count == 2 }
+            try #require(await eventually(within: .seconds(10)) { hub.installations.count == 2 })
             let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
             _ = try await session.waitForState("delivered", of: id)
             _ = try await session.request(
                 .patch, "/api/me/notifications/\(id)", as: alice, json: #"{"readState":"read","installationId":"pixel"}"#)
-            try await eventually(within: .seconds(10)) { hub.sends.count == 3 }
+            try #require(await eventually(within: .seconds(10)) { hub.sends.count == 3 })
             let statePush = try #require(hub.sends.last)
             #expect(statePush.format == "apple")
             #expect(statePush.deviceHandle == apnsToken(of: "iphone"))

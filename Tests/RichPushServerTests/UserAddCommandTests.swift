@@ -1,5 +1,5 @@
 import Foundation
-import TestProcesses
+import TestSupport
 import Testing
 
 /// `richpush user add` on the embedded store, configured from the environment as a container would.

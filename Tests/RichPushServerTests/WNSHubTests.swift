@@ -2,6 +2,7 @@ import Foundation
 import HubTestServers
 import RichPushCore
 import RichPushHubs
+import TestSupport
 import Testing
 
 @testable import RichPushServer

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RichPushCore
+import TestSupport
 import Testing
 
 @testable import RichPushHubs

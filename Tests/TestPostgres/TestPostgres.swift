@@ -1,5 +1,5 @@
 import Foundation
-import TestProcesses
+import TestSupport
 
 /// The PostgreSQL server that `scripts/with-postgres` (run by `scripts/test`) starts for the tests, and a fresh
 /// database on it for each test.

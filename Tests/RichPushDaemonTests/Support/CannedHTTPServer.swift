@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A loopback HTTP/1.1 server that answers each request from a table, for payload failures the real gateway cannot
 /// be made to produce on demand (a corrupt image, a 401 in the middle of a run). One connection at a time.

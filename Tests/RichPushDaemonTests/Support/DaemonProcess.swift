@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The real `richpushd` executable, run as the user would, with its own home, state and cache directories.
 final class DaemonProcess: @unchecked Sendable {
@@ -68,13 +69,13 @@ final class DaemonProcess: @unchecked Sendable {
 
     @discardableResult
     func waitForLog(_ text: String, timeout: Duration = .seconds(15)) async throws -> String {
-        let found = await eventually(timeout: timeout) { self.log.contains(text) }
+        let found = await eventually(within: timeout) { self.log.contains(text) }
         guard found else { throw TestFailure("the daemon did not log '\(text)':\n\(log)\n--- gateway ---\n\(gateway.log)") }
         return log
     }
 
     func waitUntilShown(_ ids: [Int64], timeout: Duration = .seconds(15)) async throws {
-        let done = await eventually(timeout: timeout) { Set(self.shown).isSuperset(of: ids) }
+        let done = await eventually(within: timeout) { Set(self.shown).isSuperset(of: ids) }
         guard done else { throw TestFailure("shown \(shown), expected \(ids):\n\(log)") }
     }
 

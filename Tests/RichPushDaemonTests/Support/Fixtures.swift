@@ -27,8 +27,3 @@ final class TemporaryDirectory {
         return file
     }
 }
-
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

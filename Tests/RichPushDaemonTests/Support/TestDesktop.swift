@@ -1,5 +1,5 @@
 import Foundation
-import TestProcesses
+import TestSupport
 
 /// A real desktop for one test: Xvfb, a private session bus (`dbus-daemon`) and the dunst notification server.
 ///
@@ -72,7 +72,7 @@ final class TestDesktop: @unchecked Sendable {
         let dunst = try ChildProcess(
             "/usr/bin/dunst", ["-config", configuration], environment: environment, outputFile: directory.path + "/dunst.out")
         processes.append(dunst)
-        let ready = await eventually(timeout: .seconds(10)) { (try? self.control(["debug"]).status) == 0 }
+        let ready = await eventually(within: .seconds(10)) { (try? self.control(["debug"]).status) == 0 }
         guard ready else { throw TestFailure("dunst did not start:\n\(dunst.output)") }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import TestProcesses
+import TestSupport
 
 @testable import RichPushDaemon
 
@@ -51,7 +51,7 @@ final class TestGateway: @unchecked Sendable {
             ] + (caFile.map { ["--tls-cert-file", $0, "--tls-key-file", directory.path + "/gateway-key.pem"] } ?? []), environment: environment,
             outputFile: directory.path + "/gateway-\(UUID().uuidString).log")
         self.process = process
-        let healthy = await eventually(timeout: .seconds(30)) {
+        let healthy = await eventually(within: .seconds(30)) {
             guard process.isRunning else { return true }
             return (try? request(.get, "/health", as: nil).status) == 200
         }

@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import TestProcesses
+import TestSupport
 
 /// The real `richpush` executable, run as a separate process on a store in a temporary directory.
 final class GatewayProcess: @unchecked Sendable {
@@ -38,7 +38,7 @@ final class GatewayProcess: @unchecked Sendable {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-process-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         logFile = dataDirectory.appendingPathComponent("gateway.log")
-        port = try Self.freePort()
+        port = try freePort()
     }
 
     var baseURL: String { "\(caFile == nil ? "http" : "https")://127.0.0.1:\(port)" }
@@ -125,12 +125,5 @@ final class GatewayProcess: @unchecked Sendable {
         kill()
         if caFile != nil { try? client.syncShutdown() }
         try? FileManager.default.removeItem(at: dataDirectory)
-    }
-
-    private static func freePort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
-        let port = channel.localAddress?.port ?? 0
-        try channel.close().wait()
-        return port
     }
 }

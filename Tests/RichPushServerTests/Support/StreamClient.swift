@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import RichPushCore
 import Synchronization
+import TestSupport
 
 /// A device's open `/api/me/stream`, read with async-http-client; ``next(within:)`` takes the events in order.
 final class StreamClient: Sendable {

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import RichPushCore
+import TestSupport
 
 @testable import RichPushServer
 
@@ -144,11 +145,6 @@ struct Session: Sendable {
 /// The APNs device token `Session.register` gives installation `id`: its bytes in hex, distinct per device.
 func apnsToken(of id: String) -> String {
     id.utf8.map { String(format: "%02x", $0) }.joined()
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 extension TestResponse {

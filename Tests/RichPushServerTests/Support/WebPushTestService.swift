@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HubTestServers
 import NIOCore
-import TestProcesses
+import TestSupport
 
 /// The loopback Web Push service of `Tests/webpush/push_service.py`: an implementation apart from the gateway's that
 /// checks each push's VAPID authorization and headers and decrypts its body with PyPI's http_ece.
