@@ -126,8 +126,7 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
     return HTTPServerBuilder { responder in
         guard let certificate else {
             return GuardedChannel(
-                base: HTTP1Channel(responder: responder, configuration: streamConfiguration), connections: gateway.connections,
-                handshakeTimeout: policy.headerTimeout)
+                base: HTTP1Channel(responder: responder, configuration: streamConfiguration), connections: gateway.connections)
         }
         return GuardedChannel(
             base: try HTTP2UpgradeChannel(

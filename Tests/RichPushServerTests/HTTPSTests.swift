@@ -24,16 +24,41 @@ struct HTTPSTests {
         deinit { try? FileManager.default.removeItem(at: directory) }
     }
 
+    /// A gateway process, not started yet, serving HTTPS with the PEM files given and asked through `caFile`.
+    func httpsGateway(certificateFile: String, keyFile: String, caFile: String, more flags: [String] = []) throws -> GatewayProcess {
+        try GatewayProcess(extraArguments: ["--tls-cert-file", certificateFile, "--tls-key-file", keyFile] + flags, caFile: caFile)
+    }
+
     /// A gateway process serving HTTPS with `certificates`' server certificate, asked through their CA.
     func withHTTPSGateway(_ certificates: Certificates, _ body: (GatewayProcess) async throws -> Void) async throws {
-        let gateway = try GatewayProcess(
-            extraArguments: [
-                "--tls-cert-file", certificates.authority.serverCertificateFile, "--tls-key-file", certificates.authority.serverKeyFile,
-            ],
+        let gateway = try httpsGateway(
+            certificateFile: certificates.authority.serverCertificateFile, keyFile: certificates.authority.serverKeyFile,
             caFile: certificates.authority.caFile)
         defer { gateway.cleanUp() }
         try await gateway.start()
         try await body(gateway)
+    }
+
+    /// Creates alice with her laptop and opens her stream with curl over HTTP/2, written to `output`; returns once its
+    /// first bytes have come.
+    func openAlicesStream(on gateway: GatewayProcess, trusting caFile: String, into output: String) async throws -> SpawnedProcess {
+        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
+        let alice = Credentials(username: "alice", password: "alice-password")
+        #expect(
+            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+                .status == 201)
+        let stream = try SpawnedProcess(
+            "/usr/bin/curl",
+            [
+                "--silent", "--no-buffer", "--http2", "--cacert", caFile, "--user", "alice:alice-password",
+                gateway.baseURL + "/api/me/stream?installationId=laptop",
+            ],
+            output: .file(output))
+        guard await eventually(within: .seconds(10), { (try? String(contentsOfFile: output, encoding: .utf8))?.isEmpty == false }) else {
+            stream.signal(SIGKILL)
+            throw TestFailure("alice's stream never answered")
+        }
+        return stream
     }
 
     /// Runs curl trusting `caFile` and answers its exit status and output.
@@ -95,25 +120,12 @@ struct HTTPSTests {
         let (certificateFile, keyFile) = (live.appendingPathComponent("cert.pem").path, live.appendingPathComponent("key.pem").path)
         try FileManager.default.copyItem(atPath: original.authority.serverCertificateFile, toPath: certificateFile)
         try FileManager.default.copyItem(atPath: original.authority.serverKeyFile, toPath: keyFile)
-        let gateway = try GatewayProcess(
-            extraArguments: ["--tls-cert-file", certificateFile, "--tls-key-file", keyFile], caFile: original.authority.caFile)
+        let gateway = try httpsGateway(certificateFile: certificateFile, keyFile: keyFile, caFile: original.authority.caFile)
         defer { gateway.cleanUp() }
         try await gateway.start()
-        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
-        let alice = Credentials(username: "alice", password: "alice-password")
-        #expect(
-            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
-                .status == 201)
         let streamOutput = live.appendingPathComponent("stream.txt").path
-        let stream = try SpawnedProcess(
-            "/usr/bin/curl",
-            [
-                "--silent", "--no-buffer", "--cacert", original.authority.caFile, "--user", "alice:alice-password",
-                gateway.baseURL + "/api/me/stream?installationId=laptop",
-            ],
-            output: .file(streamOutput))
+        let stream = try await openAlicesStream(on: gateway, trusting: original.authority.caFile, into: streamOutput)
         defer { stream.signal(SIGKILL) }
-        try #require(await eventually(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false })
 
         #expect(try curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status != 0)
         for (from, to) in [(renewed.authority.serverCertificateFile, certificateFile), (renewed.authority.serverKeyFile, keyFile)] {
@@ -138,30 +150,15 @@ struct HTTPSTests {
 
     @Test func anHTTP2ConnectionThatSignedInNoLongerCountsAgainstItsAddress() async throws {
         let certificates = try Certificates()
-        let gateway = try GatewayProcess(
-            extraArguments: [
-                "--tls-cert-file", certificates.authority.serverCertificateFile, "--tls-key-file", certificates.authority.serverKeyFile,
-                "--max-unauthenticated-connections-per-address", "1",
-            ],
-            caFile: certificates.authority.caFile)
+        let gateway = try httpsGateway(
+            certificateFile: certificates.authority.serverCertificateFile, keyFile: certificates.authority.serverKeyFile,
+            caFile: certificates.authority.caFile, more: ["--max-unauthenticated-connections-per-address", "1"])
         defer { gateway.cleanUp() }
         try await gateway.start()
-        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
-        let alice = Credentials(username: "alice", password: "alice-password")
-        #expect(
-            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
-                .status == 201)
         // An HTTP/2 connection held open by a signed-in stream: its requests are streams of their own.
         let streamOutput = certificates.directory.appendingPathComponent("stream.txt").path
-        let stream = try SpawnedProcess(
-            "/usr/bin/curl",
-            [
-                "--silent", "--no-buffer", "--http2", "--cacert", certificates.authority.caFile, "--user", "alice:alice-password",
-                gateway.baseURL + "/api/me/stream?installationId=laptop",
-            ],
-            output: .file(streamOutput))
+        let stream = try await openAlicesStream(on: gateway, trusting: certificates.authority.caFile, into: streamOutput)
         defer { stream.signal(SIGKILL) }
-        try #require(await eventually(within: .seconds(10)) { (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.isEmpty == false })
         let another = try curl(
             ["--http1.1", "--output", "/dev/null", "--write-out", "%{http_code}", gateway.baseURL + "/health"],
             trusting: certificates.authority.caFile)

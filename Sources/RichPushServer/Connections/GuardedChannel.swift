@@ -12,13 +12,15 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     let base: Base
     let connections: UnauthenticatedConnections
-    /// How long a TLS handshake may take, when `Base` speaks TLS.
-    let handshakeTimeout: TimeAmount
+    /// How long a TLS handshake may take when `Base` speaks TLS; nil for plain HTTP, whose connections need no
+    /// search for a TLS handler.
+    var handshakeTimeout: TimeAmount? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { [connections, handshakeTimeout] value in
             let pipeline = channel.pipeline.syncOperations
-            if let tls = try? pipeline.handler(type: NIOSSLServerHandler.self) {
+            if let handshakeTimeout {
+                let tls = try pipeline.handler(type: NIOSSLServerHandler.self)
                 try pipeline.addHandler(HandshakeDeadline(timeout: handshakeTimeout), position: .after(tls))
             }
             try pipeline.addHandler(ByteArrivals(), position: .first)

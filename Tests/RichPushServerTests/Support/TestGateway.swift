@@ -120,25 +120,23 @@ struct Session: Sendable {
     /// Polls the deliveries of notification `id` until the one to `installationId` waits for a retry because of
     /// `reason`, or ten seconds pass; answers that delivery as the gateway shows it.
     func waitForRetry(of id: Int64, to installationId: String, because reason: String) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
+        var delivery: [String: Any] = [:]
+        _ = try await eventually {
             let items = try await request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()["items"] as? [[String: Any]]
-            let delivery = items?.first { $0["installationId"] as? String == installationId } ?? [:]
-            if delivery["state"] as? String == "pending" && delivery["reason"] as? String == reason || ContinuousClock.now > deadline {
-                return delivery
-            }
-            try await Task.sleep(for: .milliseconds(50))
+            delivery = items?.first { $0["installationId"] as? String == installationId } ?? [:]
+            return delivery["state"] as? String == "pending" && delivery["reason"] as? String == reason
         }
+        return delivery
     }
 
     /// Polls the status until `state` is reached or ten seconds pass.
     func waitForState(_ state: String, of id: Int64, as user: Credentials = .admin) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            let status = try await request(.get, "/api/notifications/\(id)/status", as: user).json()
-            if status["state"] as? String == state || ContinuousClock.now > deadline { return status }
-            try await Task.sleep(for: .milliseconds(50))
+        var status: [String: Any] = [:]
+        _ = try await eventually {
+            status = try await request(.get, "/api/notifications/\(id)/status", as: user).json()
+            return status["state"] as? String == state
         }
+        return status
     }
 }
 
