@@ -7,7 +7,9 @@ let fuzzing = Context.environment["RICHPUSH_FUZZ"] == "1"
 
 let swiftSettings: [SwiftSetting] =
     [
-        .enableUpcomingFeature("ExistentialAny")
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
     ] + (fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : [])
 
 let package = Package(
@@ -39,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
@@ -88,7 +91,15 @@ let package = Package(
             dependencies: [
                 "RichPushCore", "RichPushImaging", "RichPushStore", "RichPushHubs",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -102,10 +113,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The command line's HTTP client of a gateway's API: `send`, `status` and `export`, with their plans, progress and
+        // terminal output.
         .target(
-            name: "RichPushClient",
+            name: "RichPushCLIClient",
             dependencies: [
                 "RichPushCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
@@ -113,8 +128,9 @@ let package = Package(
         .executableTarget(
             name: "richpush",
             dependencies: [
-                "RichPushServer", "RichPushCore", "RichPushClient",
+                "RichPushServer", "RichPushCore", "RichPushCLIClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -135,12 +151,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RichPushDaemonTests", dependencies: ["RichPushDaemon", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RichPushDaemonTests", dependencies: ["RichPushDaemon", "RichPushCore", "RichPushImaging", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "RichPushImagingTests", dependencies: ["RichPushImaging"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RichPushStoreTests",
-            dependencies: ["RichPushStore", "TestPostgres", .product(name: "SQLKit", package: "sql-kit")],
+            dependencies: [
+                "RichPushStore", "RichPushCore", "TestPostgres", .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The PostgreSQL server `scripts/with-postgres` starts for the tests, with a fresh database per test.
@@ -149,8 +170,12 @@ let package = Package(
         // open), waiting for a condition, a free port, a failure in a sentence.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
-            name: "RichPushClientTests",
-            dependencies: ["RichPushClient", "RichPushServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            name: "RichPushCLIClientTests",
+            dependencies: [
+                "RichPushCLIClient", "RichPushServer", "RichPushCore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // What each fuzz target feeds its input to; the test suite replays the corpus and past crashes through it.
@@ -165,8 +190,17 @@ let package = Package(
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer", "HubTestServers", "TestPostgres", "TestSupport", "RichPushFuzzTargets",
+                "RichPushServer", "RichPushCore", "RichPushHubs", "RichPushImaging", "HubTestServers", "TestPostgres", "TestSupport",
+                "RichPushFuzzTargets",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -183,7 +217,10 @@ let package = Package(
             dependencies: [
                 "RichPushCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -201,8 +238,11 @@ let package = Package(
         .testTarget(
             name: "RichPushHubsTests",
             dependencies: [
-                "RichPushHubs", "HubTestServers",
+                "RichPushHubs", "RichPushCore", "HubTestServers",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],

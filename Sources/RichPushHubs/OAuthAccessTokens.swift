@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// OAuth 2.0 access tokens from a token endpoint, reused until shortly before they expire; concurrent callers share
 /// one exchange. FCM exchanges a signed assertion, WNS its client credentials: `form` makes the request's body.

@@ -173,7 +173,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
 }
 
 /// The store the configuration names: PostgreSQL for a `database-url`, SQLite under the data directory otherwise.
-public func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> Store {
+func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> Store {
     if let url = configuration.databaseURL {
         do {
             return try await Store.openPostgres(url: url, logger: logger)

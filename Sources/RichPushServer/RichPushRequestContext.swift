@@ -1,6 +1,6 @@
-import Hummingbird
+public import Hummingbird
 import NIOCore
-import RichPushCore
+public import RichPushCore
 
 /// Who made a request, once its password or token has been verified.
 public struct AuthenticatedUser: Sendable, Equatable {

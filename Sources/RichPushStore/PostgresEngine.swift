@@ -1,11 +1,11 @@
 import Foundation
-import Logging
+public import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
 import PostgresKit
 import PostgresNIO
-import SQLKit
+public import SQLKit
 
 /// The scale-out engine: one PostgreSQL database shared by any number of gateway processes.
 ///

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import RichPushClient
+import RichPushCLIClient
 import RichPushCore
 
 /// How `send` and `status` reach the gateway. Every option also has a `RICHPUSH_*` form and a config-file key.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RichPushClient
+import RichPushCLIClient
 
 /// `richpush export ID > results.csv`: every delivery of a notification as CSV.
 struct Export: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RichPushClient
+import RichPushCLIClient
 
 /// `richpush send`: a marketer's campaign from the terminal.
 struct Send: AsyncParsableCommand {

@@ -137,6 +137,6 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        try await buildApplication(configuration).runService()
+        try await runGateway(configuration)
     }
 }

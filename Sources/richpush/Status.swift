@@ -1,5 +1,5 @@
 import ArgumentParser
-import RichPushClient
+import RichPushCLIClient
 
 /// `richpush status ID`: where one notification's delivery stands.
 struct Status: AsyncParsableCommand {

@@ -1,9 +1,7 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
-import Logging
 import RichPushCore
 import RichPushServer
-import RichPushStore
 
 /// `richpush user …`: manages users directly in the store.
 struct User: AsyncParsableCommand {
@@ -52,21 +50,14 @@ struct User: AsyncParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
-            var logger = Logger(label: "richpush.user")
-            logger.logLevel = .warning
-            let opened = try await openStore(configuration, logger: logger)
             do {
-                let hash = try await PasswordHasher().hash(password)
-                _ = try await opened.createUser(username: name, passwordHash: hash, role: role)
-                // No user signed in here: whoever could run this on the server's machine did it.
-                let actor = "local:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown")
-                try await opened.recordAudit(actor: actor, action: .userCreated, target: name, details: role.rawValue)
-                try await opened.close()
-                print("created user \(name) with role \(role.rawValue)")
-            } catch StoreError.duplicate {
-                try await opened.close()
-                throw ValidationError("a user named \(name) already exists")
+                try await createUser(
+                    named: name, password: password, role: role,
+                    localAccount: ProcessInfo.processInfo.environment["USER"] ?? "unknown", configuration: configuration)
+            } catch let error as DuplicateUser {
+                throw ValidationError(error.description)
             }
+            print("created user \(name) with role \(role.rawValue)")
         }
 
         private func readPassword(fromStandardInput: Bool) throws -> String {

@@ -4,7 +4,7 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
 import NIOCore
-import NIOSSL
+public import NIOSSL
 
 /// The request context of the loopback hubs: it tells whether the request came over HTTP/2, as APNs requires.
 public struct LoopbackContext: RequestContext {

@@ -1,6 +1,6 @@
 import Crypto
-import Foundation
-import NIOSSL
+public import Foundation
+public import NIOSSL
 import SwiftASN1
 import X509
 

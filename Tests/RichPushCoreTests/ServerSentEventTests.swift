@@ -1,3 +1,4 @@
+import FoundationEssentials
 import RichPushCore
 import Testing
 

@@ -1,4 +1,5 @@
 import Glibc
+import RichPushCore
 import Testing
 
 @testable import RichPushDaemon

@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import Testing
 
 @testable import RichPushDaemon

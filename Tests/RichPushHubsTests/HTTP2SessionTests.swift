@@ -2,6 +2,7 @@ import Foundation
 import HubTestServers
 import NIOCore
 import NIOHPACK
+import NIOHTTP1
 import Testing
 
 @testable import RichPushHubs

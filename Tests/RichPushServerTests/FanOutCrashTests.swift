@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HubTestServers
+import NIOHTTP1
 import RichPushHubs
 import TestSupport
 import Testing

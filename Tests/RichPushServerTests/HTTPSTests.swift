@@ -1,5 +1,6 @@
 import Foundation
 import HubTestServers
+import NIOHTTP1
 import RichPushCore
 import TestSupport
 import Testing

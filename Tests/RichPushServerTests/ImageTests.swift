@@ -2,6 +2,10 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import NIOFoundationEssentialsCompat
+import RichPushCore
+import RichPushImaging
+import RichPushServer
 import Testing
 
 @Suite("Image uploads")

@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import RichPushCore
 import Testing
 
 @testable import RichPushServer

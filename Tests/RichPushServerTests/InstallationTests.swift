@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import RichPushCore
+import RichPushServer
 import Testing
 
 @Suite("Installations")

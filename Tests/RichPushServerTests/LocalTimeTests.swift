@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import RichPushServer
 import Testing
 
 @Suite("Campaigns at a local time")

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HubTestServers
+import NIOHTTP1
 import RichPushCore
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import NIOFoundationEssentialsCompat
 import Testing
 
 @testable import RichPushServer

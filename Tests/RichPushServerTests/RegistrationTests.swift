@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOFoundationEssentialsCompat
 import Testing
 
 /// The tutorial's iOS client registers through its backend's `/api/register`, mapped onto installations.

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import HubTestServers
+import HummingbirdTesting
 import RichPushCore
 import TestSupport
 import Testing

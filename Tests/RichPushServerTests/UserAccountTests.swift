@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import RichPushCore
 import Testing
 
 @Suite("Passwords and removed users")

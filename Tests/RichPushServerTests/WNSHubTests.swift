@@ -1,5 +1,8 @@
 import Foundation
+import HTTPTypes
 import HubTestServers
+import HummingbirdTesting
+import NIOCore
 import RichPushCore
 import RichPushHubs
 import TestSupport

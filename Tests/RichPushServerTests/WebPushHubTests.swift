@@ -1,5 +1,9 @@
 import Crypto
 import Foundation
+import HTTPTypes
+import HubTestServers
+import HummingbirdTesting
+import NIOCore
 import RichPushCore
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Glibc
+import RichPushCore
 
 /// Alerts as readable lines on standard output, for a daemon without a desktop (a server, a container, a systemd
 /// unit before the session bus exists): the journal keeps them.

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
+import NIOHTTP1
 public import RichPushCore
 
 /// Firebase Cloud Messaging HTTP v1: one data-only message per delivery, authorized by the service account's

@@ -1,4 +1,5 @@
-import NIOCore
+public import NIOCore
+import NIOHTTP2
 
 /// The header fields of one answer, as far as they are read.
 package struct HPACKAnswerHeaders {

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
+import NIOHTTP1
 public import RichPushCore
 
 /// Windows Push Notification Services: one raw notification per delivery, `POST`ed to the device's channel URI with

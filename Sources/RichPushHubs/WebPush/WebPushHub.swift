@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
+import NIOHTTP1
 public import RichPushCore
 
 /// Web Push (RFC 8030) to browsers and UnifiedPush distributors: each delivery is the stream's `rich` event,

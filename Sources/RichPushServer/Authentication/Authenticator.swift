@@ -1,5 +1,7 @@
+import CoreMetrics
 import Crypto
 import Foundation
+import HTTPTypes
 import Logging
 import RichPushStore
 import Synchronization

@@ -1,8 +1,12 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
+import Logging
 import MultipartKit
 import NIOCore
+import RichPushCore
 import RichPushImaging
+import RichPushStore
 
 /// `POST /api/images`: a raw PNG, JPEG or WebP body, or a `multipart/form-data` upload with a `file` part. The format
 /// comes from the bytes; a declared type that names another one is refused.

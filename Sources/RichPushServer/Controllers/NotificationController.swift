@@ -1,5 +1,7 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
+import Logging
 import RichPushCore
 import RichPushStore
 

@@ -1,4 +1,6 @@
+import CoreMetrics
 import Hummingbird
+import Logging
 import NIOCore
 import RichPushStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOFoundationEssentialsCompat
 import RichPushCore
 import RichPushStore
 

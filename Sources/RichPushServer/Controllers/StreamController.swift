@@ -1,6 +1,8 @@
+import CoreMetrics
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import RichPushCore
 import RichPushStore

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import RichPushCore
 import RichPushStore
 

@@ -1,6 +1,7 @@
 import Foundation
 public import Hummingbird
 import NIOCore
+import NIOFoundationEssentialsCompat
 
 /// An error as every client sees it: `{"error": {"status": 422, "code": "image.corrupt", "message": "…"}}`.
 ///

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import NIOPosix
 import RichPushImaging
 import RichPushStore

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOFoundationEssentialsCompat
 import RichPushStore
 
 /// The payload path's memory: images (immutable), notifications (briefly, since they can be recalled), recipient

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import NIOCore
+import NIOFoundationEssentialsCompat
 
 extension Request {
     /// The body, refused with 413 as soon as it is known to exceed `limit`: from `Content-Length` before reading a

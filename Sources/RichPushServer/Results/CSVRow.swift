@@ -1,3 +1,5 @@
+import Foundation
+
 /// RFC 4180 rows, written by hand: the export streams page by page into the response's buffers, and quoting a field is
 /// a few lines where the CSV packages on hand write whole documents to a stream or file of their own.
 enum CSVRow {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RichPushCore
 import RichPushHubs
 import RichPushStore

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The gateway's current time: when a scheduled notification falls due, when a retry may go.
 ///

@@ -1,6 +1,6 @@
-import Logging
+public import Logging
 import NIOPosix
-import SQLKit
+public import SQLKit
 import Synchronization
 
 /// The embedded default: one SQLite file in WAL mode with one writer connection and a few readers.

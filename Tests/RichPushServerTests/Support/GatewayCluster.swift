@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import TestPostgres
 
 /// Real `richpush serve` processes sharing one fresh PostgreSQL database, as they would behind a load balancer.

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HubTestServers
 import NIOCore
+import NIOHTTP1
 import TestSupport
 
 /// The loopback Web Push service of `Tests/webpush/push_service.py`: an implementation apart from the gateway's that

@@ -6,11 +6,11 @@ import NIOHTTP1
 /// Talks HTTP to a richpush gateway as one user, with Basic auth or an API token.
 ///
 /// ```swift
-/// let client = GatewayClient(server: "http://localhost:8080", username: "mark", password: secret)
+/// let client = APIClient(server: "http://localhost:8080", username: "mark", password: secret)
 /// let image = try await client.uploadImage(try Data(contentsOf: logo))
 /// let notification = try await client.createNotification(.init(message: "Sale!", richType: .img, imageId: image.id, audience: "topic:sale"))
 /// ```
-public struct GatewayClient: Sendable {
+public struct APIClient: Sendable {
     /// The gateway's base URL without a trailing slash, e.g. `http://localhost:8080` or `https://push.example.com/richpush`.
     public let server: String
     let authorization: String

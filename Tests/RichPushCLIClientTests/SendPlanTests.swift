@@ -2,7 +2,7 @@ import Foundation
 import RichPushCore
 import Testing
 
-@testable import RichPushClient
+@testable import RichPushCLIClient
 
 @Suite("Reading a send from flags, environment and config file")
 struct SendPlanTests {

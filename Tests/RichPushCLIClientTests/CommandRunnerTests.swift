@@ -2,11 +2,11 @@ import Foundation
 import RichPushCore
 import Testing
 
-@testable import RichPushClient
+@testable import RichPushCLIClient
 
 @Suite("Sending and following from the command line")
 struct CommandRunnerTests {
-    func runner(_ client: GatewayClient, _ capture: CapturedTerminal) -> CommandRunner {
+    func runner(_ client: APIClient, _ capture: CapturedTerminal) -> CommandRunner {
         CommandRunner(client: client, terminal: capture.terminal, follower: DeliveryFollower(client: client, interval: .milliseconds(50)))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 
 /// How a followed notification is shown: a progress bar redrawn in place on a terminal, one plain line per change
 /// otherwise (a log file, a CI job, a pipe).

@@ -1,16 +1,17 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import NIOSSL
 import RichPushCore
 
 /// The work of `richpush send` and `richpush status` once their settings are read: speaks to the gateway, writes
 /// what happens, and answers the exit status.
 public struct CommandRunner: Sendable {
-    let client: GatewayClient
+    let client: APIClient
     let terminal: Terminal
     let follower: DeliveryFollower
 
-    public init(client: GatewayClient, terminal: Terminal, follower: DeliveryFollower? = nil) {
+    public init(client: APIClient, terminal: Terminal, follower: DeliveryFollower? = nil) {
         self.client = client
         self.terminal = terminal
         self.follower = follower ?? DeliveryFollower(client: client)
@@ -30,7 +31,7 @@ public struct CommandRunner: Sendable {
             configuration.tlsConfiguration = tls
         }
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        let client = GatewayClient(server: connection.server, credential: connection.credential, httpClient: http)
+        let client = APIClient(server: connection.server, credential: connection.credential, httpClient: http)
         let exit = await body(CommandRunner(client: client, terminal: terminal))
         try? await http.shutdown()
         return exit

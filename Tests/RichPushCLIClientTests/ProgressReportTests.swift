@@ -1,7 +1,7 @@
 import RichPushCore
 import Testing
 
-@testable import RichPushClient
+@testable import RichPushCLIClient
 
 @Suite("Showing delivery progress")
 struct ProgressReportTests {

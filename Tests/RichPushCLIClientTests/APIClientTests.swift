@@ -2,10 +2,10 @@ import Foundation
 import RichPushCore
 import Testing
 
-@testable import RichPushClient
+@testable import RichPushCLIClient
 
 @Suite("Talking HTTP to a gateway")
-struct GatewayClientTests {
+struct APIClientTests {
     @Test func aMarketerUploadsAnImageAndSendsItToADevice() async throws {
         try await LiveGateway.run { server, admin in
             let mark = try await admin.createUser("mark", role: .marketer)
@@ -27,7 +27,7 @@ struct GatewayClientTests {
         try await LiveGateway.run { server, admin in
             let mark = try await admin.createUser("mark", role: .marketer)
             await #expect(throws: ClientError.refused(status: 401, code: "auth.required", message: "The username or password is wrong.")) {
-                try await GatewayClient(server: server, username: "mark", password: "not-the-password").status(id: 1)
+                try await APIClient(server: server, username: "mark", password: "not-the-password").status(id: 1)
             }
             let truncated = try fixture("truncated.png")
             do {

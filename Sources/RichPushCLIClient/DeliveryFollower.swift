@@ -1,12 +1,14 @@
+import RichPushCore
+
 /// Follows one notification's status until it reaches a final state, reporting each change.
 public struct DeliveryFollower: Sendable {
-    let client: GatewayClient
+    let client: APIClient
     /// How often to ask while deliveries are going out.
     let interval: Duration
     /// How often to ask while the notification waits for its delivery time.
     let scheduledInterval: Duration
 
-    public init(client: GatewayClient, interval: Duration = .milliseconds(500), scheduledInterval: Duration = .seconds(2)) {
+    public init(client: APIClient, interval: Duration = .milliseconds(500), scheduledInterval: Duration = .seconds(2)) {
         self.client = client
         self.interval = interval
         self.scheduledInterval = scheduledInterval

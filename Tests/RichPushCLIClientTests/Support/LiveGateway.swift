@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
+import NIOHTTP1
 import RichPushCore
 
-@testable import RichPushClient
+@testable import RichPushCLIClient
 @testable import RichPushServer
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -17,7 +19,7 @@ let adminPassword = "admin-secret-1"
 
 /// A gateway listening on a loopback port, on a fresh SQLite store, for clients that speak real HTTP to it.
 enum LiveGateway {
-    static func run<T: Sendable>(_ body: @Sendable (_ server: String, _ admin: GatewayClient) async throws -> T) async throws -> T {
+    static func run<T: Sendable>(_ body: @Sendable (_ server: String, _ admin: APIClient) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-client-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration()
@@ -33,17 +35,17 @@ enum LiveGateway {
         let app = try await buildApplication(configuration)
         return try await app.test(.live) { client in
             let server = "http://127.0.0.1:\(client.port ?? 0)"
-            return try await body(server, GatewayClient(server: server, username: "admin", password: adminPassword))
+            return try await body(server, APIClient(server: server, username: "admin", password: adminPassword))
         }
     }
 }
 
-extension GatewayClient {
+extension APIClient {
     /// Creates a user as this (admin) client and returns a client signed in as it.
-    func createUser(_ username: String, role: Role) async throws -> GatewayClient {
+    func createUser(_ username: String, role: Role) async throws -> APIClient {
         let body = #"{"username":"\#(username)","password":"\#(username)-password","role":"\#(role.rawValue)"}"#
         _ = try await call(.POST, "/api/users", body: Data(body.utf8), contentType: "application/json")
-        return GatewayClient(server: server, username: username, password: "\(username)-password")
+        return APIClient(server: server, username: username, password: "\(username)-password")
     }
 
     /// Registers an installation of this client's user.
