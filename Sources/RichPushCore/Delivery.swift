@@ -22,6 +22,8 @@ public struct DeliveryJob: Sendable, Equatable {
     public var pushChannel: String
     /// The tag of the localization the push carries; nil for the default fields.
     public var language: String?
+    /// The A/B variant of the notification the owner was assigned; nil without variants.
+    public var variant: String?
     /// Whether other devices of the notification get other pushes (a variant per language, a badge per user): then
     /// no single push can serve a whole audience.
     public var variesByDevice: Bool
@@ -32,7 +34,7 @@ public struct DeliveryJob: Sendable, Equatable {
     public init(
         deliveryId: Int64, attempt: Int, notificationId: Int64, push: SilentPush, audience: String, expiresAt: Date?,
         installationId: String, owner: String, platform: Platform, pushChannel: String, language: String? = nil,
-        variesByDevice: Bool = false, imageLink: String? = nil
+        variant: String? = nil, variesByDevice: Bool = false, imageLink: String? = nil
     ) {
         self.deliveryId = deliveryId
         self.attempt = attempt
@@ -45,6 +47,7 @@ public struct DeliveryJob: Sendable, Equatable {
         self.platform = platform
         self.pushChannel = pushChannel
         self.language = language
+        self.variant = variant
         self.variesByDevice = variesByDevice
         self.imageLink = imageLink
     }

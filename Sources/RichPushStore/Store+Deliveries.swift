@@ -131,6 +131,7 @@ extension Store {
                     deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,
                     audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
                     owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: language,
+                    variant: delivery.variant,
                     variesByDevice: notification.content.variesByDevice || !notification.variants.isEmpty || heldBackPerDevice))
         }
         return jobs

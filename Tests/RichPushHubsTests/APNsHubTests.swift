@@ -109,6 +109,18 @@ struct APNsHubTests {
         }
     }
 
+    @Test func usersOfTwoABVariantsInOneBatchEachGetTheirVariantsMessage() async throws {
+        try await withAPNs { hub, server in
+            let jobs = [
+                job(1, message: "20% off", abVariant: "A"), job(2, message: "Free shipping", abVariant: "B"),
+                job(3, message: "20% off", abVariant: "A"),
+            ]
+            #expect(await hub.deliver(jobs, logger: quietLogger) == [.sent, .sent, .sent])
+            let messages = Dictionary(uniqueKeysWithValues: server.accepted.map { ($0.deviceToken, object($0.payload)["richMessage"] as? String) })
+            #expect(messages == [jobs[0].pushChannel: "20% off", jobs[1].pushChannel: "Free shipping", jobs[2].pushChannel: "20% off"])
+        }
+    }
+
     @Test func theApnsIdIsTheSameUUIDForEveryAttemptOfOneNotificationToOneDevice() {
         let first = APNsHub.apnsId(notificationId: 7, installationId: "phone")
         #expect(first == APNsHub.apnsId(notificationId: 7, installationId: "phone"))

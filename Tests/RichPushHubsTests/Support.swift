@@ -29,7 +29,8 @@ let quietLogger: Logger = {
 func job(
     _ deliveryId: Int64, notification: Int64 = 42, installation: String? = nil, platform: Platform = .apns, channel: String? = nil,
     message: String = "Check this image out!", style: PushStyle = .silent, audience: String = "username:alice", expiresAt: Date? = nil,
-    content: PushContent = PushContent(), language: String? = nil, unreadCount: Int? = nil, imageLink: String? = nil
+    content: PushContent = PushContent(), language: String? = nil, unreadCount: Int? = nil, imageLink: String? = nil,
+    abVariant: String? = nil
 ) -> DeliveryJob {
     let installationId = installation ?? "device-\(deliveryId)"
     let variant = content.localization(forInstallationLanguage: language)
@@ -40,7 +41,7 @@ func job(
         deliveryId: deliveryId, attempt: 1, notificationId: notification, push: push, audience: audience, expiresAt: expiresAt,
         installationId: installationId, owner: "alice", platform: platform,
         pushChannel: channel ?? installationId.utf8.map { String(format: "%02x", $0) }.joined(), language: variant?.tag,
-        variesByDevice: content.variesByDevice, imageLink: imageLink)
+        variant: abVariant, variesByDevice: content.variesByDevice || abVariant != nil, imageLink: imageLink)
 }
 
 /// Runs `body` with a hub client trusting `caFile`, shut down afterwards.

@@ -33,6 +33,7 @@ struct VariantStoreTests {
                 let expected = Variant.assigned(to: job.owner, of: id, among: Self.variants)!
                 #expect(job.push.richMessage == expected.message)
                 #expect(job.push.richTitle == expected.content.title)
+                #expect(job.variant == expected.name)
                 #expect(job.variesByDevice)
             }
             #expect(Set(jobs.map(\.push.richMessage)) == ["Twenty percent off", "Free shipping"])

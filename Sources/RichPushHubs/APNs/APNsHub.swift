@@ -32,13 +32,13 @@ public struct APNsHub: NotificationHub {
     /// Sends the batch as one round of streams with one provider token, so a push costs a stream and not a task, a
     /// hop onto the connection's event loop and a token lookup of its own.
     public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
-        // The devices of a notification share a few pushes (one per language and badge): encode each once, not per
-        // device.
+        // The devices of a notification share a few pushes (one per variant, language and badge): encode each once, not
+        // per device.
         var encoded: [PayloadKey: ByteBuffer] = [:]
         var payloads: [ByteBuffer] = []
         payloads.reserveCapacity(jobs.count)
         for job in jobs {
-            let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge, event: job.push.event)
+            let key = PayloadKey(job)
             if let payload = encoded[key] {
                 payloads.append(payload)
             } else {
@@ -75,7 +75,7 @@ public struct APNsHub: NotificationHub {
                 let requests = indices.map { position in
                     let index = sendable[position]
                     let job = jobs[index]
-                    let key = PayloadKey(notificationId: job.notificationId, language: job.language, badge: job.push.badge, event: job.push.event)
+                    let key = PayloadKey(job)
                     if shared[key] == nil {
                         shared[key] = NotificationRequests(job, payload: payloads[index], authorization: "bearer \(token)", topic: topic)
                     }
@@ -136,12 +136,21 @@ public struct APNsHub: NotificationHub {
     }
 }
 
-/// Which pushes of a batch have the same bytes: those of one notification in one language with one badge.
+/// Which pushes of a batch have the same bytes: those of one notification's variant in one language with one badge.
 struct PayloadKey: Hashable {
     var notificationId: Int64
+    var variant: String?
     var language: String?
     var badge: Int?
     var event: PushEvent
+
+    init(_ job: DeliveryJob) {
+        notificationId = job.notificationId
+        variant = job.variant
+        language = job.language
+        badge = job.push.badge
+        event = job.push.event
+    }
 }
 
 /// What the pushes of one notification in a batch with one payload share: their headers but the apns-id, their body,
