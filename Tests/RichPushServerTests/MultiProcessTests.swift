@@ -95,6 +95,44 @@ struct MultiProcessTests {
         #expect(admitted == 6)
     }
 
+    @Test func campaignsSentToOneUserThroughBothProcessesAtOnceNeverExceedTheCap() async throws {
+        let cluster = try GatewayCluster(count: 2, extraArguments: ["--frequency-cap", "2/24h"])
+        defer { cluster.cleanUp() }
+        try await cluster.start()
+        _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
+        let registered = try await cluster[0].request(
+            .PUT, "/api/installations/laptop", as: Self.alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+        #expect(registered.status == 201)
+        // Six campaigns at once, three through each process, so both dispatchers hold alice's deliveries together.
+        let ids = try await withThrowingTaskGroup(of: Int64?.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    let created = try await cluster[index % 2].request(
+                        .POST, "/api/notifications", as: .admin,
+                        json: #"{"message":"Sale \#(index)","richType":"text","text":"x","audience":"username:alice"}"#)
+                    return ProcessTests.id(in: created.body)
+                }
+            }
+            return try await group.reduce(into: [Int64]()) { ids, id in if let id { ids.append(id) } }
+        }
+        try #require(ids.count == 6)
+        var statuses: [[String: Any]] = []
+        try #require(
+            try await eventually(within: .seconds(60)) {
+                statuses = []
+                for id in ids {
+                    let body = try await cluster[1].request(.GET, "/api/notifications/\(id)/status", as: .admin).body
+                    guard let status = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                        status["state"] as? String == "delivered"
+                    else { return false }
+                    statuses.append(status)
+                }
+                return true
+            })
+        #expect(statuses.map { $0["sent"] as? Int ?? 0 }.reduce(0, +) == 2)
+        #expect(statuses.map { $0["capped"] as? Int ?? 0 }.reduce(0, +) == 4)
+    }
+
     @Test func wrongPasswordsSpreadOverBothProcessesThrottleTheUsernameOnBoth() async throws {
         let cluster = try GatewayCluster(count: 2)
         defer { cluster.cleanUp() }
