@@ -23,7 +23,8 @@ struct StrictRequestTests {
         }
     }
 
-    /// One request of each JSON endpoint, as alice (a member with a notification to her) or the admin may send it.
+    /// One request of each JSON endpoint, as alice (a member with a notification to her) or the admin may send it; the
+    /// template `welcome` exists.
     static let endpoints: [(method: HTTPRequest.Method, path: String, json: String)] = [
         (.post, "/api/users", #"{"username":"bob","password":"bob-password","role":"member"}"#),
         (.put, "/api/users/alice/password", #"{"password":"another-password"}"#),
@@ -32,6 +33,11 @@ struct StrictRequestTests {
         (.post, "/api/notifications", #"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#),
         (.patch, "/api/me/notifications/1", #"{"readState":"read"}"#),
         (.post, "/api/me/notifications/1/receipts", #"{"installationId":"laptop","event":"displayed"}"#),
+        (.post, "/api/templates", #"{"name":"spring","message":"Spring sale","richType":"text","text":"x"}"#),
+        (.put, "/api/templates/welcome", #"{"message":"Welcome back","richType":"text","text":"x"}"#),
+        (.put, "/api/register/reg-1", #"{"Platform":"fcm","Handle":"token-9","Tags":["topic:sale"]}"#),
+        (.put, "/api/users/alice/segments", #"{"segments":["segment:vip"]}"#),
+        (.post, "/api/tokens", #"{"name":"ci","role":"marketer"}"#),
     ]
 
     /// `json` with `"field": value` added inside its first object that `path` names (`""` the top).
@@ -47,6 +53,8 @@ struct StrictRequestTests {
             let alice = try await session.createUser("alice")
             try await session.register("laptop", of: alice)
             _ = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            let template = #"{"name":"welcome","message":"Welcome","richType":"text","text":"x"}"#
+            #expect(try await session.request(.post, "/api/templates", as: .admin, json: template).status == .created)
             try await body(session)
         }
     }
