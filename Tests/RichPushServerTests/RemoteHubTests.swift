@@ -126,6 +126,33 @@ struct RemoteHubTests {
         }
     }
 
+    @Test func anUnreadBadgeCountsWhatTheUserLeftUnreadAfterAPatchThroughTheAPI() async throws {
+        try await withDirectHubs { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            try await session.register("iphone", of: alice, platform: .apns)
+            func campaign(_ message: String) async throws -> Int64 {
+                let id = try await session.send(
+                    #"{"message":"\#(message)","richType":"text","audience":"username:alice","badge":"unread"}"#, as: .admin)
+                _ = try await session.waitForState("delivered", of: id)
+                return id
+            }
+            func badge(of id: Int64) throws -> String? {
+                let bodies = apns.accepted.compactMap { try? JSONSerialization.jsonObject(with: Data($0.payload.utf8)) as? [String: Any] }
+                let push = try #require(bodies.first { $0["richId"] as? String == String(id) })
+                return push["badge"] as? String
+            }
+            let first = try await campaign("First")
+            let second = try await campaign("Second")
+            #expect(try badge(of: first) == "1")
+            #expect(try badge(of: second) == "2")
+            let read = try await session.request(.patch, "/api/me/notifications/\(first)", as: alice, json: #"{"readState":"read"}"#)
+            #expect(read.status == .ok)
+            let third = try await campaign("Third")
+            #expect(try badge(of: third) == "2")
+            #expect(apns.violations.isEmpty)
+        }
+    }
+
     @Test func anFcmAlertOfAnImageLinksTheImageSignedUnderThePublicURL() async throws {
         try await withDirectHubs(publicURL: "https://push.example.com") { session, _, fcm in
             let alice = try await session.createUser("alice")
