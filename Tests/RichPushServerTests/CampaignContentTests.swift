@@ -96,6 +96,39 @@ struct CampaignContentTests {
         }
     }
 
+    /// A silent push carries its message once for both hubs, so FCM's 4000 bytes of data fill first; an alert carries
+    /// it twice on APNs (in `aps.alert` and `richMessage`), so APNs's 4096 do.
+    @Test(arguments: [
+        ("alert", 400, "The push of the fr variant is 4097 bytes for APNs, which accepts 4096."),
+        ("silent", 500, "The data of the fr variant are 4001 bytes for FCM, which accepts 4000."),
+    ])
+    func aVariantOneByteOverAHubsLimitIsRefusedAtCreateAndOneAtItIsAccepted(style: String, frenchLength: Int, refusal: String) async throws {
+        try await TestGateway().run { session in
+            let french = String(repeating: "é", count: frenchLength)
+            let kilobyte = String(repeating: "k", count: 1000)
+            func create(padding: Int) async throws -> (accepted: Bool, message: String?) {
+                let data = #""a":"\#(kilobyte)","b":"\#(kilobyte)","pad":"\#(String(repeating: "x", count: padding))""#
+                let json =
+                    #"{"message":"m","richType":"text","pushStyle":"\#(style)","data":{\#(data)},"localizations":{"fr":{"message":"\#(french)"}}}"#
+                let response = try await session.request(.post, "/api/notifications", as: .admin, json: json)
+                if response.status == .unprocessableContent { return (false, try response.error().message) }
+                #expect(response.status == .created)
+                return (true, nil)
+            }
+            // The largest padding the gateway accepts, found by halving: one more byte is the first refused.
+            var accepted = 0
+            var refused = 1000
+            try #require(try await create(padding: accepted).accepted)
+            try #require(try await !create(padding: refused).accepted)
+            while refused - accepted > 1 {
+                let middle = (accepted + refused) / 2
+                if try await create(padding: middle).accepted { accepted = middle } else { refused = middle }
+            }
+            let message = try await create(padding: refused).message
+            #expect(message == refusal, "\(message ?? "accepted")")
+        }
+    }
+
     @Test(arguments: [
         (#""title":"","#, "notification.invalidTitle"),
         (#""sound":"default","#, "notification.invalidSound"),
