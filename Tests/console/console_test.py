@@ -388,23 +388,35 @@ class Console(unittest.TestCase):
         self.assertIn("State pushes to other devices (read, dismissed, recalled): 0 sent, 1 failed. Not part of the funnel above.", note.text)
         self.screenshot("campaigns-state-pushes")
 
+    def drop_file(self, path, name, media_type):
+        """What a drag from the file manager delivers: a drop event whose DataTransfer holds the file."""
+        with open(path, "rb") as file:
+            encoded = base64.b64encode(file.read()).decode("ascii")
+        self.browser.execute_script("""
+            const [encoded, name, type] = arguments;
+            const bytes = Uint8Array.from(atob(encoded), (character) => character.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], name, { type }));
+            const zone = document.getElementById('drop-zone');
+            zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+        """, encoded, name, media_type)
+
     def test_dropping_an_image_on_the_drop_zone_stores_it(self):
         self.sign_in(MARK)
         self.find("#drop-zone")
-        # What a drag from the file manager delivers: a drop event whose DataTransfer holds the file.
-        self.browser.execute_async_script("""
-            const done = arguments[arguments.length - 1];
-            fetch('logo.png').then((response) => response.blob()).then((blob) => {
-                const transfer = new DataTransfer();
-                transfer.items.add(new File([blob], 'dropped.png', { type: 'image/png' }));
-                const zone = document.getElementById('drop-zone');
-                zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-                zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-                done();
-            });
-        """)
+        self.drop_file(LOGO, "dropped.png", "image/png")
         self.wait_for_text("#image-state", "dropped.png · 512×512")
         self.find(".alert-media canvas")
+
+    def test_a_dropped_jpeg_or_webp_is_stored_and_previewed(self):
+        self.sign_in(MARK)
+        self.find("#drop-zone")
+        for name, media_type, size in [("valid.jpg", "image/jpeg", "64×48"), ("valid.webp", "image/webp", "64×48")]:
+            self.drop_file(os.path.join(FIXTURES, name), "dropped-" + name, media_type)
+            self.wait_for_text("#image-state", f"dropped-{name} · {size}")
+            self.find(".alert-media canvas")
+        self.screenshot("dropped-webp")
 
     def test_an_admin_sees_every_installation(self):
         self.sign_in(ADMIN)
