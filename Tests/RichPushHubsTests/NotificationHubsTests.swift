@@ -61,17 +61,30 @@ struct NotificationHubsTests {
         try await withHub { hub, server in
             try await register("fr-phone", tags: ["username:alice"], in: hub)
             try await register("en-phone", tags: ["username:alice"], in: hub)
+            try await register("fr-pixel", platform: .fcm, tags: ["username:alice"], in: hub)
             let jobs = [
                 job(1, installation: "fr-phone", message: "Sale", content: winterSale, language: "fr"),
                 job(2, installation: "en-phone", message: "Sale", content: winterSale, language: "en"),
+                job(3, installation: "fr-pixel", platform: .fcm, channel: "fr-pixel-token", message: "Sale", content: winterSale, language: "fr"),
             ]
-            #expect(await hub.deliver(jobs, logger: quietLogger) == [.sent, .sent])
+            #expect(await hub.deliver(jobs, logger: quietLogger) == [.sent, .sent, .sent])
             #expect(server.violations.isEmpty)
             #expect(server.sends.allSatisfy { $0.tags == nil })
-            let bodies = Dictionary(uniqueKeysWithValues: server.sends.map { ($0.deviceHandle ?? "", $0.body) })
-            #expect(bodies[jobs[0].pushChannel] == String(decoding: jobs[0].push.apnsPayload(), as: UTF8.self))
-            #expect(bodies[jobs[0].pushChannel]?.contains(#""richMessage":"Soldes""#) == true)
-            #expect(bodies[jobs[1].pushChannel]?.contains(#""richMessage":"Sale""#) == true)
+            let sends = Dictionary(uniqueKeysWithValues: server.sends.map { ($0.deviceHandle ?? "", $0) })
+            #expect(sends[jobs[0].pushChannel]?.format == "apple")
+            #expect(
+                sends[jobs[0].pushChannel]?.body
+                    == #"{"aps":{"content-available":1,"sound":""},"badge":"3","campaign":"w1","richId":"42","richMessage":"Soldes","richTitle":"Soldes d’hiver","richType":"img"}"#
+            )
+            #expect(
+                sends[jobs[1].pushChannel]?.body
+                    == #"{"aps":{"content-available":1,"sound":""},"badge":"3","campaign":"w1","richId":"42","richMessage":"Sale","richTitle":"Winter sale","richType":"img"}"#
+            )
+            #expect(sends["fr-pixel-token"]?.format == "fcmv1")
+            #expect(
+                sends["fr-pixel-token"]?.body
+                    == #"{"message":{"android":{"priority":"HIGH"},"data":{"badge":"3","campaign":"w1","richId":"42","richMessage":"Soldes","richTitle":"Soldes d’hiver","richType":"img"}}}"#
+            )
         }
     }
 
