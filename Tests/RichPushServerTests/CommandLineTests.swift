@@ -115,6 +115,32 @@ struct CommandLineTests {
         }
     }
 
+    @Test func repeatedDataAndLocalizedFlagsEachAddTheirEntry() async throws {
+        try await withGateway { gateway, passwordFile in
+            let french = gateway.dataDirectory.appendingPathComponent("sale-fr.json").path
+            let german = gateway.dataDirectory.appendingPathComponent("sale-de.json").path
+            try #"{"message": "Soldes", "title": "Soldes d’hiver"}"#.write(toFile: french, atomically: true, encoding: .utf8)
+            try #"{"message": "Schlussverkauf"}"#.write(toFile: german, atomically: true, encoding: .utf8)
+            let result = try richpush([
+                "send", "--text", "t", "--message", "Sale", "--to", "username:alice", "--push-style", "alert", "--title", "Winter sale", "--sound",
+                "default",
+                "--badge", "unread", "--category", "sale", "--thread-id", "winter", "--data", "campaign=w1", "--data",
+                "deepLink=shop://sale", "--localized", "fr=\(french)", "--localized", "de=\(german)", "--wait",
+                "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile,
+            ])
+            #expect(result.status == 0, "\(result.output)")
+            let answer = try await gateway.request(.GET, "/api/notifications/1/info", as: mark)
+            let info = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+            #expect(info["data"] as? [String: String] == ["campaign": "w1", "deepLink": "shop://sale"])
+            #expect(info["title"] as? String == "Winter sale")
+            #expect(info["badge"] as? String == "unread")
+            #expect(info["threadId"] as? String == "winter")
+            let localizations = try #require(info["localizations"] as? [String: [String: String]])
+            #expect(localizations["fr"] == ["message": "Soldes", "title": "Soldes d’hiver"])
+            #expect(localizations["de"] == ["message": "Schlussverkauf"])
+        }
+    }
+
     @Test func exportOfAMissingNotificationExitsThree() async throws {
         try await withGateway { gateway, passwordFile in
             let export = try richpush(["export", "99", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
