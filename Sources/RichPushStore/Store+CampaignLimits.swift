@@ -59,11 +59,13 @@ extension Store {
     }
 
     /// Makes deliveries due again at the instants they are keyed by, unleased, taking back the attempt their claim
-    /// counted where it did.
+    /// counted where it did. Their reason says why they wait, so the deliveries list shows it while they do.
     private static func postpone(_ waiting: [Date: [Int64]], countedAttempt: Bool, in db: any SQLDatabase) async throws {
         for (due, ids) in waiting {
             for chunk in ids.chunked(insertChunk) {
                 let update = db.update("deliveries").set("due_at", to: EpochMilliseconds(due)).set("lease_until", to: Int64?.none)
+                    .set("error_code", to: "delivery.quietHours")
+                    .set("error_message", to: "its device's quiet hours (--quiet-hours) last until \(Timestamp.format(due))")
                     .where(SQLIdSet("id", in: chunk))
                 if countedAttempt {
                     _ = update.set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .subtract, SQLLiteral.numeric("1")))

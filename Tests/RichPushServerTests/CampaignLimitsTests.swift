@@ -24,6 +24,24 @@ struct CampaignLimitsAPITests {
         }
     }
 
+    @Test func aCampaignDueInTheDevicesQuietHoursWaitsWithItsReasonAndIsSentWhenTheyEnd() async throws {
+        // Quiet from the start of this hour to two hours later, on the gateway's default zone (UTC), which the device has.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let hour = utc.component(.hour, from: .now)
+        let window = String(format: "%02d:00-%02d:00", hour, (hour + 2) % 24)
+        try await TestGateway({ $0.quietHours = QuietHours(parsing: window) }).run { session in
+            let alice = try await session.createUser("alice")
+            let mark = try await session.createUser("mark", role: .marketer)
+            try await session.register("laptop", of: alice)
+            let id = try await session.send(Self.campaign, as: mark)
+            let waiting = try await session.waitUntilPending(of: id, to: "laptop", because: "delivery.quietHours")
+            #expect(waiting["attempts"] as? Int == 0)
+            session.clock.advance(by: 2 * 3600)
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int == 1)
+        }
+    }
+
     @Test func anAdminsTransactionalNotificationReachesAUserPastTheCap() async throws {
         try await TestGateway({ $0.frequencyCap = FrequencyCap(count: 1, period: 86_400) }).run { session in
             let alice = try await session.createUser("alice")

@@ -214,7 +214,7 @@ struct RemoteHubTests {
             try await session.register("iphone", of: alice, platform: .apns)
             apns.answer(apnsToken(of: "iphone"), with: .init(status: 429, reason: "TooManyRequests", retryAfter: "120"))
             let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
-            #expect(try await session.waitForRetry(of: id, to: "iphone", because: "apns.tooManyRequests")["attempts"] as? Int64 == 1)
+            #expect(try await session.waitUntilPending(of: id, to: "iphone", because: "apns.tooManyRequests")["attempts"] as? Int64 == 1)
             #expect(try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()["state"] as? String == "sending")
             session.clock.advance(by: 121)
             #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 1)

@@ -106,7 +106,7 @@ struct WNSHubTests {
             wns.answer("laptop", with: .init(status: status, retryAfter: "0"))
             let id = try await session.send(#"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#, as: .admin)
             let reason = status == 406 ? "wns.throttled" : "wns.unavailable"
-            #expect(try await session.waitForRetry(of: id, to: "laptop", because: reason)["attempts"] as? Int64 == 1)
+            #expect(try await session.waitUntilPending(of: id, to: "laptop", because: reason)["attempts"] as? Int64 == 1)
             session.clock.advance(by: 600)
             #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 1)
             #expect(wns.accepted.count == 1)

@@ -107,7 +107,7 @@ struct WebPushHubTests {
             try await registerBrowser("firefox", of: alice, subscription: subscription, in: session)
             try await service.answer(subscriptionId, status: status, retryAfter: "0")
             let id = try await session.send(#"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#, as: .admin)
-            #expect(try await session.waitForRetry(of: id, to: "firefox", because: "webpush.unavailable")["attempts"] as? Int64 == 1)
+            #expect(try await session.waitUntilPending(of: id, to: "firefox", because: "webpush.unavailable")["attempts"] as? Int64 == 1)
             session.clock.advance(by: 600)
             #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 1)
             #expect(try await service.received().count == 1)

@@ -118,9 +118,9 @@ struct Session: Sendable {
         return id
     }
 
-    /// Polls the deliveries of notification `id` until the one to `installationId` waits for a retry because of
-    /// `reason`, or ten seconds pass; answers that delivery as the gateway shows it.
-    func waitForRetry(of id: Int64, to installationId: String, because reason: String) async throws -> [String: Any] {
+    /// Polls the deliveries of notification `id` until the one to `installationId` waits (for a retry, for quiet hours
+    /// to end) because of `reason`, or ten seconds pass; answers that delivery as the gateway shows it.
+    func waitUntilPending(of id: Int64, to installationId: String, because reason: String) async throws -> [String: Any] {
         var delivery: [String: Any] = [:]
         _ = try await eventually {
             let items = try await request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()["items"] as? [[String: Any]]
