@@ -122,7 +122,14 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
     let policy = RequestDeadlines.Policy(
         headerTimeout: TimeAmount(gateway.configuration.headerTimeout), idleTimeout: TimeAmount(gateway.configuration.idleTimeout))
     let streamConfiguration = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [SecurityHeaders(), RequestDeadlines(policy: policy), PayloadFastPath(gateway: gateway)])
+        additionalChannelHandlers: [
+            SecurityHeaders(), RequestDeadlines(policy: policy),
+            PayloadFastPath(
+                replies: MemoryPayloadReplies(
+                    authenticator: gateway.authenticator, payloads: gateway.payloads, clock: gateway.configuration.clock,
+                    metrics: gateway.metrics),
+                connections: gateway.connections),
+        ])
     return HTTPServerBuilder { responder in
         guard let certificate else {
             return GuardedChannel(
@@ -145,30 +152,48 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     router.add(
         middleware: FileMiddleware(gateway.configuration.publicDirectory, searchForIndexHtml: true)
             .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
-    OperationsController(gateway: gateway).addRoutes(to: router)
+    OperationsController(store: gateway.store, metrics: gateway.metrics, broadcaster: gateway.broadcaster).addRoutes(to: router)
 
     let api = router.group("api")
-    PayloadController(gateway: gateway).addRoutes(to: api)
+    PayloadController(
+        payloads: gateway.payloads, clock: gateway.configuration.clock, metrics: gateway.metrics, linkSigner: gateway.linkSigner,
+        connections: gateway.connections, authenticator: gateway.authenticator, trustedProxies: gateway.configuration.trustedProxies
+    ).addRoutes(to: api)
     WebPushKeyController(publicKey: gateway.webPushPublicKey).addRoutes(to: api)
-    let authenticated = api.group().add(
-        middleware: BasicAuthMiddleware(
-            authenticator: gateway.authenticator, connections: gateway.connections, rateLimits: gateway.rateLimits,
-            trustedProxies: gateway.configuration.trustedProxies))
+    let authenticated = api.group()
+        .add(
+            middleware: CredentialsAuthenticator(
+                authenticator: gateway.authenticator, rateLimits: gateway.rateLimits, trustedProxies: gateway.configuration.trustedProxies)
+        )
+        .add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: gateway.rateLimits))
     let library = ImageLibrary(
         store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
-    UserController(gateway: gateway).addRoutes(to: authenticated)
+    let registrar = Registrar(
+        store: gateway.store, maximumInstallationsPerUser: gateway.configuration.maximumInstallationsPerUser,
+        dispatcherDoorbell: gateway.dispatcherDoorbell, rules: gateway.configuration.installationRules)
+    UserController(store: gateway.store, hasher: gateway.hasher, credentials: gateway.authenticator.cache).addRoutes(to: authenticated)
     TokenController(store: gateway.store, cache: gateway.authenticator.cache).addRoutes(to: authenticated)
     AuditController(store: gateway.store).addRoutes(to: authenticated)
-    ImageController(gateway: gateway, library: library).addRoutes(to: authenticated)
-    NotificationController(gateway: gateway, library: library).addRoutes(to: authenticated)
-    ResultsController(gateway: gateway).addRoutes(to: authenticated)
-    AudienceController(gateway: gateway).addRoutes(to: authenticated)
+    ImageController(imageLimits: gateway.configuration.imageLimits, metrics: gateway.metrics, library: library).addRoutes(to: authenticated)
+    NotificationController(
+        store: gateway.store, library: library, payloads: gateway.payloads, linkSigner: gateway.linkSigner, broadcaster: gateway.broadcaster,
+        dispatcherDoorbell: gateway.dispatcherDoorbell, statePushDoorbell: gateway.statePushDoorbell, rateLimits: gateway.rateLimits,
+        metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone
+    ).addRoutes(to: authenticated)
+    ResultsController(store: gateway.store, fetches: gateway.payloads.fetches).addRoutes(to: authenticated)
+    AudienceController(store: gateway.store).addRoutes(to: authenticated)
     TemplateController(store: gateway.store).addRoutes(to: authenticated)
-    InstallationController(gateway: gateway).addRoutes(to: authenticated)
-    RegistrationController(gateway: gateway).addRoutes(to: authenticated)
-    SegmentController(gateway: gateway).addRoutes(to: authenticated)
-    FeedController(gateway: gateway).addRoutes(to: authenticated)
-    StreamController(gateway: gateway).addRoutes(to: authenticated)
+    InstallationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
+    RegistrationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
+    SegmentController(
+        store: gateway.store, protectedTagPrefixes: gateway.configuration.protectedTagPrefixes, dispatcherDoorbell: gateway.dispatcherDoorbell
+    ).addRoutes(to: authenticated)
+    FeedController(
+        store: gateway.store, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock, statePushDoorbell: gateway.statePushDoorbell
+    ).addRoutes(to: authenticated)
+    StreamController(
+        store: gateway.store, broadcaster: gateway.broadcaster, metrics: gateway.metrics, heartbeatInterval: gateway.configuration.heartbeatInterval
+    ).addRoutes(to: authenticated)
     return router
 }
 

@@ -4,8 +4,8 @@ import RichPushCore
 import RichPushImaging
 import RichPushStore
 
-/// What every controller shares: the store, authentication, the wake-ups of the dispatcher and the streams, and
-/// the caches of the payload path.
+/// The parts the application is built from: the store, authentication, the wake-ups of the dispatcher and the
+/// streams, and the caches of the payload path. `buildRouter` hands each controller only the parts it uses.
 struct Gateway: Sendable {
     let configuration: ServerConfiguration
     let store: Store

@@ -1,4 +1,5 @@
 public import Hummingbird
+public import HummingbirdAuth
 import NIOCore
 public import RichPushCore
 
@@ -12,7 +13,7 @@ public struct AuthenticatedUser: Sendable, Equatable {
 
 /// The context of every gateway request: the framework's storage, the caller, and the client address that login
 /// throttling counts by.
-public struct RichPushRequestContext: RequestContext {
+public struct RichPushRequestContext: AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: AuthenticatedUser?
     public let clientAddress: String
@@ -32,7 +33,7 @@ public struct RichPushRequestContext: RequestContext {
     /// Every JSON body is read strictly: an unknown or mistyped field is refused, never ignored.
     public var requestDecoder: some RequestDecoder { StrictRequestDecoder() }
 
-    /// The authenticated caller; the auth middleware guarantees one on every `/api` route.
+    /// The authenticated caller; ``CredentialsAuthenticator`` guarantees one on every `/api` route behind it.
     func caller() throws -> AuthenticatedUser {
         guard let identity else { throw APIError.unauthorized("Authentication is required.") }
         return identity

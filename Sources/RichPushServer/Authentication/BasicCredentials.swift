@@ -1,6 +1,10 @@
 import Foundation
 
 /// The username and password of an `Authorization: Basic …` header.
+///
+/// Parsed here rather than by HummingbirdAuth's `HTTPFields.basic`, which takes the scheme only when spelled `Basic`
+/// followed by exactly one space: RFC 9110 makes the scheme case-insensitive and allows more whitespace, and clients
+/// that write `basic` exist.
 struct BasicCredentials: Sendable, Equatable {
     var username: String
     var password: String

@@ -5,7 +5,7 @@ import RichPushStore
 /// `GET /api/audiences/count?expression=…`: how many devices and people a tag expression reaches now, so a marketer
 /// sees the size of a campaign (and a malformed expression's reason) before sending it.
 struct AudienceController {
-    let gateway: Gateway
+    let store: Store
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.get("audiences/count", use: count)
@@ -30,7 +30,7 @@ struct AudienceController {
         } catch {
             throw APIError.badRequest("audience.invalid", "The audience is not a valid tag expression: \(error).")
         }
-        let size = try await gateway.store.audienceSize(expression)
+        let size = try await store.audienceSize(expression)
         return try CountJSON(
             expression: expression.description, installations: size.installations, recipients: size.recipients,
             platforms: Dictionary(uniqueKeysWithValues: size.installationsByPlatform.map { ($0.key.rawValue, $0.value) })

@@ -4,7 +4,10 @@ import RichPushStore
 
 /// A user's feed and its state, synced across the user's devices: `/api/me/notifications`.
 struct FeedController {
-    let gateway: Gateway
+    let store: Store
+    let broadcaster: EventBroadcaster
+    let clock: any WallClock
+    let statePushDoorbell: Doorbell
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.get("me/notifications", use: feed)
@@ -17,8 +20,8 @@ struct FeedController {
         let caller = try context.caller()
         let since = try request.uri.integer("since", in: 0...Int64.max)
         let limit = Int(try request.uri.integer("limit", in: 1...200) ?? 50)
-        let page = try await gateway.store.feed(
-            username: caller.username, since: since, limit: limit, now: gateway.configuration.clock.now)
+        let page = try await store.feed(
+            username: caller.username, since: since, limit: limit, now: clock.now)
         let language = request.headers[.acceptLanguage]
         return FeedJSON(items: page.items.map { FeedItemJSON($0, acceptLanguage: language) }, cursor: String(page.cursor))
     }
@@ -50,13 +53,13 @@ struct FeedController {
             throw APIError.unprocessable("feed.nothingToChange", "Send readState, userActionState or both.")
         }
         guard
-            let (item, cursor) = try await gateway.store.updateFeedState(
+            let (item, cursor) = try await store.updateFeedState(
                 username: caller.username, notificationId: id, readState: readState, userActionState: actionState,
-                origin: body.installationId, now: gateway.configuration.clock.now)
+                origin: body.installationId, now: clock.now)
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
         if cursor != nil {
-            gateway.broadcaster.notify([caller.username])
-            gateway.statePushDoorbell.ring()
+            broadcaster.notify([caller.username])
+            statePushDoorbell.ring()
         }
         return try FeedItemResponse(item: FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage])).jsonResponse()
     }
@@ -68,13 +71,13 @@ struct FeedController {
         let id = try context.id()
         let origin = request.uri.queryParameters.get("installationId")
         guard
-            try await gateway.store.removeFromFeed(
-                username: caller.username, notificationId: id, origin: origin, now: gateway.configuration.clock.now) != nil
+            try await store.removeFromFeed(
+                username: caller.username, notificationId: id, origin: origin, now: clock.now) != nil
         else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
-        gateway.broadcaster.notify([caller.username])
-        gateway.statePushDoorbell.ring()
+        broadcaster.notify([caller.username])
+        statePushDoorbell.ring()
         return Response(status: .noContent)
     }
 
@@ -101,13 +104,13 @@ struct FeedController {
         guard let event = ReceiptEvent(rawValue: body.event) else {
             throw APIError.unprocessable("receipt.invalidEvent", "event must be displayed.")
         }
-        guard let installation = try await gateway.store.installation(id: body.installationId), installation.owner == caller.username else {
+        guard let installation = try await store.installation(id: body.installationId), installation.owner == caller.username else {
             throw APIError.unprocessable("installation.notFound", "You have no installation \(body.installationId.prefix(64)).")
         }
-        guard try await gateway.store.feedItem(username: caller.username, notificationId: id, now: gateway.configuration.clock.now) != nil else {
+        guard try await store.feedItem(username: caller.username, notificationId: id, now: clock.now) != nil else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
-        let created = try await gateway.store.recordReceipt(notificationId: id, installationId: installation.id, event: event)
+        let created = try await store.recordReceipt(notificationId: id, installationId: installation.id, event: event)
         return try ReceiptJSON(notificationId: id, installationId: installation.id, event: event).jsonResponse(status: created ? .created : .ok)
     }
 }

@@ -11,7 +11,8 @@ import RichPushStore
 /// `POST /api/images`: a raw PNG, JPEG or WebP body, or a `multipart/form-data` upload with a `file` part. The format
 /// comes from the bytes; a declared type that names another one is refused.
 struct ImageController {
-    let gateway: Gateway
+    let imageLimits: ImageLimits
+    let metrics: GatewayMetrics
     let library: ImageLibrary
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
@@ -21,7 +22,7 @@ struct ImageController {
     @Sendable func upload(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         try caller.require(.marketer, to: "upload images")
-        let limit = gateway.configuration.imageLimits.maximumBytes
+        let limit = imageLimits.maximumBytes
         let mediaType = request.headers[.contentType].flatMap(MediaType.init(from:))
         let data: Data
         let declared: ImageFormat?
@@ -47,7 +48,7 @@ struct ImageController {
         guard !data.isEmpty else { throw APIError.unprocessable("image.empty", "The upload is empty.") }
         let (image, created) = try await library.admit(data, declared: declared, createdBy: caller.username)
         if created {
-            gateway.metrics.imagesStored.increment()
+            metrics.imagesStored.increment()
             context.logger.info("image stored", metadata: ["richpush.image.id": "\(image.id)", "richpush.bytes": "\(image.byteCount)"])
         }
         return try ImageJSON(image).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/images/\(image.id)"])

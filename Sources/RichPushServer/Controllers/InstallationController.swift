@@ -6,7 +6,8 @@ import RichPushStore
 
 /// Device registrations: `PUT`, `GET`, `DELETE /api/installations/{installationId}` and the list.
 struct InstallationController {
-    let gateway: Gateway
+    let store: Store
+    let registrar: Registrar
 
     /// The most installations one import registers, in one transaction.
     static let maximumImport = 10_000
@@ -23,8 +24,8 @@ struct InstallationController {
         let caller = try context.caller()
         let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
         let body = try await request.decode(as: InstallationRequest.self, context: context)
-        let (stored, created) = try await gateway.register(
-            try body.record(id: id, owner: caller.username, now: .now, rules: gateway.configuration.installationRules))
+        let (stored, created) = try await registrar.register(
+            try body.record(id: id, owner: caller.username, now: .now, rules: registrar.rules))
         return try InstallationJSON(stored).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
     }
 
@@ -54,21 +55,21 @@ struct InstallationController {
                 guard let id = entry.installationId, let owner = entry.owner else {
                     throw APIError.unprocessable("request.missingField", "installationId and owner are required.")
                 }
-                if owners[owner] == nil { owners[owner] = try await gateway.store.user(named: owner) != nil }
+                if owners[owner] == nil { owners[owner] = try await store.user(named: owner) != nil }
                 guard owners[owner] == true else {
                     throw APIError.unprocessable("installation.unknownOwner", "There is no user \(owner.prefix(64)).")
                 }
                 records.append(
                     try entry.record(
                         id: try InstallationRequest.validId(id), owner: owner, now: now,
-                        rules: gateway.configuration.installationRules))
+                        rules: registrar.rules))
             } catch let error as APIError {
                 throw APIError(error.status, code: error.code, message: "installations[\(index)]: \(error.message)")
             }
         }
         do {
-            let created = try await gateway.store.importInstallations(records)
-            gateway.dispatcherDoorbell.ring()
+            let created = try await store.importInstallations(records)
+            registrar.dispatcherDoorbell.ring()
             context.logger.info("installations imported", metadata: ["richpush.count": "\(records.count)"])
             return try ImportJSON(imported: records.count, created: created).jsonResponse()
         } catch StoreError.installationOwnedByAnother {
@@ -85,8 +86,8 @@ struct InstallationController {
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let installation = try await visibleInstallation(context)
-        try await gateway.store.deleteInstallation(id: installation.id)
-        gateway.dispatcherDoorbell.ring()
+        try await store.deleteInstallation(id: installation.id)
+        registrar.dispatcherDoorbell.ring()
         return Response(status: .noContent)
     }
 
@@ -99,34 +100,14 @@ struct InstallationController {
         let caller = try context.caller()
         let owner = caller.role == .admin ? request.uri.queryParameters.get("owner") : caller.username
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 200)
-        return ListJSON(items: try await gateway.store.installations(owner: owner, limit: limit).map(InstallationJSON.init))
+        return ListJSON(items: try await store.installations(owner: owner, limit: limit).map(InstallationJSON.init))
     }
 
     private func visibleInstallation(_ context: RichPushRequestContext) async throws -> InstallationRecord {
         let caller = try context.caller()
         let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
-        guard let installation = try await gateway.store.installation(id: id), installation.owner == caller.username || caller.role == .admin
+        guard let installation = try await store.installation(id: id), installation.owner == caller.username || caller.role == .admin
         else { throw APIError.notFound("installation.notFound", "There is no installation \(id).") }
         return installation
-    }
-}
-
-extension Gateway {
-    /// Stores a caller's own registration (`PUT /api/installations/{id}` and the tutorial's `PUT /api/register/{id}`),
-    /// or the ``APIError`` of a taken id or channel or of the per-user limit.
-    func register(_ record: InstallationRecord) async throws -> (stored: InstallationRecord, created: Bool) {
-        do {
-            let (stored, created) = try await store.upsertInstallation(record, limit: configuration.maximumInstallationsPerUser)
-            // A remote hub's copy of the registration is brought in step by the dispatcher.
-            dispatcherDoorbell.ring()
-            return (stored, created)
-        } catch StoreError.installationOwnedByAnother {
-            throw APIError.conflict("installation.taken", "Installation \(record.id) is registered by another user.")
-        } catch StoreError.channelTaken {
-            throw APIError.conflict("installation.channelTaken", "This pushChannel is registered by another user's installation.")
-        } catch StoreError.installationLimit(let limit) {
-            throw APIError.unprocessable(
-                "installation.limit", "You have \(limit) installations, the most allowed; remove one you no longer use first.")
-        }
     }
 }

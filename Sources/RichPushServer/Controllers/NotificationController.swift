@@ -7,8 +7,17 @@ import RichPushStore
 
 /// Creating, listing, describing and recalling rich notifications.
 struct NotificationController {
-    let gateway: Gateway
+    let store: Store
     let library: ImageLibrary
+    let payloads: PayloadMemory
+    let linkSigner: LinkSigner
+    let broadcaster: EventBroadcaster
+    let dispatcherDoorbell: Doorbell
+    let statePushDoorbell: Doorbell
+    let rateLimits: RateLimits
+    let metrics: GatewayMetrics
+    let clock: any WallClock
+    let defaultTimeZone: TimeZone
 
     /// The tutorial's message for `POST /api/notifications` without a body.
     static let tutorialMessage = "Check this image out!"
@@ -23,9 +32,9 @@ struct NotificationController {
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        try gateway.rateLimits.admitSend(by: caller)
+        try rateLimits.admitSend(by: caller)
         let body = try await request.collectBody(limit: StrictRequestDecoder.maximumBytes)
-        let now = gateway.configuration.clock.now
+        let now = clock.now
         let draft: NotificationDraft
         let tutorial = body.readableBytes == 0
         if tutorial {
@@ -38,22 +47,22 @@ struct NotificationController {
             let fields = try StrictRequestDecoder.decode(NotificationRequest.self, from: body)
             var template: Template?
             if let name = fields.template {
-                guard let record = try await gateway.store.template(name: name) else {
+                guard let record = try await store.template(name: name) else {
                     throw APIError.unprocessable("template.notFound", "There is no template \(name.prefix(64)).")
                 }
                 template = try Template(record)
             }
-            draft = try await fields.draft(by: caller, now: now, template: template, defaultTimeZone: gateway.configuration.defaultTimeZone) {
-                id in try await gateway.store.image(id: id) != nil
+            draft = try await fields.draft(by: caller, now: now, template: template, defaultTimeZone: defaultTimeZone) {
+                id in try await store.image(id: id) != nil
             }
         }
-        let (record, created) = try await gateway.store.createNotification(draft, now: now)
+        let (record, created) = try await store.createNotification(draft, now: now)
         if created {
-            gateway.metrics.notificationsCreated.increment()
-            gateway.dispatcherDoorbell.ring()
+            metrics.notificationsCreated.increment()
+            dispatcherDoorbell.ring()
             context.logger.info(
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
-            await gateway.store.audit(
+            await store.audit(
                 .notificationCreated, target: String(record.id), details: "to \(record.audience)", by: caller, logger: context.logger)
         }
         // The tutorial's backend answers its bodiless send with 200, which its client checks for.
@@ -65,7 +74,7 @@ struct NotificationController {
         try context.caller().require(.marketer, to: "list notifications")
         let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
         let before = try request.uri.integer("before", in: 1...Int64.max)
-        let page = try await gateway.store.notifications(limit: limit + 1, before: before)
+        let page = try await store.notifications(limit: limit + 1, before: before)
         var items: [NotificationJSON] = []
         for record in page.prefix(limit) { items.append(try await representation(of: record, for: request)) }
         return try PageJSON(items: items, next: page.count > limit ? items.last?.id : nil).jsonResponse()
@@ -82,12 +91,12 @@ struct NotificationController {
         guard caller.role.mayRunCampaigns || record.createdBy == caller.username else {
             throw APIError.forbidden("Only marketers, admins and its creator may read the status of notification \(record.id).")
         }
-        await gateway.payloads.fetches.flushed()
-        let counts = try await gateway.store.counts(notificationId: record.id)
+        await payloads.fetches.flushed()
+        let counts = try await store.counts(notificationId: record.id)
         let state = state(of: record, tally: counts.tally)
-        let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: gateway.configuration.clock.now) : nil
-        let variants = try await gateway.store.variantFunnels(notificationId: record.id, variants: record.variants)
-        let statePushes = try await gateway.store.statePushCounts(notificationId: record.id)
+        let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: clock.now) : nil
+        let variants = try await store.variantFunnels(notificationId: record.id, variants: record.variants)
+        let statePushes = try await store.statePushCounts(notificationId: record.id)
         return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes)
             .jsonResponse()
     }
@@ -96,16 +105,16 @@ struct NotificationController {
         let caller = try context.caller()
         try caller.require(.marketer, to: "cancel or recall notifications")
         let id = try context.id()
-        guard let (outcome, notified) = try await gateway.store.removeNotification(id: id) else {
+        guard let (outcome, notified) = try await store.removeNotification(id: id) else {
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
         }
-        gateway.payloads.forget(notificationId: id)
-        gateway.broadcaster.notify(notified)
-        gateway.statePushDoorbell.ring()
+        payloads.forget(notificationId: id)
+        broadcaster.notify(notified)
+        statePushDoorbell.ring()
         context.logger.info("notification removed", metadata: ["richpush.notification.id": "\(id)", "richpush.outcome": "\(outcome)"])
         switch outcome {
-        case .canceled: await gateway.store.audit(.notificationCanceled, target: String(id), by: caller, logger: context.logger)
-        case .deleted: await gateway.store.audit(.notificationRecalled, target: String(id), by: caller, logger: context.logger)
+        case .canceled: await store.audit(.notificationCanceled, target: String(id), by: caller, logger: context.logger)
+        case .deleted: await store.audit(.notificationRecalled, target: String(id), by: caller, logger: context.logger)
         case .alreadyRemoved: break
         }
         return Response(status: .noContent)
@@ -116,30 +125,22 @@ struct NotificationController {
     private func readableNotification(_ context: RichPushRequestContext) async throws -> NotificationRecord {
         let caller = try context.caller()
         let id = try context.id()
-        guard let record = try await gateway.store.notification(id: id),
-            try await gateway.mayRead(record, caller: caller)
+        guard let record = try await store.notification(id: id),
+            try await payloads.mayRead(record, caller: caller)
         else { throw APIError.notFound("notification.notFound", "There is no notification \(id).") }
         return record
     }
 
     /// `record` as JSON, in the language `request`'s `Accept-Language` picks.
     private func representation(of record: NotificationRecord, for request: Request) async throws -> NotificationJSON {
-        let tally = try await gateway.store.counts(notificationId: record.id).tally
+        let tally = try await store.counts(notificationId: record.id).tally
         return NotificationJSON(
-            record, state: state(of: record, tally: tally), payloadURL: gateway.linkSigner.payloadURL(id: record.id),
+            record, state: state(of: record, tally: tally), payloadURL: linkSigner.payloadURL(id: record.id),
             localization: record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage]))
     }
 
     private func state(of record: NotificationRecord, tally: DeliveryTally) -> NotificationState {
         NotificationState.derive(
             tally: tally, deliverAt: record.deliverAt, expiresAt: record.expiresAt, canceled: record.canceledAt != nil, now: .now)
-    }
-}
-
-extension Gateway {
-    /// Whether `caller` may read a notification and its payload.
-    func mayRead(_ record: NotificationRecord, caller: AuthenticatedUser) async throws -> Bool {
-        if PayloadAccess.mayRead(record, caller: caller, isRecipient: false) { return true }
-        return try await payloads.isRecipient(notificationId: record.id, username: caller.username)
     }
 }

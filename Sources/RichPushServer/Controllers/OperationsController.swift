@@ -6,7 +6,9 @@ import RichPushStore
 
 /// Liveness, readiness and metrics, without authentication.
 struct OperationsController {
-    let gateway: Gateway
+    let store: Store
+    let metrics: GatewayMetrics
+    let broadcaster: EventBroadcaster
 
     func addRoutes(to router: Router<RichPushRequestContext>) {
         router.get("health", use: health)
@@ -24,7 +26,7 @@ struct OperationsController {
 
     @Sendable func ready(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         do {
-            try await gateway.store.ping()
+            try await store.ping()
             return try HealthJSON(status: "ready").jsonResponse()
         } catch {
             context.logger.warning("store unreachable", metadata: ["error": "\(error)"])
@@ -33,8 +35,8 @@ struct OperationsController {
     }
 
     @Sendable func metrics(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        gateway.metrics.openStreams.record(gateway.broadcaster.streamCount)
-        let text = gateway.metrics.exposition()
+        metrics.openStreams.record(broadcaster.streamCount)
+        let text = metrics.exposition()
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: text)))

@@ -9,7 +9,13 @@ import RichPushStore
 /// It authenticates by itself because a signed link (`?exp=…&sig=…`) replaces Basic auth for fetchers that cannot
 /// send headers. Everything on this path is served from memory after the first fetch.
 struct PayloadController {
-    let gateway: Gateway
+    let payloads: PayloadMemory
+    let clock: any WallClock
+    let metrics: GatewayMetrics
+    let linkSigner: LinkSigner
+    let connections: UnauthenticatedConnections
+    let authenticator: Authenticator
+    let trustedProxies: TrustedProxies
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.get("notifications/:id", use: fetch)
@@ -19,29 +25,29 @@ struct PayloadController {
     @Sendable func fetch(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let id = try context.id()
         let caller = try await authorize(request, context: context, id: id)
-        let stored = try await gateway.payloads.notification(id: id)
+        let stored = try await payloads.notification(id: id)
         var isRecipient = false
         if let caller, stored != nil {
-            isRecipient = try await gateway.payloads.isRecipient(notificationId: id, username: caller.username)
+            isRecipient = try await payloads.isRecipient(notificationId: id, username: caller.username)
         }
         let record: NotificationRecord
-        switch PayloadAccess.decide(stored, caller: caller, isRecipient: isRecipient, at: gateway.configuration.clock.now) {
+        switch PayloadAccess.decide(stored, caller: caller, isRecipient: isRecipient, at: clock.now) {
         case .notFound:
-            gateway.metrics.payloadFetch(.notFound)
+            metrics.payloadFetch(.notFound)
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
         case .gone(let reason):
-            gateway.metrics.payloadFetch(.gone)
+            metrics.payloadFetch(.gone)
             throw APIError.gone("notification.gone", "Notification \(id) \(reason).")
         case .served(let served, let recordsFetch):
-            if let caller, recordsFetch { gateway.payloads.recordFetch(notificationId: id, username: caller.username) }
+            if let caller, recordsFetch { payloads.recordFetch(notificationId: id, username: caller.username) }
             record = served
         }
         var image: PayloadMemory.Image?
         if case .image(let imageId) = record.payload {
-            image = try await gateway.payloads.image(id: imageId)
+            image = try await payloads.image(id: imageId)
             guard image != nil else { throw APIError.gone("image.gone", "The image of notification \(id) is no longer stored.") }
         }
-        gateway.metrics.payloadFetch(.served)
+        metrics.payloadFetch(.served)
         let localization = record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage])?.localization
         let reply = PayloadReply(
             record, localization: localization, image: image, method: request.method, ifNoneMatch: request.headers[.ifNoneMatch])
@@ -53,15 +59,15 @@ struct PayloadController {
         let query = request.uri.queryParameters
         if let signature = query.get("sig") {
             guard let expiry = query.get("exp").flatMap(Int64.init),
-                gateway.linkSigner.isValid(id: id, expiry: expiry, signature: signature)
+                linkSigner.isValid(id: id, expiry: expiry, signature: signature)
             else { throw APIError.forbidden("The payload link is invalid or has expired; ask /info for a new one.") }
-            gateway.connections.signedIn(context.connection)
+            connections.signedIn(context.connection)
             return nil
         }
-        let caller = try await gateway.authenticator.authenticate(
+        let caller = try await authenticator.authenticate(
             authorization: request.headers[.authorization],
-            address: gateway.configuration.trustedProxies.clientAddress(of: request, context: context), logger: context.logger)
-        gateway.connections.signedIn(context.connection)
+            address: trustedProxies.clientAddress(of: request, context: context), logger: context.logger)
+        connections.signedIn(context.connection)
         return caller
     }
 }

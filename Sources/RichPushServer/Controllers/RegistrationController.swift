@@ -8,7 +8,8 @@ import RichPushStore
 /// /api/register` hands out a new registration id, `PUT /api/register/{id}` registers the device under it and
 /// `DELETE` removes it. A registration is an installation of the caller with that id.
 struct RegistrationController {
-    let gateway: Gateway
+    let store: Store
+    let registrar: Registrar
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.post("register", use: create)
@@ -45,20 +46,20 @@ struct RegistrationController {
         let own = Tag.user(caller.username)
         let installation = InstallationRequest(
             platform: try Self.platform(body.platform), pushChannel: PushChannelField(text: body.handle), tags: body.tags?.filter { $0 != own })
-        let (stored, _) = try await gateway.register(
+        let (stored, _) = try await registrar.register(
             try installation.record(
-                id: id, owner: caller.username, now: .now, rules: gateway.configuration.installationRules))
+                id: id, owner: caller.username, now: .now, rules: registrar.rules))
         return try InstallationJSON(stored).jsonResponse(status: .ok, headers: [.location: "/api/installations/\(id)"])
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let id = try InstallationRequest.validId(context.parameters.get("id") ?? "")
-        guard let installation = try await gateway.store.installation(id: id), installation.owner == caller.username else {
+        guard let installation = try await store.installation(id: id), installation.owner == caller.username else {
             throw APIError.notFound("installation.notFound", "There is no registration \(id).")
         }
-        try await gateway.store.deleteInstallation(id: installation.id)
-        gateway.dispatcherDoorbell.ring()
+        try await store.deleteInstallation(id: installation.id)
+        registrar.dispatcherDoorbell.ring()
         return Response(status: .ok)
     }
 

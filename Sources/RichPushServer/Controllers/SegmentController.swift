@@ -7,7 +7,9 @@ import RichPushStore
 /// Every installation of the user carries them; no device may set one itself, so no member can join an audience it
 /// was not put in.
 struct SegmentController {
-    let gateway: Gateway
+    let store: Store
+    let protectedTagPrefixes: [String]
+    let dispatcherDoorbell: Doorbell
 
     /// More than a device's own tags would be a segment too many to mean anything.
     static let maximumSegments = 60
@@ -31,7 +33,7 @@ struct SegmentController {
         let caller = try context.caller()
         let username = context.parameters.get("username") ?? ""
         if username != caller.username { try caller.require(.marketer, to: "read another user's segments") }
-        guard let segments = try await gateway.store.segments(of: username) else {
+        guard let segments = try await store.segments(of: username) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
         return SegmentsJSON(username: username, segments: segments)
@@ -45,7 +47,7 @@ struct SegmentController {
         guard body.segments.count <= Self.maximumSegments else {
             throw APIError.unprocessable("segments.invalid", "A user is in at most \(Self.maximumSegments) segments.")
         }
-        let prefixes = gateway.configuration.protectedTagPrefixes
+        let prefixes = protectedTagPrefixes
         for segment in body.segments {
             guard Tag.isValid(segment), let prefix = TagProtection.protectedPrefix(of: segment, among: prefixes),
                 segment.count > prefix.count
@@ -55,12 +57,12 @@ struct SegmentController {
                     "'\(segment.prefix(130))' is not a segment: a tag starting with \(prefixes.joined(separator: " or ")) and a name.")
             }
         }
-        guard let segments = try await gateway.store.setSegments(body.segments, of: username) else {
+        guard let segments = try await store.setSegments(body.segments, of: username) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
-        gateway.dispatcherDoorbell.ring()
+        dispatcherDoorbell.ring()
         context.logger.info("segments changed", metadata: ["richpush.username": "\(username)", "richpush.segments": "\(segments)"])
-        await gateway.store.audit(
+        await store.audit(
             .segmentsChanged, target: username, details: segments.isEmpty ? "none" : segments.joined(separator: ", "), by: caller,
             logger: context.logger)
         return SegmentsJSON(username: username, segments: segments)

@@ -14,7 +14,10 @@ import ServiceLifecycle
 /// Each event carries its cursor as `id:`; a client that reconnects with `Last-Event-ID` (or `?since=`) first gets
 /// everything it missed from the store, then live events as they are written.
 struct StreamController {
-    let gateway: Gateway
+    let store: Store
+    let broadcaster: EventBroadcaster
+    let metrics: GatewayMetrics
+    let heartbeatInterval: Duration
     /// Events read from the store per query while catching up.
     static let pageSize = 500
 
@@ -26,21 +29,20 @@ struct StreamController {
         let caller = try context.caller()
         let installationId = try await directInstallation(request, caller: caller)
         let start = try await startCursor(request)
-        let gateway = self.gateway
-        let heartbeat = gateway.configuration.heartbeatInterval
+        let heartbeat = heartbeatInterval
         let logger = context.logger
         let body = ResponseBody { writer in
-            let (subscription, doorbell) = gateway.broadcaster.subscribe(caller.username)
-            gateway.metrics.openStreams.record(gateway.broadcaster.streamCount)
+            let (subscription, doorbell) = broadcaster.subscribe(caller.username)
+            metrics.openStreams.record(broadcaster.streamCount)
             defer {
-                gateway.broadcaster.unsubscribe(caller.username, id: subscription)
-                gateway.metrics.openStreams.record(gateway.broadcaster.streamCount)
+                broadcaster.unsubscribe(caller.username, id: subscription)
+                metrics.openStreams.record(broadcaster.streamCount)
             }
             try await withGracefulShutdownHandler {
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 var cursor = start
                 while !doorbell.isClosed {
-                    let events = try await gateway.store.events(
+                    let events = try await store.events(
                         username: caller.username, installationId: installationId, after: cursor, limit: Self.pageSize)
                     if !events.isEmpty {
                         try await writer.write(ByteBuffer(string: events.map(\.serverSentEvent).joined()))
@@ -67,7 +69,7 @@ struct StreamController {
     private func directInstallation(_ request: Request, caller: AuthenticatedUser) async throws -> String? {
         guard let value = request.uri.queryParameters.get("installationId") else { return nil }
         let id = String(value)
-        guard let installation = try await gateway.store.installation(id: id), installation.owner == caller.username else {
+        guard let installation = try await store.installation(id: id), installation.owner == caller.username else {
             throw APIError.notFound("installation.notFound", "You have no installation \(id.prefix(64)).")
         }
         guard installation.platform == .direct else {
@@ -85,6 +87,6 @@ struct StreamController {
             return cursor
         }
         if let since = try request.uri.integer("since", in: 0...Int64.max) { return since }
-        return try await gateway.store.latestEventCursor()
+        return try await store.latestEventCursor()
     }
 }

@@ -9,7 +9,9 @@ import RichPushStore
 /// A changed password or a removed user takes effect on every gateway process sharing the store within the
 /// credential cache's revalidation interval: each process rereads the stored hash of a cached sign-in that often.
 struct UserController {
-    let gateway: Gateway
+    let store: Store
+    let hasher: PasswordHasher
+    let credentials: CredentialCache
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.post("users", use: create)
@@ -36,11 +38,11 @@ struct UserController {
         guard let role = Role(rawValue: roleText) else {
             throw APIError.unprocessable("user.invalidRole", "role must be one of admin, marketer, member.")
         }
-        let hash = try await gateway.hasher.hash(body.password)
+        let hash = try await hasher.hash(body.password)
         do {
-            let user = try await gateway.store.createUser(username: body.username, passwordHash: hash, role: role)
+            let user = try await store.createUser(username: body.username, passwordHash: hash, role: role)
             context.logger.info("user created", metadata: ["richpush.username": "\(user.username)", "richpush.role": "\(role)"])
-            await gateway.store.audit(.userCreated, target: user.username, details: role.rawValue, by: caller, logger: context.logger)
+            await store.audit(.userCreated, target: user.username, details: role.rawValue, by: caller, logger: context.logger)
             return try UserJSON(username: user.username, role: user.role)
                 .jsonResponse(status: .created, headers: [.location: "/api/users/\(user.username)"])
         } catch StoreError.duplicate {
@@ -58,13 +60,13 @@ struct UserController {
         if username != caller.username { try caller.require(.admin, to: "change another user's password") }
         let body = try await request.decode(as: PasswordRequest.self, context: context)
         if let problem = PasswordHasher.problem(with: body.password) { throw APIError.unprocessable("user.invalidPassword", problem) }
-        let hash = try await gateway.hasher.hash(body.password)
-        guard try await gateway.store.setPasswordHash(username: username, passwordHash: hash) else {
+        let hash = try await hasher.hash(body.password)
+        guard try await store.setPasswordHash(username: username, passwordHash: hash) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
-        gateway.authenticator.cache.forget(username: username)
+        credentials.forget(username: username)
         context.logger.info("password changed", metadata: ["richpush.username": "\(username)"])
-        await gateway.store.audit(.userPasswordChanged, target: username, by: caller, logger: context.logger)
+        await store.audit(.userPasswordChanged, target: username, by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -75,12 +77,12 @@ struct UserController {
         guard username != caller.username else {
             throw APIError.conflict("user.self", "An admin cannot remove itself; another admin can.")
         }
-        guard try await gateway.store.deleteUser(username: username) else {
+        guard try await store.deleteUser(username: username) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
-        gateway.authenticator.cache.forget(username: username)
+        credentials.forget(username: username)
         context.logger.info("user removed", metadata: ["richpush.username": "\(username)"])
-        await gateway.store.audit(.userRemoved, target: username, by: caller, logger: context.logger)
+        await store.audit(.userRemoved, target: username, by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
 

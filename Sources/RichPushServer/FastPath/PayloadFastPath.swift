@@ -16,7 +16,8 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let gateway: Gateway
+    private let replies: MemoryPayloadReplies
+    private let connections: UnauthenticatedConnections
     /// Requests handed to the router whose response has not ended yet.
     private var routedInFlight = 0
     /// The rest of a request this handler answered: its body and end are dropped.
@@ -25,8 +26,9 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether this connection was reported signed in to ``UnauthenticatedConnections``.
     private var signedIn = false
 
-    init(gateway: Gateway) {
-        self.gateway = gateway
+    init(replies: MemoryPayloadReplies, connections: UnauthenticatedConnections) {
+        self.replies = replies
+        self.connections = connections
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -36,7 +38,7 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             if routedInFlight == 0, let reply = reply(to: head) {
                 if !signedIn {
                     signedIn = true
-                    gateway.connections.signedIn(ObjectIdentifier(connectionOf: context.channel))
+                    connections.signedIn(ObjectIdentifier(connectionOf: context.channel))
                 }
                 answeredRequestOpen = true
                 write(reply, context: context)
@@ -72,7 +74,7 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             head.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
             head.headerFields[.contentLength].map({ $0 == "0" }) ?? true, head.headerFields[.transferEncoding] == nil
         else { return nil }
-        return gateway.cachedPayloadReply(
+        return replies.reply(
             id: id, authorization: authorization, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
     }
 

@@ -89,3 +89,11 @@ final class PayloadMemory: Sendable {
         notifications.remove(notificationId)
     }
 }
+
+extension PayloadMemory {
+    /// Whether `caller` may read a notification and its payload.
+    func mayRead(_ record: NotificationRecord, caller: AuthenticatedUser) async throws -> Bool {
+        if PayloadAccess.mayRead(record, caller: caller, isRecipient: false) { return true }
+        return try await isRecipient(notificationId: record.id, username: caller.username)
+    }
+}

@@ -53,19 +53,22 @@ struct PayloadReply {
     }
 }
 
-extension Gateway {
-    /// The reply to a payload fetch when memory holds everything it depends on — a recently verified caller, the
-    /// notification, the recipient check, the first fetch already recorded, the image — and nil otherwise, so the
-    /// router's path loads what is missing. It answers only successes; every refusal is the router's to give.
-    func cachedPayloadReply(
-        id: Int64, authorization: String, method: HTTPRequest.Method, ifNoneMatch: String?
-    ) -> PayloadReply? {
+/// The reply to a payload fetch when memory holds everything it depends on — a recently verified caller, the
+/// notification, the recipient check, the first fetch already recorded, the image — and nil otherwise, so the
+/// router's path loads what is missing. It answers only successes; every refusal is the router's to give.
+struct MemoryPayloadReplies: Sendable {
+    let authenticator: Authenticator
+    let payloads: PayloadMemory
+    let clock: any WallClock
+    let metrics: GatewayMetrics
+
+    func reply(id: Int64, authorization: String, method: HTTPRequest.Method, ifNoneMatch: String?) -> PayloadReply? {
         guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
             let record = payloads.cachedNotification(id: id),
             // A text or link that varies by language is the router's, which reads Accept-Language.
             record.content.localizations.isEmpty || record.richType == .img,
             let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username),
-            case .served(_, let recordsFetch) = PayloadAccess.decide(record, caller: caller, isRecipient: isRecipient, at: configuration.clock.now)
+            case .served(_, let recordsFetch) = PayloadAccess.decide(record, caller: caller, isRecipient: isRecipient, at: clock.now)
         else { return nil }
         if recordsFetch, !payloads.isFetchRecorded(notificationId: id, username: caller.username) { return nil }
         var image: PayloadMemory.Image?

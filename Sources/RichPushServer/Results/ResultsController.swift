@@ -6,7 +6,8 @@ import RichPushStore
 
 /// A notification's results: the list of its deliveries (as JSON pages or one streamed CSV file) and its timeline.
 struct ResultsController {
-    let gateway: Gateway
+    let store: Store
+    let fetches: FetchRecorder
 
     /// Rows read from the store per page of a CSV export: what the export holds in memory at once.
     static let exportPage = 1000
@@ -22,8 +23,8 @@ struct ResultsController {
         let after = try request.uri.integer("after", in: 0...Int64.max) ?? 0
         if wantsCSV(request) { return export(id, after: after) }
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 100)
-        await gateway.payloads.fetches.flushed()
-        let page = try await gateway.store.deliveryResults(notificationId: id, after: after, limit: limit + 1)
+        await fetches.flushed()
+        let page = try await store.deliveryResults(notificationId: id, after: after, limit: limit + 1)
         let items = page.prefix(limit).map(DeliveryResultJSON.init)
         return try PageJSON(items: Array(items), next: page.count > limit ? page[limit - 1].deliveryId : nil).jsonResponse()
     }
@@ -38,8 +39,8 @@ struct ResultsController {
                 "timeline.tooManyBuckets",
                 "A step of \(step) s makes more than \(Self.maximumBuckets) buckets since the notification was created; choose a larger step.")
         }
-        await gateway.payloads.fetches.flushed()
-        let buckets = try await gateway.store.timeline(notificationId: record.id, from: record.createdAt, to: now, step: TimeInterval(step))
+        await fetches.flushed()
+        let buckets = try await store.timeline(notificationId: record.id, from: record.createdAt, to: now, step: TimeInterval(step))
         return try TimelineJSON(step: Int(step), buckets: buckets.map(TimelineJSON.Bucket.init)).jsonResponse()
     }
 
@@ -47,7 +48,7 @@ struct ResultsController {
     private func campaign(_ context: RichPushRequestContext, to action: String) async throws -> NotificationRecord {
         try context.caller().require(.marketer, to: action)
         let id = try context.id()
-        guard let record = try await gateway.store.notification(id: id) else {
+        guard let record = try await store.notification(id: id) else {
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
         }
         return record
@@ -61,8 +62,6 @@ struct ResultsController {
     /// Every delivery after `after` as CSV, read and written a page at a time so an export of any size holds one
     /// page in memory.
     private func export(_ id: Int64, after: Int64) -> Response {
-        let store = gateway.store
-        let fetches = gateway.payloads.fetches
         let body = ResponseBody { writer in
             await fetches.flushed()
             try await writer.write(ByteBuffer(string: CSVRow.line(DeliveryResultJSON.csvHeader)))
