@@ -23,6 +23,7 @@ struct FanOutCrashTests {
             "--apns-key-file", apns.keyFile, "--apns-key-id", APNsTestServer.keyId, "--apns-team-id", APNsTestServer.teamId,
             "--apns-topic", APNsTestServer.topic, "--apns-endpoint", apns.endpoint, "--tls-ca-file", apns.authority.caFile,
         ])
+        // The gateway goes before the hub, so the hub never shuts down under a connection that may still open streams.
         defer { gateway.cleanUp() }
         do {
             try await gateway.start()
@@ -59,8 +60,10 @@ struct FanOutCrashTests {
             let device = "phone-\(Int(token, radix: 16)!)"
             #expect(byDevice[token]?.first?.apnsId == APNsHub.apnsId(notificationId: id, installationId: device))
             #expect(apns.violations.isEmpty)
+            gateway.cleanUp()
             await apns.stop()
         } catch {
+            gateway.cleanUp()
             await apns.stop()
             throw error
         }

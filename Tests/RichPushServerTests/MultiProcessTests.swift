@@ -195,14 +195,22 @@ struct MultiProcessTests {
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: keys) }
         let fcm = try await FCMTestServer.start(directory: keys)
+        let cluster: GatewayCluster
         do {
-            let cluster = try GatewayCluster(
+            cluster = try GatewayCluster(
                 count: 2, extraArguments: ["--fcm-service-account-file", fcm.serviceAccountFile, "--fcm-endpoint", fcm.endpoint])
-            defer { cluster.cleanUp() }
+        } catch {
+            await fcm.stop()
+            throw error
+        }
+        // The gateways go before the hub, so the hub never shuts down under connections that may still open streams.
+        do {
             try await cluster.start()
             try await body(fcm, cluster)
+            cluster.cleanUp()
             await fcm.stop()
         } catch {
+            cluster.cleanUp()
             await fcm.stop()
             throw error
         }
