@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "RichPushCLIClientTests",
             dependencies: [
-                "RichPushCLIClient", "RichPushServer", "RichPushCore", .product(name: "Hummingbird", package: "hummingbird"),
+                "RichPushCLIClient", "RichPushServer", "RichPushCore", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

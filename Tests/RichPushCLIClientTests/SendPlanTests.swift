@@ -1,5 +1,6 @@
 import Foundation
 import RichPushCore
+import TestSupport
 import Testing
 
 @testable import RichPushCLIClient

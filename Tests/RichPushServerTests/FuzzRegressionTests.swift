@@ -1,5 +1,6 @@
 import Foundation
 import RichPushFuzzTargets
+import TestSupport
 import Testing
 
 /// Every seed of the fuzz corpus and every input that once crashed a parser, through the target that read it: a

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOFoundationEssentialsCompat
 import RichPushCore
+import TestSupport
 import Testing
 
 @Suite("Creating rich notifications")

@@ -4,12 +4,10 @@ import HummingbirdTesting
 import Logging
 import NIOHTTP1
 import RichPushCore
+import TestSupport
 
 @testable import RichPushCLIClient
 @testable import RichPushServer
-
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
 
 func fixture(_ name: String) throws -> Data {
     try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))

@@ -1,7 +1,5 @@
 import Foundation
-
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+import TestSupport
 
 func fixture(_ name: String) throws -> Data {
     try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))

@@ -9,10 +9,6 @@ import TestSupport
 
 @testable import RichPushServer
 
-/// The repository's root, for `Public/`, `img/` and the fixtures.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
 func fixture(_ name: String) throws -> Data {
     try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))
 }
