@@ -1,6 +1,6 @@
 import Foundation
-public import Logging
-public import RichPushCore
+import Logging
+import RichPushCore
 import Synchronization
 
 /// Whether a hub's configuration works: a hub's answer that no device can fix (a rejected key, a wrong topic or

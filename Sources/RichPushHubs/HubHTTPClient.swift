@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
 import Foundation
-public import NIOCore
-public import NIOHTTP1
+import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What `richpush serve` was told about the remote hubs; each is off unless its settings are given.
 public struct HubSettings: Sendable, Equatable {

@@ -5,7 +5,7 @@ public import Logging
 import NIOCore
 import RichPushCore
 import RichPushHubs
-public import RichPushStore
+import RichPushStore
 import ServiceLifecycle
 
 /// Builds the gateway: opens and migrates the store, creates the first admin if asked, and wires the routes, the

@@ -1,5 +1,5 @@
 public import Foundation
-public import RichPushCore
+import RichPushCore
 import SQLKit
 
 /// One installation whose registration in a remote hub must be brought in step.

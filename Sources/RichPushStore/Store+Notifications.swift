@@ -1,5 +1,5 @@
 public import Foundation
-public import RichPushCore
+import RichPushCore
 import SQLKit
 
 /// The life of one delivery row of the outbox.

@@ -1,5 +1,5 @@
 public import Foundation
-public import RichPushCore
+import RichPushCore
 import SQLKit
 
 extension Store {

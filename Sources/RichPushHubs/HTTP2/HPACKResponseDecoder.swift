@@ -1,4 +1,4 @@
-public import NIOCore
+package import NIOCore
 import NIOHTTP2
 
 /// The header fields of one answer, as far as they are read.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The hosts a WNS channel URI may name (`--wns-channel-hosts`). The gateway sends its WNS bearer token to the
 /// channel's host, so a channel anywhere else would hand the token to whoever runs that host.

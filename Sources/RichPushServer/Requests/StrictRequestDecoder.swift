@@ -1,6 +1,6 @@
 import Foundation
-public import Hummingbird
-public import NIOCore
+package import Hummingbird
+package import NIOCore
 
 /// The one way every controller reads a JSON body (`request.decode(as:context:)`): JSON content only, at most
 /// ``maximumBytes`` (or the type's own ``LargeRequestBody/maximumBodyBytes``), decoded by ``StrictJSONDecoder``.
