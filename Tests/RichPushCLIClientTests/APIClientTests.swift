@@ -50,7 +50,8 @@ struct APIClientTests {
         }
         #expect(exit == .unreachable)
         #expect(capture.standardError == "richpush: Cannot reach the gateway at http://127.0.0.1:9: connection refused.\n")
-        // Well before the 60-second request timeout a retrying connection pool would wait for.
-        #expect(ContinuousClock.now - start < .seconds(20))
+        // Before the 60-second request timeout a retrying connection pool would wait for; a machine busy with the other
+        // tests has taken 20 s to report the refusal.
+        #expect(ContinuousClock.now - start < .seconds(50))
     }
 }
