@@ -169,20 +169,21 @@ struct SharedStoreTests {
             let listener = Task { try await stores[1].listen { signal in heard.append(signal) } }
             defer { listener.cancel() }
             try await stores[0].register("a1", owner: "alice")
-            func heardBoth() -> Bool {
-                let signals = heard.all
-                return signals.contains(.deliveriesDue) && signals.contains { if case .event = $0 { true } else { false } }
+            func heardBoth(_ signals: [StoreSignal]) -> Bool {
+                signals.contains(.deliveriesDue) && signals.contains { if case .event = $0 { true } else { false } }
             }
-            // LISTEN takes effect a moment after it is sent: keep making news until some is heard.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !heardBoth() && ContinuousClock.now < deadline {
+            // LISTEN takes effect a moment after it is sent, and its connection may wait for a busy server: keep making
+            // news until some is heard.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !heardBoth(heard.all) && ContinuousClock.now < deadline {
                 _ = try await stores[0].send("username:alice")
                 _ = try await stores[0].appendRichEvents(for: try await stores[0].claimDueDeliveries(limit: 10, lease: 60))
                 try await Task.sleep(for: .milliseconds(100))
             }
-            let eventIds = heard.all.compactMap { if case .event(let id) = $0 { id } else { nil } }
+            let signals = heard.all
+            let eventIds = signals.compactMap { if case .event(let id) = $0 { id } else { nil } }
             let appended = try await stores[0].events(username: "alice", installationId: nil, after: 0, limit: 1000).map(\.cursor)
-            #expect(heardBoth())
+            try #require(heardBoth(signals))
             #expect(Set(eventIds).isSubset(of: appended))
             #expect(try await stores[1].eventOwners(ids: eventIds) == ["alice"])
         }
