@@ -3,6 +3,7 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 public import NIOSSL
 
@@ -53,8 +54,28 @@ public final class LoopbackServer: Sendable {
         self.task = task
     }
 
+    /// Stops the server, waiting at most ten seconds: a graceful shutdown waits for its clients' connections to close,
+    /// and a client that keeps one open must not hold the test that stops the server forever.
     public func stop() async {
         task.cancel()
-        _ = await task.result
+        // Awaiting a task's result ignores cancellation: whichever of the two comes first resumes the wait.
+        let resumed = NIOLockedValueBox(false)
+        await withCheckedContinuation { (stopped: CheckedContinuation<Void, Never>) in
+            let resumeOnce: @Sendable () -> Void = {
+                if resumed.withLockedValue({ resumed in
+                    defer { resumed = true }; return !resumed
+                }) {
+                    stopped.resume()
+                }
+            }
+            Task { [task] in
+                _ = await task.result
+                resumeOnce()
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(10))
+                resumeOnce()
+            }
+        }
     }
 }
