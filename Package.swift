@@ -239,7 +239,7 @@ let package = Package(
         .testTarget(
             name: "RichPushHubsTests",
             dependencies: [
-                "RichPushHubs", "RichPushCore", "HubTestServers",
+                "RichPushHubs", "RichPushCore", "HubTestServers", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

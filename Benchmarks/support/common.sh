@@ -13,6 +13,11 @@ trap bench_cleanup EXIT
 # The release binary of the gateway, built in its own folder so the debug build of the tests stays intact, and with
 # the Swift runtime linked in as richpushd is, so one build serves every benchmark.
 bench_build_gateway() {
+    # A binary built elsewhere, to compare two versions on one machine: RICHPUSH_BENCH_BINARY=path.
+    if [ -n "${RICHPUSH_BENCH_BINARY:-}" ]; then
+        richpush_binary=$RICHPUSH_BENCH_BINARY
+        return
+    fi
     echo "building richpush (release)…" >&2
     swift build -c release --scratch-path .build-release --static-swift-stdlib --product richpush >&2
     richpush_binary="$(swift build -c release --scratch-path .build-release --static-swift-stdlib --show-bin-path)/richpush"

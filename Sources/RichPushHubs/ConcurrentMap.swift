@@ -1,7 +1,8 @@
 extension Array where Element: Sendable {
-    /// Applies `transform` to every element with at most `maximum` running at once, keeping the order of the results.
+    /// Applies `transform` to every element with at most `maximum` running at once, keeping the order of the results;
+    /// `finished` hears of each result as it comes, with its element's index.
     func concurrentMap<Result: Sendable>(
-        maximum: Int, _ transform: @escaping @Sendable (Element) async -> Result
+        maximum: Int, finished: (Int, Result) -> Void = { _, _ in }, _ transform: @escaping @Sendable (Element) async -> Result
     ) async -> [Result] {
         guard !isEmpty else { return [] }
         var results = [Result?](repeating: nil, count: count)
@@ -16,6 +17,7 @@ extension Array where Element: Sendable {
             }
             for _ in 0..<Swift.min(Swift.max(1, maximum), count) { startNext() }
             for await (index, result) in group {
+                finished(index, result)
                 results[index] = result
                 startNext()
             }

@@ -24,7 +24,7 @@ struct CredentialedDelivery {
         renew: (String) async -> Void,
         send: (String) async throws -> HubVerdict
     ) async -> DeliveryOutcome {
-        await runBatch(count: 1, credential: credential, renew: renew) { _, token in
+        await runBatch(count: 1, credential: credential, renew: renew, progress: { _, _ in }) { _, token, _ in
             do {
                 return [.success(try await send(token))]
             } catch {
@@ -34,7 +34,9 @@ struct CredentialedDelivery {
     }
 
     /// `count` pushes together: `send` makes one request per index it is given, all with one credential, and
-    /// answers in the same order. Those the hub refuses for an expired credential go again, once, with a new one.
+    /// answers in the same order; it may tell each answer as it arrives to the closure it is given, with its index.
+    /// Those the hub refuses for an expired credential go again, once, with a new one. `progress` hears of each
+    /// outcome that is final when its answer arrives.
     ///
     /// Until the hub has accepted a push with this configuration, one push goes ahead alone: a rejected key or
     /// topic then costs one request, not one per device.
@@ -42,7 +44,8 @@ struct CredentialedDelivery {
         count: Int,
         credential: () async throws(CredentialFailure) -> String,
         renew: (String) async -> Void,
-        send: ([Int], String) async -> [Result<HubVerdict, any Error>]
+        progress: @escaping @Sendable (Int, DeliveryOutcome) -> Void,
+        send: ([Int], String, @escaping @Sendable (Int, Result<HubVerdict, any Error>) -> Void) async -> [Result<HubVerdict, any Error>]
     ) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: count)
         var pending = Array(0..<count)
@@ -68,11 +71,15 @@ struct CredentialedDelivery {
             let round = probe ? [pending[0]] : pending
             probe = false
             var rejected: [Int] = []
-            for (index, answer) in zip(round, await send(round, token)) {
+            let hub = hub
+            let answers = await send(round, token) { index, answer in
+                if let outcome = Self.settledOutcome(of: answer, hub: hub) { progress(index, outcome) }
+            }
+            for (index, answer) in zip(round, answers) {
                 switch answer {
                 case .failure(let error):
                     logger.debug("hub unreachable", metadata: ["richpush.hub": "\(hub)", "error": "\(error)"])
-                    outcomes[index] = .retry(after: 0, code: "\(hub).unreachable", message: "\(hub) could not be reached: \(error)")
+                    outcomes[index] = Self.settledOutcome(of: answer, hub: hub)
                 case .success(.credentialRejected) where !renewed:
                     rejected.append(index)
                 case .success(let verdict):
@@ -96,14 +103,29 @@ struct CredentialedDelivery {
             return .sent
         case .credentialRejected:
             return configurationFailure(code: "\(hub).credentialRejected", message: "\(hub) rejected a freshly issued credential")
-        case .deviceGone(let code, let message):
-            return .deviceGone(code: code, message: message)
         case .configuration(let code, let message):
             return configurationFailure(code: code, message: message)
-        case .retry(let after, let code, let message):
-            return .retry(after: after, code: code, message: message)
-        case .failed(let code, let message):
-            return .failed(code: code, message: message)
+        case .deviceGone, .retry, .failed:
+            return Self.settledOutcome(of: .success(verdict), hub: hub)!
+        }
+    }
+
+    /// The outcome an answer settles at once; nil where the batch has more to do first: renew the credential, or
+    /// fail the configuration and the rest of the batch with it.
+    private static func settledOutcome(of answer: Result<HubVerdict, any Error>, hub: String) -> DeliveryOutcome? {
+        switch answer {
+        case .failure(let error):
+            .retry(after: 0, code: "\(hub).unreachable", message: "\(hub) could not be reached: \(error)")
+        case .success(.sent):
+            .sent
+        case .success(.deviceGone(let code, let message)):
+            .deviceGone(code: code, message: message)
+        case .success(.retry(let after, let code, let message)):
+            .retry(after: after, code: code, message: message)
+        case .success(.failed(let code, let message)):
+            .failed(code: code, message: message)
+        case .success(.credentialRejected), .success(.configuration):
+            nil
         }
     }
 

@@ -20,7 +20,7 @@ public struct DirectHub: NotificationHub {
 
     public var name: String { Platform.direct.rawValue }
 
-    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         do {
             try await channel.publish(jobs)
             return jobs.map { _ in .sent }

@@ -51,6 +51,11 @@ public final class APNsTestServer: Sendable {
         var latestProviderToken: String?
         var violations: [String] = []
         var delay: Duration = .zero
+        /// With a pace, one answer goes every `pace`: the earliest instant the next may go.
+        var pace: Duration = .zero
+        var nextAnswerAt = ContinuousClock.now
+        var heldTokens: Set<String> = []
+        var held: [CheckedContinuation<Void, Never>] = []
     }
 
     public static let keyId = "RPKEY00001"
@@ -90,6 +95,7 @@ public final class APNsTestServer: Sendable {
     }
 
     public func stop() async {
+        releaseHeldAnswers()
         await server.stop()
     }
 
@@ -117,13 +123,51 @@ public final class APNsTestServer: Sendable {
         state.withLockedValue { $0.delay = delay }
     }
 
+    /// Answers one push at a time, each `interval` after the last, as a hub that works through a queue.
+    public func paceAnswers(every interval: Duration) {
+        state.withLockedValue { $0.pace = interval }
+    }
+
+    /// Holds the answers to `deviceToken` until ``releaseHeldAnswers()``.
+    public func holdAnswers(to deviceToken: String) {
+        state.withLockedValue { _ = $0.heldTokens.insert(deviceToken) }
+    }
+
+    public func releaseHeldAnswers() {
+        let held = state.withLockedValue { state in
+            state.heldTokens = []
+            defer { state.held = [] }
+            return state.held
+        }
+        for request in held { request.resume() }
+    }
+
+    /// Waits out the delay, the pace or the hold that applies to an answer to `token`.
+    private static func waitForTurn(of token: String, state: NIOLockedValueBox<State>) async throws {
+        let (delay, slot) = state.withLockedValue { state -> (Duration, ContinuousClock.Instant?) in
+            guard state.pace > .zero else { return (state.delay, nil) }
+            let slot = max(.now, state.nextAnswerAt)
+            state.nextAnswerAt = slot + state.pace
+            return (state.delay, slot)
+        }
+        if delay > .zero { try await Task.sleep(for: delay) }
+        if let slot { try await Task.sleep(until: slot) }
+        await withCheckedContinuation { (request: CheckedContinuation<Void, Never>) in
+            let goes = state.withLockedValue { state -> Bool in
+                guard state.heldTokens.contains(token) else { return true }
+                state.held.append(request)
+                return false
+            }
+            if goes { request.resume() }
+        }
+    }
+
     private static func handle(_ request: Request, context: LoopbackContext, keys: JWTKeyCollection, state: NIOLockedValueBox<State>) async throws
         -> Response
     {
-        let delay = state.withLockedValue { $0.delay }
-        if delay > .zero { try await Task.sleep(for: delay) }
-        let body = try await request.body.collect(upTo: 64 * 1024)
         let token = context.parameters.get("token") ?? ""
+        try await waitForTurn(of: token, state: state)
+        let body = try await request.body.collect(upTo: 64 * 1024)
         func refuse(_ status: Int, _ reason: String, violation: Bool = true) -> Response {
             if violation { state.withLockedValue { $0.violations.append("\(status) \(reason)") } }
             return answer(Answer(status: status, reason: reason), apnsId: request.headers[HTTPField.Name("apns-id")!])

@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import HubTestServers
 import RichPushCore
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import RichPushHubs
@@ -150,6 +152,21 @@ struct APNsHubTests {
         }
     }
 
+    @Test func eachOutcomeIsToldAsItsAnswerArrivesWhileTheBatchWaitsForItsSlowest() async throws {
+        try await withAPNs { hub, server in
+            // The first push of a batch goes ahead alone until APNs has accepted one: the held third is not it.
+            let jobs = (1...3).map { job($0) }
+            server.holdAnswers(to: jobs[2].pushChannel)
+            let told = ToldOutcomes()
+            async let outcomes = hub.deliver(jobs, logger: quietLogger, progress: DeliveryProgress(told.tell))
+            #expect(await eventually { told.indexes == [0, 1] })
+            #expect(told.outcomes == [.sent, .sent])
+            server.releaseHeldAnswers()
+            #expect(await outcomes == [.sent, .sent, .sent])
+            #expect(told.indexes == [0, 1, 2])
+        }
+    }
+
     @Test(arguments: [(410, "Unregistered"), (410, "ExpiredToken"), (400, "BadDeviceToken")])
     func aDeviceTokenApnsNoLongerKnowsIsGone(status: Int, reason: String) async throws {
         try await withAPNs { hub, server in
@@ -220,4 +237,16 @@ extension DeliveryOutcome {
         case .retry(_, _, let message), .failed(_, let message), .deviceGone(_, let message): message
         }
     }
+}
+
+/// What a hub told of its batch's outcomes, in the order told.
+final class ToldOutcomes: Sendable {
+    private let told = Mutex<[(index: Int, outcome: DeliveryOutcome)]>([])
+
+    @Sendable func tell(_ index: Int, _ outcome: DeliveryOutcome) {
+        told.withLock { $0.append((index, outcome)) }
+    }
+
+    var indexes: [Int] { told.withLock { $0.map(\.index).sorted() } }
+    var outcomes: [DeliveryOutcome] { told.withLock { $0.map(\.outcome) } }
 }

@@ -222,6 +222,25 @@ struct RemoteHubTests {
         }
     }
 
+    @Test func whatApnsAnsweredIsRecordedWhileTheRestOfItsBatchAwaitsItsAnswer() async throws {
+        try await withDirectHubs { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            for device in ["a", "b", "c"] { try await session.register("iphone-\(device)", of: alice, platform: .apns) }
+            // Yesterday's campaign: APNs has accepted this key before, so no push goes ahead of its batch alone.
+            let yesterday = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            _ = try await session.waitForState("delivered", of: yesterday)
+            apns.holdAnswers(to: apnsToken(of: "iphone-c"))
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+            func status() async throws -> [String: Any] {
+                try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
+            }
+            #expect(try await eventually { try await status()["sent"] as? Int64 == 2 })
+            #expect(try await status()["state"] as? String == "sending")
+            apns.releaseHeldAnswers()
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 3)
+        }
+    }
+
     @Test func aConfigurationTheHubRejectsFailsEveryDeviceWithItsReasonAfterOneRequest() async throws {
         try await withDirectHubs(concurrency: 1) { session, apns, _ in
             let alice = try await session.createUser("alice")

@@ -31,7 +31,7 @@ public struct APNsHub: NotificationHub {
 
     /// Sends the batch as one round of streams with one provider token, so a push costs a stream and not a task, a
     /// hop onto the connection's event loop and a token lookup of its own.
-    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         // The devices of a notification share a few pushes (one per variant, language and badge): encode each once, not
         // per device.
         var encoded: [PayloadKey: ByteBuffer] = [:]
@@ -70,7 +70,8 @@ public struct APNsHub: NotificationHub {
                 }
             },
             renew: { token in await tokens.expire(token) },
-            send: { indices, token in
+            progress: { [sendable] position, outcome in progress.answered(sendable[position], outcome) },
+            send: { indices, token, answered in
                 var shared: [PayloadKey: NotificationRequests] = [:]
                 let requests = indices.map { position in
                     let index = sendable[position]
@@ -81,7 +82,8 @@ public struct APNsHub: NotificationHub {
                     }
                     return shared[key]!.request(to: job)
                 }
-                return await session.send(requests).map { answer in answer.map(HubVerdict.apns) }
+                return await session.send(requests) { position, answer in answered(indices[position], answer.map(HubVerdict.apns)) }
+                    .map { answer in answer.map(HubVerdict.apns) }
             })
         for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
         return outcomes.map { $0! }

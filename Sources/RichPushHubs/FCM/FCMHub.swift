@@ -27,9 +27,9 @@ public struct FCMHub: NotificationHub {
             maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 
-    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         let abort = BatchAbort()
-        return await jobs.concurrentMap(maximum: maximumConcurrentRequests) { job in
+        return await jobs.concurrentMap(maximum: maximumConcurrentRequests, finished: progress.answered) { job in
             await self.deliver(job, abort: abort, logger: logger)
         }
     }

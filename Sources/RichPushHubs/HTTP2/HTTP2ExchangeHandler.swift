@@ -158,11 +158,15 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         scheduleFlush()
     }
 
-    /// Sends every request of `batch`, at most `maximumConcurrentStreams` at once, and calls `completion` once with
-    /// their answers in order; called on the connection's event loop. One hop onto the loop serves the whole batch.
-    func start(_ batch: [HTTP2Request], timeout: TimeAmount, completion: @escaping ([Result<HubResponse, any Error>]) -> Void) {
+    /// Sends every request of `batch`, at most `maximumConcurrentStreams` at once, tells `answered` of each answer as
+    /// it arrives and calls `completion` once with their answers in order; called on the connection's event loop. One
+    /// hop onto the loop serves the whole batch.
+    func start(
+        _ batch: [HTTP2Request], timeout: TimeAmount, answered: ((Int, Result<HubResponse, any Error>) -> Void)?,
+        completion: @escaping ([Result<HubResponse, any Error>]) -> Void
+    ) {
         guard !batch.isEmpty else { return completion([]) }
-        let answers = BatchAnswers(count: batch.count, completion: completion)
+        let answers = BatchAnswers(count: batch.count, answered: answered, completion: completion)
         let deadline = NIODeadline.now() + timeout
         for (index, request) in batch.enumerated() {
             waiting.append(Waiting(request: request, deadline: deadline, complete: Completion(batch: answers, index: index)))
@@ -357,15 +361,21 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
 final class BatchAnswers {
     private var answers: [Result<HubResponse, any Error>?]
     private var missing: Int
+    private let answered: ((Int, Result<HubResponse, any Error>) -> Void)?
     private let completion: ([Result<HubResponse, any Error>]) -> Void
 
-    init(count: Int, completion: @escaping ([Result<HubResponse, any Error>]) -> Void) {
+    init(
+        count: Int, answered: ((Int, Result<HubResponse, any Error>) -> Void)?,
+        completion: @escaping ([Result<HubResponse, any Error>]) -> Void
+    ) {
         answers = Array(repeating: nil, count: count)
         missing = count
+        self.answered = answered
         self.completion = completion
     }
 
     func set(_ index: Int, _ answer: Result<HubResponse, any Error>) {
+        answered?(index, answer)
         answers[index] = answer
         missing -= 1
         if missing == 0 { completion(answers.map { $0! }) }

@@ -83,14 +83,28 @@ final class HTTP2Session: Sendable {
 
     /// Sends every request and collects their answers, in order. A request the server never processed is sent again
     /// on a new connection, up to three times in all; any other failure to get an answer is that request's failure.
-    func send(_ requests: [HTTP2Request], timeout: TimeAmount = .seconds(30)) async -> [Result<HubResponse, any Error>] {
+    ///
+    /// `answered` hears of each request's final answer as it arrives, with the request's index, on the connection's
+    /// event loop.
+    func send(
+        _ requests: [HTTP2Request], timeout: TimeAmount = .seconds(30),
+        answered: (@Sendable (Int, Result<HubResponse, any Error>) -> Void)? = nil
+    ) async -> [Result<HubResponse, any Error>] {
         var answers = [Result<HubResponse, any Error>?](repeating: nil, count: requests.count)
         var pending = Array(requests.indices)
         for attempt in 1...3 where !pending.isEmpty {
-            let round = await exchange(pending.map { requests[$0] }, timeout: timeout)
+            let indices = pending
+            let lastAttempt = attempt == 3
+            var answeredInRound: (@Sendable (Int, Result<HubResponse, any Error>) -> Void)?
+            if let answered {
+                answeredInRound = { position, answer in
+                    if lastAttempt || !Self.goesAgain(answer) { answered(indices[position], answer) }
+                }
+            }
+            let round = await exchange(indices.map { requests[$0] }, timeout: timeout, answered: answeredInRound)
             var unprocessed: [Int] = []
-            for (index, answer) in zip(pending, round) {
-                if attempt < 3, case .failure(let error) = answer, error as? HTTP2TransportError == .notProcessed {
+            for (index, answer) in zip(indices, round) {
+                if !lastAttempt && Self.goesAgain(answer) {
                     unprocessed.append(index)
                 } else {
                     answers[index] = answer
@@ -101,7 +115,15 @@ final class HTTP2Session: Sendable {
         return answers.map { $0! }
     }
 
-    private func exchange(_ requests: [HTTP2Request], timeout: TimeAmount) async -> [Result<HubResponse, any Error>] {
+    /// Whether the server never processed the request, so it goes again on a new connection.
+    private static func goesAgain(_ answer: Result<HubResponse, any Error>) -> Bool {
+        guard case .failure(let error) = answer else { return false }
+        return error as? HTTP2TransportError == .notProcessed
+    }
+
+    private func exchange(
+        _ requests: [HTTP2Request], timeout: TimeAmount, answered: (@Sendable (Int, Result<HubResponse, any Error>) -> Void)?
+    ) async -> [Result<HubResponse, any Error>] {
         let connection: Connection
         do {
             connection = try await usableConnection()
@@ -110,7 +132,7 @@ final class HTTP2Session: Sendable {
         }
         let promise = connection.channel.eventLoop.makePromise(of: [Result<HubResponse, any Error>].self)
         connection.channel.eventLoop.execute {
-            connection.handler.value.start(requests, timeout: timeout) { promise.succeed($0) }
+            connection.handler.value.start(requests, timeout: timeout, answered: answered) { promise.succeed($0) }
         }
         // The handler answers every request of the batch, one way or another; the promise never fails.
         return (try? await promise.futureResult.get()) ?? requests.map { _ in .failure(HTTP2TransportError.connectionLost) }

@@ -28,7 +28,7 @@ public struct NotificationHubsHub: NotificationHub {
     /// The installations mirror that keeps the hub's registrations in step with the gateway's.
     public var mirror: any InstallationMirror { api }
 
-    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         var groups: [[Int]] = []
         var groupOfKey: [String: Int] = [:]
         for (index, job) in jobs.enumerated() {
@@ -41,13 +41,16 @@ public struct NotificationHubsHub: NotificationHub {
             }
         }
         let abort = BatchAbort()
-        let sent = await groups.concurrentMap(maximum: maximumConcurrentRequests) { indexes in
-            zip(indexes, await self.send(indexes.map { jobs[$0] }, abort: abort, logger: logger))
-        }
         var outcomes = [DeliveryOutcome](repeating: .failed(code: "anh.internal", message: "not sent"), count: jobs.count)
-        for group in sent {
-            for (index, outcome) in group { outcomes[index] = outcome }
-        }
+        _ = await groups.concurrentMap(
+            maximum: maximumConcurrentRequests,
+            finished: { _, group in
+                for (index, outcome) in group {
+                    outcomes[index] = outcome
+                    progress.answered(index, outcome)
+                }
+            },
+            { indexes in Array(zip(indexes, await self.send(indexes.map { jobs[$0] }, abort: abort, logger: logger))) })
         return outcomes
     }
 

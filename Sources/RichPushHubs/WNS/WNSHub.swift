@@ -34,9 +34,9 @@ public struct WNSHub: NotificationHub {
         return WNSHub(client: client, tokens: tokens, hosts: settings.wnsChannelHosts, maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 
-    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         let abort = BatchAbort()
-        return await jobs.concurrentMap(maximum: maximumConcurrentRequests) { job in
+        return await jobs.concurrentMap(maximum: maximumConcurrentRequests, finished: progress.answered) { job in
             await self.deliver(job, abort: abort, logger: logger)
         }
     }

@@ -28,8 +28,10 @@ public struct WebPushHub: NotificationHub {
             allowPrivateEndpoints: settings.allowPrivatePushEndpoints, maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 
-    public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
-        await jobs.concurrentMap(maximum: maximumConcurrentRequests) { job in await self.deliver(job, logger: logger) }
+    public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
+        await jobs.concurrentMap(maximum: maximumConcurrentRequests, finished: progress.answered) { job in
+            await self.deliver(job, logger: logger)
+        }
     }
 
     private func deliver(_ job: DeliveryJob, logger: Logger) async -> DeliveryOutcome {

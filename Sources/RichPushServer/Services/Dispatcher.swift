@@ -37,45 +37,73 @@ struct Dispatcher: Service {
     let logger: Logger
 
     func run() async throws {
+        let answered = AnsweredDeliveries()
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: [SentDelivery].self) { sending in
-                var inFlight = 0
-                // Outcomes of batches back from the hubs, recorded by the next claim's transaction: one commit for both.
-                var finished: [SentDelivery] = []
-                while !doorbell.isClosed {
-                    do {
-                        let (jobs, mirrored) = try await claimBatch(recording: finished)
-                        finished = []
-                        if jobs.isEmpty {
-                            if mirrored > 0 { continue }
-                            // Nothing more to claim: let a batch in flight finish (it may have scheduled retries)
-                            // before sleeping.
-                            if inFlight > 0 {
-                                finished = await sending.next() ?? []
-                                inFlight -= 1
-                            } else {
-                                await doorbell.wait(upTo: try await idleWait())
-                            }
-                            continue
-                        }
-                        sending.addTask { await send(jobs) }
-                        inFlight += 1
-                        if inFlight == policy.batchesInFlight {
-                            finished = await sending.next() ?? []
-                            inFlight -= 1
-                        }
-                    } catch {
-                        logger.error("dispatch failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(finished.count)"])
-                        await doorbell.wait(upTo: policy.idleInterval)
-                    }
-                }
-                // Shutting down: the batches in hand finish and are recorded; nothing more is claimed.
-                for await batch in sending { finished += batch }
-                await record(finished)
+            await withDiscardingTaskGroup { group in
+                group.addTask { await recordAnswers(answered) }
+                await dispatch(answered)
+                // Every batch is back: what no claim carried is recorded by the recorder's last round.
+                answered.departures.close()
             }
         } onGracefulShutdown: {
             doorbell.close()
         }
+    }
+
+    /// Claims and sends until shut down, with up to `batchesInFlight` batches out at once; each claim also records
+    /// the outcomes answered since the last.
+    private func dispatch(_ answered: AnsweredDeliveries) async {
+        await withTaskGroup(of: Void.self) { sending in
+            var inFlight = 0
+            while !doorbell.isClosed {
+                var recording = answered.take()
+                do {
+                    let (jobs, mirrored) = try await claimBatch(recording: recording)
+                    recording = []
+                    if jobs.isEmpty {
+                        if mirrored > 0 { continue }
+                        // Nothing more to claim: let a batch in flight finish (it may have scheduled retries)
+                        // before sleeping.
+                        if inFlight > 0 {
+                            await sending.next()
+                            inFlight -= 1
+                        } else {
+                            await doorbell.wait(upTo: try await idleWait())
+                        }
+                        continue
+                    }
+                    sending.addTask { await send(jobs, answered: answered) }
+                    inFlight += 1
+                    if inFlight == policy.batchesInFlight {
+                        await sending.next()
+                        inFlight -= 1
+                    }
+                } catch {
+                    answered.giveBack(recording)
+                    logger.error("dispatch failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(recording.count)"])
+                    await doorbell.wait(upTo: policy.idleInterval)
+                }
+            }
+            // Shutting down: the batches in hand finish; nothing more is claimed.
+        }
+    }
+
+    /// While batches are out, records every window what the hubs answered and no claim carried; sleeps while none
+    /// is; records the last of them when the dispatcher is done.
+    private func recordAnswers(_ answered: AnsweredDeliveries) async {
+        // On a fixed beat, so the time a record takes does not stretch the window.
+        var beat = ContinuousClock.now
+        while !answered.departures.isClosed {
+            if answered.isIdle {
+                await answered.departures.wait(upTo: .seconds(3600))
+                beat = .now
+            } else {
+                beat = max(beat + answered.window, .now)
+                try? await Task.sleep(until: beat)
+            }
+            await record(answered)
+        }
+        await record(answered)
     }
 
     /// Records `finished` (outcomes of earlier batches) and brings the remote hub's registrations in step (so a new
@@ -89,9 +117,10 @@ struct Dispatcher: Service {
         return (jobs, mirrored)
     }
 
-    /// Hands a claimed batch to the hubs of its platforms and answers every outcome, to be recorded with the next
-    /// claim. A batch whose outcomes are never recorded (the process ends) is sent again once its lease runs out.
-    func send(_ jobs: [DeliveryJob]) async -> [SentDelivery] {
+    /// Hands a claimed batch to the hubs of its platforms and gives every outcome to `answered` (most of them as the
+    /// hubs answer) to be recorded. A batch whose outcomes are never recorded (the process ends) is sent again once its
+    /// lease runs out.
+    func send(_ jobs: [DeliveryJob], answered: AnsweredDeliveries) async {
         // Batches in flight share the hubs, so one may outlast the lease it was claimed with: renew it until it is
         // back, or another process would claim and send it again.
         let renewal = Task {
@@ -103,35 +132,50 @@ struct Dispatcher: Service {
         defer { renewal.cancel() }
         let now = clock.now
         let kept = jobs.map { $0.keptFor(policy.defaultLifetime, from: now) }
-        return await Self.deliver(imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, policy: policy, clock: clock, logger: logger)
+        let batch = answered.sending(jobs)
+        let outcomes = await Self.deliver(
+            imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, policy: policy, clock: clock, logger: logger, told: batch.told)
+        batch.back(outcomes)
     }
 
-    /// Hands `jobs` to the hubs of their platforms at once and answers each job with its outcome, the retry policy
-    /// applied as of the time each hub answered.
+    /// Hands `jobs` to the hubs of their platforms at once and answers each job's outcome, in the order of `jobs`,
+    /// the retry policy applied as of the time each hub answered; `told` hears of the outcomes a hub tells before its
+    /// batch is back, with the job's position in `jobs`.
     static func deliver(
-        _ jobs: [DeliveryJob], hubs: HubRegistry, policy: Policy, clock: any WallClock, logger: Logger
-    ) async -> [SentDelivery] {
-        var results: [SentDelivery] = []
-        await withTaskGroup(of: [SentDelivery].self) { group in
-            for (platform, platformJobs) in Dictionary(grouping: jobs, by: \.platform) {
+        _ jobs: [DeliveryJob], hubs: HubRegistry, policy: Policy, clock: any WallClock, logger: Logger,
+        told: @escaping @Sendable (Int, DeliveryOutcome) -> Void = { _, _ in }
+    ) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: jobs.count)
+        await withTaskGroup(of: [(Int, DeliveryOutcome)].self) { group in
+            for (platform, positions) in Dictionary(grouping: jobs.indices, by: { jobs[$0].platform }) {
                 let hub = hubs.hubs[platform] ?? UnconfiguredHub(platform: platform)
+                let platformJobs = positions.map { jobs[$0] }
+                @Sendable func settled(_ index: Int, _ outcome: DeliveryOutcome) -> DeliveryOutcome {
+                    guard case .retry = outcome else { return outcome }
+                    return policy.applyRetry(to: outcome, of: platformJobs[index], now: clock.now)
+                }
+                let progress = DeliveryProgress { index, outcome in told(positions[index], settled(index, outcome)) }
                 group.addTask {
-                    let outcomes = await hub.deliver(platformJobs, logger: logger)
-                    let now = clock.now
-                    return zip(platformJobs, outcomes).map { job, outcome in (job, policy.applyRetry(to: outcome, of: job, now: now)) }
+                    let answered = await hub.deliver(platformJobs, logger: logger, progress: progress)
+                    return answered.enumerated().map { index, outcome in (positions[index], settled(index, outcome)) }
                 }
             }
-            for await partial in group { results.append(contentsOf: partial) }
+            for await partial in group {
+                for (position, outcome) in partial { outcomes[position] = outcome }
+            }
         }
-        return results
+        return outcomes.map { $0! }
     }
 
-    /// Records the outcomes of the last batches when no claim follows to carry them.
-    private func record(_ finished: [SentDelivery]) async {
+    /// Records the outcomes no claim carried; those a failed transaction could not record go with the next claim.
+    private func record(_ answered: AnsweredDeliveries) async {
+        let finished = answered.take()
+        guard !finished.isEmpty else { return }
         do {
             try await store.recordOutcomes(finished, now: clock.now)
             count(finished)
         } catch {
+            answered.giveBack(finished)
             logger.error("recording outcomes failed", metadata: ["error": "\(error)", "richpush.deliveries": "\(finished.count)"])
         }
     }

@@ -27,10 +27,8 @@ struct StatePushDispatcher: Service {
                         await doorbell.wait(upTo: try await idleWait())
                         continue
                     }
-                    let sent = await Dispatcher.deliver(claims.map(\.job), hubs: hubs, policy: policy, clock: clock, logger: logger)
-                    let versions = Dictionary(uniqueKeysWithValues: claims.map { ($0.job.deliveryId, $0) })
-                    try await store.recordStatePushOutcomes(
-                        sent.compactMap { job, outcome in versions[job.deliveryId].map { ($0, outcome) } }, now: clock.now)
+                    let outcomes = await Dispatcher.deliver(claims.map(\.job), hubs: hubs, policy: policy, clock: clock, logger: logger)
+                    try await store.recordStatePushOutcomes(Array(zip(claims, outcomes)), now: clock.now)
                 } catch {
                     logger.error("state pushes failed", metadata: ["error": "\(error)"])
                     await doorbell.wait(upTo: policy.idleInterval)

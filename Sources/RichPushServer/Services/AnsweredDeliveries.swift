@@ -1,0 +1,102 @@
+import RichPushCore
+import Synchronization
+
+/// Outcomes the hubs answered that the store has not recorded yet, kept by the batch they belong to.
+///
+/// A hub tells most outcomes as their answers arrive, before its batch is back; the rest come with the batch. The next
+/// claim records whatever is in hand in its transaction, and while batches are out the dispatcher also records it every
+/// ``window`` on its own. A crash then sends again only the pushes still in flight and those answered in the last
+/// moments, however long a slow hub keeps a batch out.
+final class AnsweredDeliveries: Sendable {
+    private struct State {
+        /// Batches out, and those back whose outcomes are not all taken yet.
+        var batches: [AnsweredBatch] = []
+        /// Outcomes a failed transaction could not record, to go with the next one.
+        var givenBack: [SentDelivery] = []
+    }
+
+    private let state = Mutex(State())
+    /// Rung when a batch goes out; closed when the dispatcher is done.
+    let departures = Doorbell()
+    let window: Duration
+
+    init(window: Duration = .milliseconds(250)) {
+        self.window = window
+    }
+
+    /// Keeps the outcomes of `jobs`, a batch about to go out.
+    func sending(_ jobs: [DeliveryJob]) -> AnsweredBatch {
+        let batch = AnsweredBatch(jobs)
+        state.withLock { $0.batches.append(batch) }
+        departures.ring()
+        return batch
+    }
+
+    /// Whether no batch is out and every outcome was taken.
+    var isIdle: Bool { state.withLock { $0.batches.isEmpty && $0.givenBack.isEmpty } }
+
+    /// Takes every outcome in hand, to be recorded now.
+    func take() -> [SentDelivery] {
+        state.withLock { state in
+            var taken = state.givenBack
+            state.givenBack = []
+            state.batches.removeAll { batch in batch.take(into: &taken) }
+            return taken
+        }
+    }
+
+    /// Gives back outcomes taken for a transaction that failed, to go with the next one.
+    func giveBack(_ deliveries: [SentDelivery]) {
+        guard !deliveries.isEmpty else { return }
+        state.withLock { $0.givenBack.insert(contentsOf: deliveries, at: 0) }
+    }
+}
+
+/// The outcomes of one batch: told one by one while it is out, the rest when it is back.
+///
+/// A hub tells an outcome on its connection's event loop, so telling costs a position and an outcome under a lock;
+/// the delivery it belongs to is paired with it only when taken.
+final class AnsweredBatch: Sendable {
+    private struct State {
+        var outcomes: [DeliveryOutcome?]
+        /// Positions whose outcome is in hand and not taken yet.
+        var untaken: [Int] = []
+        var isBack = false
+    }
+
+    private let jobs: [DeliveryJob]
+    private let state: Mutex<State>
+
+    fileprivate init(_ jobs: [DeliveryJob]) {
+        self.jobs = jobs
+        state = Mutex(State(outcomes: Array(repeating: nil, count: jobs.count)))
+    }
+
+    /// The job at `position` in the batch ended with `outcome`, before the batch is back.
+    func told(_ position: Int, _ outcome: DeliveryOutcome) {
+        state.withLock { state in
+            state.outcomes[position] = outcome
+            state.untaken.append(position)
+        }
+    }
+
+    /// The batch is back with every job's outcome, in the batch's order: those not told before are kept.
+    func back(_ outcomes: [DeliveryOutcome]) {
+        state.withLock { state in
+            for (position, outcome) in outcomes.enumerated() where state.outcomes[position] == nil {
+                state.outcomes[position] = outcome
+                state.untaken.append(position)
+            }
+            state.isBack = true
+        }
+    }
+
+    /// Moves the untaken outcomes to `taken`; says whether the batch is back and has nothing more to give.
+    fileprivate func take(into taken: inout [SentDelivery]) -> Bool {
+        state.withLock { state in
+            for position in state.untaken { taken.append((jobs[position], state.outcomes[position]!)) }
+            state.untaken = []
+            return state.isBack
+        }
+    }
+}
