@@ -159,7 +159,7 @@ struct APNsHubTests {
             server.holdAnswers(to: jobs[2].pushChannel)
             let told = ToldOutcomes()
             async let outcomes = hub.deliver(jobs, logger: quietLogger, progress: DeliveryProgress(told.tell))
-            #expect(await eventually { told.indexes == [0, 1] })
+            #expect(await eventually(within: .seconds(60)) { told.indexes == [0, 1] })
             #expect(told.outcomes == [.sent, .sent])
             server.releaseHeldAnswers()
             #expect(await outcomes == [.sent, .sent, .sent])

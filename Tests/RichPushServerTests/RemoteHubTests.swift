@@ -234,7 +234,7 @@ struct RemoteHubTests {
             func status() async throws -> [String: Any] {
                 try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
             }
-            #expect(try await eventually { try await status()["sent"] as? Int64 == 2 })
+            #expect(try await eventually(within: .seconds(60)) { try await status()["sent"] as? Int64 == 2 })
             #expect(try await status()["state"] as? String == "sending")
             apns.releaseHeldAnswers()
             #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 3)
