@@ -139,9 +139,13 @@ struct HTTPSTests {
                 (try? curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status) == 0
             })
 
-        let created = try await gateway.request(
-            .POST, "/api/notifications", as: .admin, json: #"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#)
-        let id = try #require(ProcessTests.id(in: created.body))
+        // A new connection, so with the renewed certificate.
+        let created = try curl(
+            [
+                "--user", "admin:\(Credentials.admin.password)", "--header", "Content-Type: application/json", "--data",
+                #"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#, gateway.baseURL + "/api/notifications",
+            ], trusting: renewed.authority.caFile)
+        let id = try #require(ProcessTests.id(in: created.output), "\(created.output)")
         try #require(
             await eventually(within: .seconds(10)) {
                 (try? String(contentsOfFile: streamOutput, encoding: .utf8))?.contains(#""richId":"\#(id)""#) == true

@@ -3,70 +3,54 @@ import TestSupport
 
 @testable import RichPushDaemon
 
-/// The real `richpush` gateway as a separate process, on a fresh store; restartable on the same port and data.
+/// The real `richpush` gateway as a separate process, on a fresh store; restartable on the same port and data. The
+/// daemon's tests speak to it with the daemon's own HTTP client.
 final class TestGateway: @unchecked Sendable {
-    let directory: TemporaryDirectory
-    let port: Int
-    private(set) var process: ChildProcess?
+    let process: GatewayProcess
     static let adminPassword = "admin-secret-1"
     private var imageIds: [String: Int64] = [:]
+    /// Where the certificate the gateway serves HTTPS with is kept.
+    private let certificates: TemporaryDirectory
 
     /// The CA whose certificate the gateway serves HTTPS with; nil: plain HTTP.
-    let caFile: String?
+    var caFile: String? { process.caFile }
 
     /// A gateway on plain HTTP, or with `https` on HTTPS with a certificate for 127.0.0.1 that openssl issues to it
     /// here, trusted through ``caFile`` only.
     init(https: Bool = false) throws {
-        directory = try TemporaryDirectory()
-        port = try freePort()
+        certificates = try TemporaryDirectory()
         guard https else {
-            caFile = nil
+            process = try GatewayProcess(adminPassword: Self.adminPassword)
             return
         }
-        let certificate = directory.path + "/gateway.pem"
+        let certificate = certificates.path + "/gateway.pem"
+        let key = certificates.path + "/gateway-key.pem"
         let issued = try SpawnedProcess.run(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory.path + "/gateway-key.pem", "-out", certificate,
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
             ])
         guard issued.status == 0 else { throw TestFailure("openssl could not issue the certificate: \(issued.output)") }
-        caFile = certificate
+        process = try GatewayProcess(
+            adminPassword: Self.adminPassword, extraArguments: ["--tls-cert-file", certificate, "--tls-key-file", key], caFile: certificate)
     }
 
-    deinit { process?.stop() }
-
-    var baseURL: String { "\(caFile == nil ? "http" : "https")://127.0.0.1:\(port)" }
-    var log: String { process?.output ?? "" }
+    var baseURL: String { process.baseURL }
+    var log: String { process.log }
 
     func start() async throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment["RICHPUSH_ADMIN_PASSWORD"] = Self.adminPassword
-        let process = try ChildProcess(
-            productsDirectory + "/richpush",
-            [
-                "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", directory.path + "/data",
-                "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir",
-                repositoryRoot.appendingPathComponent("img").path, "--heartbeat-seconds", "1",
-            ] + (caFile.map { ["--tls-cert-file", $0, "--tls-key-file", directory.path + "/gateway-key.pem"] } ?? []), environment: environment,
-            outputFile: directory.path + "/gateway-\(UUID().uuidString).log")
-        self.process = process
-        let healthy = await eventually(within: .seconds(30)) {
-            guard process.isRunning else { return true }
-            return (try? request(.get, "/health", as: nil).status) == 200
-        }
-        guard healthy, process.isRunning else { throw TestFailure("the gateway did not start:\n\(process.output)") }
+        try await process.start()
     }
 
     /// Stops the gateway (SIGTERM: streams end cleanly; SIGKILL: a crash).
     func stop(_ signal: Int32 = SIGTERM) {
-        process?.terminate(signal)
-        process = nil
+        process.terminate(signal)
     }
 
     /// Freezes and thaws the process: connections stay open but nothing, not even a heartbeat, comes through.
-    func pause() { kill(process!.pid, SIGSTOP) }
-    func resume() { kill(process!.pid, SIGCONT) }
+    func pause() { process.pause() }
+    func resume() { process.resume() }
 
     func request(_ method: GatewayRequest.Method, _ path: String, as user: (String, String)?, json: String? = nil) throws -> (
         status: Int, body: String

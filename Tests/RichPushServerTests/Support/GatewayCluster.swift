@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import TestPostgres
+import TestSupport
 
 /// Real `richpush serve` processes sharing one fresh PostgreSQL database, as they would behind a load balancer.
 final class GatewayCluster: @unchecked Sendable {

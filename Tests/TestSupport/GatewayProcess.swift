@@ -1,0 +1,99 @@
+public import Foundation
+
+/// The real `richpush serve`, run as a separate process on its own store in a temporary directory, restartable on the
+/// same port and data: the one launcher of the server's, the command line's and the daemon's process tests.
+public final class GatewayProcess: @unchecked Sendable {
+    public let dataDirectory: URL
+    public let port: Int
+    /// Flags added to `richpush serve`, such as a hub's settings or a certificate.
+    public let extraArguments: [String]
+    /// With a CA file the gateway is asked over HTTPS, trusting that CA; its flags must give it a certificate.
+    public let caFile: String?
+    public let adminPassword: String
+    public private(set) var process: SpawnedProcess?
+    private let logFile: URL
+
+    /// The `richpush` binary next to the test bundle; `swift build --build-tests` builds both.
+    public static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("richpush")
+    }
+
+    public init(adminPassword: String, extraArguments: [String] = [], caFile: String? = nil) throws {
+        self.adminPassword = adminPassword
+        self.extraArguments = extraArguments
+        self.caFile = caFile
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        logFile = dataDirectory.appendingPathComponent("gateway.log")
+        port = try freePort()
+    }
+
+    deinit { cleanUp() }
+
+    public var baseURL: String { "\(caFile == nil ? "http" : "https")://127.0.0.1:\(port)" }
+
+    /// What the gateway has logged, across its restarts.
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// Starts `richpush serve` and waits until `/health` answers.
+    public func start() async throws {
+        let arguments =
+            [
+                "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path,
+                "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir",
+                repositoryRoot.appendingPathComponent("img").path, "--heartbeat-seconds", "1", "--log-level", "info",
+            ] + extraArguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["RICHPUSH_ADMIN_PASSWORD"] = adminPassword
+        let process = try SpawnedProcess(Self.executable.path, arguments, environment: environment, output: .file(logFile.path))
+        self.process = process
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try isHealthy() { return }
+            guard process.isRunning else { throw TestFailure("richpush exited: \(log)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("richpush did not become healthy: \(log)")
+    }
+
+    /// Whether `/health` answers 200, asked with curl so any test target can launch a gateway. Each try has its own
+    /// deadline: on a loaded machine one connection can stall while the next succeeds.
+    private func isHealthy() throws -> Bool {
+        let trust = caFile.map { ["--cacert", $0] } ?? []
+        return try SpawnedProcess.run("/usr/bin/curl", ["-sf", "-o", "/dev/null", "--max-time", "2"] + trust + [baseURL + "/health"]).status == 0
+    }
+
+    /// Sends `signal` and waits up to `timeout` for the exit; returns the exit status and the time it took, or nil
+    /// when the process had to be killed.
+    @discardableResult
+    public func terminate(_ signal: Int32 = SIGTERM, within timeout: Duration = .seconds(10)) -> (status: Int32, elapsed: Duration)? {
+        guard let process else { return nil }
+        defer { self.process = nil }
+        let start = ContinuousClock.now
+        process.signal(signal)
+        while process.isRunning {
+            if ContinuousClock.now - start > timeout {
+                process.signal(SIGKILL)
+                process.waitUntilExit()
+                return nil
+            }
+            usleep(10_000)
+        }
+        return (process.waitUntilExit(), ContinuousClock.now - start)
+    }
+
+    /// Ends the process the hard way, as a crash or an OOM kill would.
+    public func kill() {
+        terminate(SIGKILL)
+    }
+
+    /// Freezes and thaws the process: connections stay open but nothing, not even a heartbeat, comes through.
+    public func pause() { process?.signal(SIGSTOP) }
+    public func resume() { process?.signal(SIGCONT) }
+
+    /// Kills the process and removes its store.
+    public func cleanUp() {
+        kill()
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+}
