@@ -4,13 +4,15 @@
 #     recorded as sent, with one gateway process and with two on the same database (the notification created on the
 #     first, both dispatching); SQLite's single process is measured too, for reference;
 #  2. the device's payload fetch (P1: an authorized GET of a ~110 KB PNG, wrk -t2 -c64) on PostgreSQL and on SQLite.
-# Prints the rates and the ratios two processes / one and PostgreSQL / SQLite.
+# Prints the rates and the ratios two processes / one and PostgreSQL / SQLite, and where one process's fan-out on
+# PostgreSQL spends the database's time: each statement's execution time per push, from pg_stat_statements (server
+# time only: the round trips and the gateway's own work are not in it).
 #
 #   Benchmarks/scale-out.sh [installations] [seconds per fetch round] [fetch rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${RICHPUSH_TEST_DATABASE_URL:-}" ]; then
-    RICHPUSH_POSTGRES_DURABLE=1 exec scripts/with-postgres "$(realpath "$0")" "$@"
+    RICHPUSH_POSTGRES_DURABLE=1 RICHPUSH_POSTGRES_STATEMENTS=1 exec scripts/with-postgres "$(realpath "$0")" "$@"
 fi
 installations=${1:-100000}
 seconds=${2:-10}
@@ -39,9 +41,12 @@ stop_gateways() {
 # now_seconds: a monotonic-enough clock with sub-millisecond resolution.
 now_seconds() { date +%s.%N; }
 
-# fan_out LABEL STORE_FLAGS PROCESSES: registers the installations through the first process, then times the send.
+psql "$RICHPUSH_TEST_DATABASE_URL" -q -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >&2
+
+# fan_out LABEL STORE_FLAGS PROCESSES [DATABASE]: registers the installations through the first process, then times
+# the send; with a DATABASE name, keeps the send's statement statistics of that database in $results-LABEL.
 fan_out() {
-    local label=$1 store=$2 processes=$3 ports=() port
+    local label=$1 store=$2 processes=$3 database=${4:-} ports=() port
     for _ in $(seq 1 "$processes"); do
         port=$(bench_free_port)
         # shellcheck disable=SC2086
@@ -53,6 +58,7 @@ fan_out() {
     bench_import_installations "$base" "$installations" "$users" "${admin[@]}"
     echo "$label: sending…" >&2
     local start created id status finished
+    [ -z "$database" ] || psql "$RICHPUSH_TEST_DATABASE_URL" -q -t -c "SELECT pg_stat_statements_reset()" >/dev/null
     start=$(now_seconds)
     id=$(curl -sf "${admin[@]}" -d '{"message":"Benchmark","richType":"text","text":"x","audience":"topic:bench"}' \
         "$base/api/notifications" | bench_json id)
@@ -61,11 +67,17 @@ fan_out() {
     finished=$(now_seconds)
     [[ $status =~ \"state\":\"delivered\" ]] || { echo "$label: the notification ended: $status" >&2; exit 1; }
     echo "fanout $label $start $created $finished" >>"$results"
+    [ -z "$database" ] || psql "$RICHPUSH_TEST_DATABASE_URL" -q -t -A -F $'\t' -c "
+        SELECT calls, total_exec_time, rows, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$database') ORDER BY total_exec_time DESC LIMIT 12" \
+        >"$results-$label"
     stop_gateways
 }
 
 fan_out sqlite-1 "" 1
-fan_out postgresql-1 "--database-url $(new_database)" 1
+profiled=$(new_database)
+profiled_name=${profiled##*/}
+fan_out postgresql-1 "--database-url $profiled" 1 "${profiled_name%%\?*}"
 fan_out postgresql-2 "--database-url $(new_database)" 2
 
 # fetch_setup LABEL STORE_FLAGS: a gateway with one image notification; prints its payload URL.
@@ -112,6 +124,12 @@ for label in ("sqlite-1", "postgresql-1", "postgresql-2"):
 one, two = fanout["postgresql-1"][1], fanout["postgresql-2"][1]
 print(f"  ratio two processes / one on PostgreSQL: {one / two:.2f}x the rate")
 print(f"  ratio PostgreSQL / SQLite, one process:  {fanout['sqlite-1'][1] / one:.2f}x the rate")
+print("PostgreSQL's execution time per push in postgresql-1's send, by statement (pg_stat_statements, server time only)")
+statements = [line.rstrip("\n").split("\t", 3) for line in open(path + "-postgresql-1") if line.strip()]
+total = sum(float(s[1]) for s in statements)
+print(f"  {'µs/push':>8} {'calls':>8} {'rows':>9}  statement   (the {len(statements)} costliest: {total * 1000 / installations:.1f} µs/push)")
+for calls, milliseconds, affected, query in statements:
+    print(f"  {float(milliseconds) * 1000 / installations:8.1f} {int(calls):8d} {int(affected):9d}  {query[:110]}")
 def fetch(name):
     picked = [(float(r[2]), float(r[3])) for r in rows if r[0] == "fetch" and r[1] == name]
     return statistics.median(x for x, _ in picked), statistics.median(p for _, p in picked)
