@@ -8,27 +8,31 @@ extension Store {
     public func appendRichEvents(for jobs: [DeliveryJob], now: Date = .now) async throws -> Set<String> {
         guard !jobs.isEmpty else { return [] }
         return try await engine.transaction { db in
-            var users: Set<String> = []
+            // One statement per chunk of events, not one per event: the counter's row stays locked from the
+            // reservation to the commit, and the other batches in flight wait for it.
+            let first = try await Self.reserve(counter: "events", count: jobs.count, in: db)
+            var owners: [Int64: String] = [:]
             var appended: [Int64] = []
-            var id = try await Self.reserve(counter: "events", count: jobs.count, in: db)
-            for job in jobs {
-                let push = job.push
-                let event = StreamEvent(
-                    cursor: 0,
-                    body: .rich(
-                        richId: job.notificationId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle,
-                        data: push.data))
-                if try await Self.appendEvent(
-                    event, id: id, username: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)", now: now,
-                    in: db)
-                {
-                    users.insert(job.owner)
-                    appended.append(id)
+            for chunk in Array(zip(first..., jobs)).chunked(Self.insertChunk) {
+                var insert = db.insert(into: "events").columns(Self.eventColumns)
+                for (id, job) in chunk {
+                    let push = job.push
+                    let event = StreamEvent(
+                        cursor: 0,
+                        body: .rich(
+                            richId: job.notificationId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle,
+                            data: push.data))
+                    owners[id] = job.owner
+                    insert = insert.values(
+                        Self.eventValues(
+                            event, id: id, username: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)",
+                            now: now))
                 }
-                id += 1
+                appended += try await insert.ignoringConflicts(with: "dedupe_key").returning("id").all().map { try $0.int64("id") }
             }
+            appended.sort()
             try await engine.announce(appended.map { .event(id: $0) }, in: db)
-            return users
+            return Set(appended.compactMap { owners[$0] })
         }
     }
 
@@ -92,15 +96,23 @@ extension Store {
     private static func appendEvent(
         _ event: StreamEvent, id: Int64, username: String, installationId: String?, dedupeKey: String?, now: Date, in db: any SQLDatabase
     ) async throws -> Bool {
+        try await db.insert(into: "events").columns(eventColumns)
+            .values(eventValues(event, id: id, username: username, installationId: installationId, dedupeKey: dedupeKey, now: now))
+            .ignoringConflicts(with: "dedupe_key")
+            .returning("id").first() != nil
+    }
+
+    private static let eventColumns = ["id", "username", "installation_id", "kind", "rich_id", "data", "dedupe_key", "created_at"]
+
+    /// One row of `events`, in the order of ``eventColumns``.
+    private static func eventValues(
+        _ event: StreamEvent, id: Int64, username: String, installationId: String?, dedupeKey: String?, now: Date
+    ) -> [any Encodable & Sendable] {
         let richId: Int64
         switch event.body {
         case .rich(let id, _, _, _, _), .state(let id, _, _), .deleted(let id): richId = id
         }
-        return try await db.insert(into: "events")
-            .columns("id", "username", "installation_id", "kind", "rich_id", "data", "dedupe_key", "created_at")
-            .values(id, username, installationId, event.name, richId, event.data, dedupeKey, EpochMilliseconds(now))
-            .ignoringConflicts(with: "dedupe_key")
-            .returning("id").first() != nil
+        return [id, username, installationId, event.name, richId, event.data, dedupeKey, EpochMilliseconds(now)]
     }
 
     /// Advances counter `name` by `count` and returns the first of the numbers reserved.
