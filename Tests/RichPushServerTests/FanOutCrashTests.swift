@@ -24,13 +24,8 @@ struct FanOutCrashTests {
         do {
             try await gateway.start()
             _ = try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
-            for first in stride(from: 0, to: devices, by: 5000) {
-                let entries = (first..<min(devices, first + 5000)).map {
-                    #"{"installationId":"phone-\#($0)","owner":"alice","platform":"apns","pushChannel":"\#(String(format: "%064x", $0))","tags":["topic:crash"]}"#
-                }
-                let imported = try await gateway.request(
-                    .POST, "/api/installations/import", as: .admin, json: #"{"installations":[\#(entries.joined(separator: ","))]}"#)
-                #expect(imported.status == 200, "\(imported.body)")
+            try await gateway.importInstallations(devices) {
+                #"{"installationId":"phone-\#($0)","owner":"alice","platform":"apns","pushChannel":"\#(String(format: "%064x", $0))","tags":["topic:crash"]}"#
             }
             try await body(gateway, apns)
             gateway.cleanUp()

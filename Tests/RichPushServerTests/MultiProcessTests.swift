@@ -219,13 +219,8 @@ struct MultiProcessTests {
     /// Registers `devices` FCM installations through the first process and sends to all of them from the second.
     private static func fanOut(to devices: Int, on cluster: GatewayCluster) async throws -> Int64 {
         _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
-        for first in stride(from: 0, to: devices, by: 5000) {
-            let entries = (first..<min(first + 5000, devices)).map {
-                #"{"installationId":"pixel-\#($0)","owner":"alice","platform":"fcm","pushChannel":"token-\#($0)","tags":["topic:sale"]}"#
-            }
-            let imported = try await cluster[0].request(
-                .POST, "/api/installations/import", as: .admin, json: #"{"installations":[\#(entries.joined(separator: ","))]}"#)
-            #expect(imported.status == 200, "\(imported.body)")
+        try await cluster[0].importInstallations(devices) {
+            #"{"installationId":"pixel-\#($0)","owner":"alice","platform":"fcm","pushChannel":"token-\#($0)","tags":["topic:sale"]}"#
         }
         let created = try await cluster[1].request(
             .POST, "/api/notifications", as: .admin, json: #"{"message":"Flash sale","richType":"text","text":"x","audience":"topic:sale"}"#)

@@ -48,6 +48,17 @@ extension GatewayProcess {
         }
     }
 
+    /// Imports `count` installations as the admin, 5000 to a request (the most one takes); `entry` gives the JSON
+    /// object of the installation numbered `index`.
+    func importInstallations(_ count: Int, entry: (_ index: Int) -> String) async throws {
+        for first in stride(from: 0, to: count, by: 5000) {
+            let entries = (first..<min(first + 5000, count)).map(entry)
+            let imported = try await request(
+                .POST, "/api/installations/import", as: .admin, json: #"{"installations":[\#(entries.joined(separator: ","))]}"#)
+            guard imported.status == 200 else { throw TestFailure("the import was refused: \(imported.body)") }
+        }
+    }
+
     private static func send(_ request: HTTPClientRequest, with client: HTTPClient) async throws -> (status: Int, body: String) {
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
