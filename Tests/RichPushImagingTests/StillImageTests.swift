@@ -57,6 +57,12 @@ struct StillImageTests {
         }
     }
 
+    @Test func aWebPThatClaimsMorePixelsThanTheLimitIsRefusedBeforeDecoding() throws {
+        #expect(throws: ImageError.tooManyPixels(width: 16384, height: 16384, limit: 40_000_000)) {
+            try ImageDecoder.validate(try fixture("dimension-bomb.webp"), limits: limits)
+        }
+    }
+
     @Test func anAnimatedWebPIsUnsupported() throws {
         #expect {
             try ImageDecoder.validate(try fixture("animated.webp"), limits: limits)

@@ -72,6 +72,26 @@ struct CampaignContentTests {
         }
     }
 
+    @Test func infoShowsEveryVisibleFieldAsTheMarketerSentIt() async throws {
+        try await TestGateway().run { session in
+            let id = try await session.send(
+                #"""
+                {"message":"Sale","richType":"text","audience":"topic:sale","pushStyle":"alert","title":"Winter sale","sound":"chime.caf",
+                 "badge":"unread","category":"SALE","threadId":"winter","data":{"campaign":"w1","deepLink":"shop://sale"}}
+                """#, as: .admin)
+            let info = try await session.request(.get, "/api/notifications/\(id)/info", as: .admin).json()
+            #expect(info["title"] as? String == "Winter sale")
+            #expect(info["sound"] as? String == "chime.caf")
+            #expect(info["badge"] as? String == "unread")
+            #expect(info["category"] as? String == "SALE")
+            #expect(info["threadId"] as? String == "winter")
+            #expect(info["data"] as? [String: String] == ["campaign": "w1", "deepLink": "shop://sale"])
+            let numbered = try await session.send(
+                #"{"message":"Sale","richType":"text","audience":"topic:sale","pushStyle":"alert","badge":3}"#, as: .admin)
+            #expect(try await session.request(.get, "/api/notifications/\(numbered)/info", as: .admin).json()["badge"] as? Int == 3)
+        }
+    }
+
     @Test func aTextNotificationWithoutATextServesItsMessage() async throws {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")

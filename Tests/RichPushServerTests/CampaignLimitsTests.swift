@@ -54,6 +54,22 @@ struct CampaignLimitsAPITests {
         }
     }
 
+    @Test func aMembersOwnNotificationsAreNeitherCappedNorCountedTowardTheCap() async throws {
+        try await TestGateway({ $0.frequencyCap = FrequencyCap(count: 1, period: 86_400) }).run { session in
+            let alice = try await session.createUser("alice")
+            let mark = try await session.createUser("mark", role: .marketer)
+            try await session.register("laptop", of: alice)
+            for _ in 0..<2 {
+                let own = try await session.send(#"{"message":"Note to self","richType":"text","text":"t","audience":"username:alice"}"#, as: alice)
+                #expect(try await session.waitForState("delivered", of: own)["sent"] as? Int == 1)
+            }
+            let campaign = try await session.send(Self.campaign, as: mark)
+            let status = try await session.waitForState("delivered", of: campaign)
+            #expect(status["sent"] as? Int == 1)
+            #expect(status["capped"] as? Int == 0)
+        }
+    }
+
     @Test func aMarketerMayNotMarkACampaignTransactional() async throws {
         try await TestGateway().run { session in
             let mark = try await session.createUser("mark", role: .marketer)

@@ -159,6 +159,7 @@ struct ImageTests {
     @Test(arguments: [
         ("truncated.jpg", "image.corrupt"), ("not-png.jpg", "image.corrupt"), ("truncated.webp", "image.corrupt"),
         ("animated.webp", "image.unsupported"), ("dimension-bomb.jpg", "image.tooManyPixels"),
+        ("dimension-bomb.webp", "image.tooManyPixels"),
     ])
     func aBrokenAnimatedOrOversizedJPEGOrWebPIs422AndNotStored(name: String, code: String) async throws {
         try await TestGateway().run { session in

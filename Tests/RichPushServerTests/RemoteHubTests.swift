@@ -96,7 +96,7 @@ struct RemoteHubTests {
             let alice = try await session.createUser("alice")
             for (id, platform, channel, language) in [
                 ("iphone-fr", "apns", "aaaa01", "fr"), ("iphone-en", "apns", "aaaa02", "en-GB"), ("pixel-fr", "fcm", "fcm-fr", "fr-CA"),
-                ("pixel", "fcm", "fcm-default", nil),
+                ("pixel-en", "fcm", "fcm-en", "en-US"), ("pixel", "fcm", "fcm-default", nil),
             ] as [(String, String, String, String?)] {
                 let language = language.map { #","language":"\#($0)""# } ?? ""
                 try await session.request(
@@ -106,7 +106,7 @@ struct RemoteHubTests {
             let id = try await session.send(
                 #"{"message":"Sale","richType":"text","audience":"username:alice","title":"Winter sale","badge":2,"data":{"campaign":"w1"},"localizations":{"fr":{"message":"Soldes","title":"Soldes d’hiver"}}}"#,
                 as: .admin)
-            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 4)
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 5)
             let apnsPayloads = Dictionary(uniqueKeysWithValues: apns.accepted.map { ($0.deviceToken, $0.payload) })
             #expect(
                 apnsPayloads["aaaa01"]
@@ -120,6 +120,8 @@ struct RemoteHubTests {
                         "richId": String(id), "richType": "text", "richMessage": "Soldes", "richTitle": "Soldes d’hiver", "badge": "2",
                         "campaign": "w1",
                     ])
+            #expect(fcmData["fcm-en"]?["richMessage"] == "Sale")
+            #expect(fcmData["fcm-en"]?["richTitle"] == "Winter sale")
             #expect(fcmData["fcm-default"]?["richMessage"] == "Sale")
             #expect(apns.violations.isEmpty)
             #expect(fcm.violations.isEmpty)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import RichPushCore
 import Testing
 
 @Suite("A/B variants through the API")
@@ -28,6 +29,34 @@ struct VariantAPITests {
             let listed = try #require(info["variants"] as? [[String: Any]])
             #expect(listed.map { $0["message"] as? String } == ["20% off", "Free shipping"])
             #expect(listed.map { $0["title"] as? String } == ["Sale", nil])
+        }
+    }
+
+    @Test func eachDeliveryNamesTheVariantItsUserWasAssignedInTheListAndTheCSV() async throws {
+        try await TestGateway().run { session in
+            let names = ["alice", "bob", "carol", "dave", "erin", "frank"]
+            for name in names {
+                let user = try await session.createUser(name)
+                try await session.register("\(name)-laptop", of: user, tags: ["topic:sale"])
+            }
+            let id = try await session.send(Self.twoArms, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let arms = [
+                Variant(name: "A", weight: 50, message: "", content: PushContent()),
+                Variant(name: "B", weight: 50, message: "", content: PushContent()),
+            ]
+            let expected = names.map { Variant.assigned(to: $0, of: id, among: arms)?.name }
+            // Six users land in both arms for this id; a list of one arm only would not tell the column apart.
+            #expect(Set(expected.compactMap { $0 }) == ["A", "B"])
+
+            let page = try await session.request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()
+            let items = try #require(page["items"] as? [[String: Any]])
+            #expect(items.map { $0["owner"] as? String } == names)
+            #expect(items.map { $0["variant"] as? String } == expected)
+
+            let csv = try await session.request(.get, "/api/notifications/\(id)/deliveries?format=csv", as: .admin)
+            let rows = String(buffer: csv.body).components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
+            #expect(rows.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[3]) } == expected.map { $0 ?? "" })
         }
     }
 
