@@ -52,7 +52,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
-        .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CPNG", "CTurboJPEG", "CWebP"], swiftSettings: swiftSettings),
+        .target(name: "RichPushImaging", dependencies: ["CPNG", "CTurboJPEG", "CWebP"], swiftSettings: swiftSettings),
         .target(
             name: "RichPushStore",
             dependencies: [
@@ -146,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "richpushd",
             dependencies: [
-                "RichPushDaemon", "RichPushCore",
+                "RichPushDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -191,8 +191,8 @@ let package = Package(
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer", "RichPushCore", "RichPushHubs", "RichPushImaging", "HubTestServers", "TestPostgres", "TestSupport",
-                "RichPushFuzzTargets",
+                "RichPushServer", "RichPushCore", "RichPushHubs", "RichPushImaging", "RichPushStore", "HubTestServers", "TestPostgres",
+                "TestSupport", "RichPushFuzzTargets",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -225,6 +225,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The remote hubs of `serve`; each is off unless its settings are given (API.md, "Configuration of the hubs").
+/// The remote hubs of `serve`; each is off unless its settings are given (the README's "Remote hubs").
 struct HubOptions: ParsableArguments {
     @Option(name: .customLong("apns-key-file"), help: "APNs token-auth key (.p8, ES256) (env RICHPUSH_APNS_KEY_FILE).")
     var apnsKeyFile: String?

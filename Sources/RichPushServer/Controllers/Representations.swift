@@ -4,7 +4,8 @@ import NIOFoundationEssentialsCompat
 import RichPushCore
 import RichPushStore
 
-/// The JSON shapes of API.md. Times are RFC 3339 strings in UTC; ids of resources are numbers.
+/// The JSON shapes of the API, as `Public/openapi.yaml` describes them. Times are RFC 3339 strings in UTC; ids of
+/// resources are numbers.
 struct UserJSON: ResponseEncodable {
     var username: String
     var role: Role
@@ -133,7 +134,7 @@ struct NotificationJSON: ResponseEncodable {
             transactional, variants
     }
 
-    /// `expiresAt` is always present (null when unset), as API.md lists it.
+    /// `expiresAt` is always present (null when unset), as `Public/openapi.yaml` lists it.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
