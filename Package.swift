@@ -126,10 +126,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // swift-argument-parser's side of the settings, for both command lines: a setting's flag and help.
+        .target(
+            name: "RichPushArguments",
+            dependencies: ["RichPushCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "richpush",
             dependencies: [
-                "RichPushServer", "RichPushCore", "RichPushCLIClient",
+                "RichPushServer", "RichPushCore", "RichPushCLIClient", "RichPushArguments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -146,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "richpushd",
             dependencies: [
-                "RichPushDaemon",
+                "RichPushDaemon", "RichPushCore", "RichPushArguments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -191,7 +197,8 @@ let package = Package(
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
-                "RichPushServer", "RichPushCore", "RichPushHubs", "RichPushImaging", "RichPushStore", "HubTestServers", "TestPostgres",
+                "RichPushServer", "RichPushCore", "RichPushHubs", "RichPushImaging", "RichPushStore", "RichPushCLIClient", "RichPushDaemon",
+                "HubTestServers", "TestPostgres",
                 "TestSupport", "RichPushFuzzTargets",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

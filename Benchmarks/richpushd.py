@@ -150,7 +150,7 @@ def main():
         port = free_port()
         start(
             [richpush, "serve", "--hostname", "127.0.0.1", "--port", str(port), "--data-dir", os.path.join(work, "data"),
-             "--public-dir", os.path.join(ROOT, "Public"), "--image-dir", os.path.join(ROOT, "img"), "--heartbeat-seconds", "1",
+             "--public-dir", os.path.join(ROOT, "Public"), "--image-dir", os.path.join(ROOT, "img"), "--heartbeat-interval", "1",
              "--log-level", "warning", "--send-rate-limit", "0"],
             env=dict(os.environ, RICHPUSH_ADMIN_PASSWORD="admin-secret-1"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"

@@ -49,87 +49,61 @@ public struct SendPlan: Sendable {
         self.timeout = timeout
     }
 
-    /// Reads the plan from the settings; `--expires-in` counts from `--at` when that is later than `now`.
     /// Reads the plan from the settings; `--expires-in` counts from `--at` when that is later than `now`. With
     /// `--template`, the payload, message and audience may come from the template.
-    public init(settings: CommandSettings, now: Date = .now) throws(UsageError) {
-        template = settings.value("template")
-        variables = try Self.pairs(settings.list("var"), flag: "--var")
+    public init(settings sources: SettingSources, now: Date = .now) throws(UsageError) {
+        typealias S = CommandLineSettings
+        let settings = UsageSettings(sources: sources)
+        template = try settings.value(S.template)
+        variables = try Self.pairs(settings.value(S.variables), flag: "--var")
         if template == nil, !variables.isEmpty { throw UsageError("--var fills in a template's placeholders; name the template with --template") }
-        let sources = ["image", "url", "text"].filter { settings.value($0) != nil }
-        guard sources.count == 1 || (sources.isEmpty && template != nil) else {
+        let given = [S.image, S.url, S.text].filter { settings.isGiven($0) }
+        guard given.count == 1 || (given.isEmpty && template != nil) else {
             throw UsageError("give exactly one rich payload: --image FILE (PNG, JPEG or WebP), --url URL or --text TEXT")
         }
-        if let source = sources.first, let value = settings.value(source) {
-            switch source {
-            case "image":
-                guard let bytes = FileManager.default.contents(atPath: value) else { throw UsageError("cannot read the image \(value)") }
-                payload = .image(path: value, bytes: bytes)
-            case "url":
-                payload = .url(value)
-            default:
-                payload = .text(value)
-            }
+        if let path = try settings.value(S.image) {
+            guard let bytes = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read the image \(path)") }
+            payload = .image(path: path, bytes: bytes)
+        } else if let url = try settings.value(S.url) {
+            payload = .url(url)
+        } else if let text = try settings.value(S.text) {
+            payload = .text(text)
         }
         if template == nil {
-            message = try settings.required("message", "the text of the alert")
-            audience = try settings.required("to", "the audience, a tag expression such as 'username:alice' or 'topic:sale && !lang:fr'")
+            message = try settings.required(S.message, "the text of the alert")
+            audience = try settings.required(S.to, "the audience, a tag expression such as 'username:alice' or 'topic:sale && !lang:fr'")
         } else {
-            message = settings.value("message")
-            audience = settings.value("to")
+            message = try settings.value(S.message)
+            audience = try settings.value(S.to)
         }
-        if let at = settings.value("at") {
-            guard let date = Timestamp.parse(at) else {
-                throw UsageError("--at must be an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z, not '\(at)'")
-            }
-            deliverAt = date
-        }
-        if let local = settings.value("at-local") {
-            guard deliverAt == nil else { throw UsageError("give --at or --at-local, not both") }
-            guard let time = Timestamp.parseLocal(local) else {
-                throw UsageError("--at-local must be a wall-clock time without a zone, such as 2026-12-01T09:00:00, not '\(local)'")
-            }
-            deliverAtLocal = time
-        }
-        if let text = settings.value("expires-in") {
-            guard let seconds = DurationText.seconds(in: text), seconds > 0 else {
-                throw UsageError("--expires-in must be a duration such as 30m, 12h, 1d or 2w, not '\(text)'")
-            }
+        deliverAt = try settings.value(S.at)
+        deliverAtLocal = try settings.value(S.atLocal)
+        if deliverAt != nil, deliverAtLocal != nil { throw UsageError("give --at or --at-local, not both") }
+        if let lifetime = try settings.value(S.expiresIn) {
             // Each device's delivery time is the gateway's to work out: it counts the lifetime from the last zone.
             if deliverAtLocal != nil {
-                expiresIn = text
+                expiresIn = DurationText.text(of: lifetime)
             } else {
-                expiresAt = max(deliverAt ?? now, now).addingTimeInterval(seconds)
+                expiresAt = max(deliverAt ?? now, now).addingTimeInterval(lifetime.timeInterval)
             }
         }
-        if let style = settings.value("push-style") {
-            guard let parsed = PushStyle(rawValue: style) else { throw UsageError("--push-style must be silent or alert, not '\(style)'") }
-            pushStyle = parsed
-        }
-        idempotencyKey = settings.value("idempotency-key")
+        pushStyle = try settings.value(S.pushStyle)
+        idempotencyKey = try settings.value(S.idempotencyKey)
         content = try Self.content(settings)
-        wait = try settings.isOn("wait")
-        json = try settings.isOn("json")
-        timeout = try settings.timeout()
+        wait = try settings.value(S.wait)
+        json = try settings.value(S.json)
+        timeout = try settings.value(S.timeout)
     }
 
     /// `--title`, `--sound`, `--badge`, `--category`, `--thread-id`, `--data KEY=VALUE` and `--localized LANG=FILE.json`;
     /// the gateway checks the values themselves.
-    private static func content(_ settings: CommandSettings) throws(UsageError) -> PushContent {
+    private static func content(_ settings: UsageSettings) throws(UsageError) -> PushContent {
+        typealias S = CommandLineSettings
         var content = PushContent(
-            title: settings.value("title"), sound: settings.value("sound"), category: settings.value("category"),
-            threadId: settings.value("thread-id"))
-        if let badge = settings.value("badge") {
-            if badge == "unread" {
-                content.badge = .unread
-            } else if let number = Int(badge) {
-                content.badge = .number(number)
-            } else {
-                throw UsageError("--badge must be a number or unread, not '\(badge)'")
-            }
-        }
-        content.data = try pairs(settings.list("data"), flag: "--data")
-        for entry in settings.list("localized") {
+            title: try settings.value(S.title), sound: try settings.value(S.sound), badge: try settings.value(S.badge),
+            category: try settings.value(S.category), threadId: try settings.value(S.threadId))
+        content.data = try pairs(settings.value(S.data), flag: "--data")
+        for entry in try settings.value(S.localized) {
             guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
                 throw UsageError("--localized must be LANG=FILE.json, not '\(entry)'")
             }

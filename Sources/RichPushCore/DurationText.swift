@@ -21,3 +21,23 @@ public enum DurationText {
         return sawUnit && digits.isEmpty ? total : nil
     }
 }
+
+extension DurationText {
+    /// `duration` as people write it, in the largest unit that divides it: `15s`, `1m`, `4w`; below a second, `250ms`.
+    public static func text(of duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        guard milliseconds % 1000 == 0 else { return "\(milliseconds)ms" }
+        let seconds = milliseconds / 1000
+        for (unit, size) in [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60)] as [(String, Int64)] where seconds != 0 && seconds % size == 0 {
+            return "\(seconds / size)\(unit)"
+        }
+        return "\(seconds)s"
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for Foundation's dates.
+    public var timeInterval: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,51 +1,43 @@
 import ArgumentParser
 import Foundation
+import RichPushArguments
 import RichPushCLIClient
 import RichPushCore
 
-/// How `send` and `status` reach the gateway. Every option also has a `RICHPUSH_*` form and a config-file key.
+/// How `send`, `status` and `export` reach the gateway. Every option also has a `RICHPUSH_*` form and a config-file key.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "The gateway's URL, e.g. http://localhost:8080 (env RICHPUSH_SERVER).") var server: String?
-    @Option(help: "The username to sign in with (env RICHPUSH_USER).") var user: String?
-    @Option(name: .customLong("password-file"), help: "A file holding the password; one trailing newline is ignored (env RICHPUSH_PASSWORD_FILE).")
-    var passwordFile: String?
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input instead.") var passwordFromStandardInput = false
-    @Option(
-        name: .customLong("token-file"),
-        help: "A file holding an API token (rp_…) to use instead of a user and password; the token names its user (env RICHPUSH_TOKEN_FILE).")
-    var tokenFile: String?
-    @Option(name: .customLong("ca-file"), help: "Extra CA certificates (PEM) trusted for an HTTPS gateway (env RICHPUSH_CA_FILE).")
-    var caFile: String?
-    @Flag(help: "Write JSON on standard output instead of sentences (env RICHPUSH_JSON).") var json = false
-    @Option(help: "With --wait, give up after this long, e.g. 90s, 10m (env RICHPUSH_TIMEOUT).") var timeout: String?
-    @Option(name: .customLong("config"), help: "A file of 'name = value' lines, names as the long flags (env RICHPUSH_CONFIG).")
-    var configFile: String?
+    @Option(name: .setting(CommandLineSettings.server), help: .setting(CommandLineSettings.server)) var server: String?
+    @Option(name: .setting(CommandLineSettings.user), help: .setting(CommandLineSettings.user)) var user: String?
+    @Option(name: .setting(CommandLineSettings.passwordFile), help: .setting(CommandLineSettings.passwordFile)) var passwordFile: String?
+    @Option(name: .setting(CommandLineSettings.tokenFile), help: .setting(CommandLineSettings.tokenFile)) var tokenFile: String?
+    @Option(name: .setting(CommandLineSettings.caFile), help: .setting(CommandLineSettings.caFile)) var caFile: String?
+    @Option(name: .setting(CommandLineSettings.timeout), help: .setting(CommandLineSettings.timeout)) var timeout: String?
+    @Option(name: .setting(CommandLineSettings.config), help: .setting(CommandLineSettings.config)) var configFile: String?
+    @Flag(name: .setting(CommandLineSettings.passwordStandardInput), help: .setting(CommandLineSettings.passwordStandardInput))
+    var passwordStandardInput = false
+    @Flag(name: .setting(CommandLineSettings.json), help: .setting(CommandLineSettings.json)) var json = false
 
-    var flags: [String: String] {
-        [
-            "server": server, "user": user, "password-file": passwordFile, "password-stdin": passwordFromStandardInput ? "true" : nil,
-            "token-file": tokenFile, "ca-file": caFile, "json": json ? "true" : nil, "timeout": timeout,
-        ].compactMapValues { $0 }
+    var given: GivenFlags {
+        var flags = GivenFlags()
+        flags.add(CommandLineSettings.server, server)
+        flags.add(CommandLineSettings.user, user)
+        flags.add(CommandLineSettings.passwordFile, passwordFile)
+        flags.add(CommandLineSettings.tokenFile, tokenFile)
+        flags.add(CommandLineSettings.caFile, caFile)
+        flags.add(CommandLineSettings.timeout, timeout)
+        flags.add(CommandLineSettings.config, configFile)
+        flags.add(CommandLineSettings.passwordStandardInput, passwordStandardInput)
+        flags.add(CommandLineSettings.json, json)
+        return flags
     }
 
-    /// The resolved settings of the command, with `more` flags of its own.
-    func settings(more: [String: String?]) throws -> CommandSettings {
-        let environment = ProcessInfo.processInfo.environment
-        var file = ConfigFile()
-        if let path = configFile ?? environment["RICHPUSH_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read the config file \(path)") }
-            do {
-                file = try ConfigFile(parsing: text)
-            } catch {
-                throw ValidationError("config file \(path), \(error)")
-            }
-        }
-        return CommandSettings(
-            flags: flags.merging(more.compactMapValues { $0 }) { first, _ in first },
-            resolver: SettingsResolver(environment: environment, file: file))
+    /// The sources of a command's settings, with `more` flags of its own; `known` are the keys its config file may
+    /// hold.
+    func settings(more: GivenFlags = GivenFlags(), known: [any SettingDescription], command: String) throws -> SettingSources {
+        try SettingSources.load(given.merging(more), configFile: CommandLineSettings.config, known: known, command: command)
     }
 
-    func connection(_ settings: CommandSettings) throws -> Connection {
+    func connection(_ settings: SettingSources) throws -> Connection {
         do {
             return try Connection(settings: settings) { FileHandle.standardInput.readDataToEndOfFile() }
         } catch {

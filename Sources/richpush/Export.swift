@@ -20,7 +20,7 @@ struct Export: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try connection.settings(more: [:])
+        let settings = try connection.settings(known: CommandLineSettings.connection, command: "richpush export")
         try await CommandRunner.run(try connection.connection(settings)) { await $0.export(id: id) }.exit()
     }
 }

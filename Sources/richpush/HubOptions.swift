@@ -1,76 +1,57 @@
 import ArgumentParser
+import RichPushArguments
+import RichPushCore
+import RichPushServer
 
 /// The remote hubs of `serve`; each is off unless its settings are given (the README's "Remote hubs").
 struct HubOptions: ParsableArguments {
-    @Option(name: .customLong("apns-key-file"), help: "APNs token-auth key (.p8, ES256) (env RICHPUSH_APNS_KEY_FILE).")
-    var apnsKeyFile: String?
-    @Option(name: .customLong("apns-key-id"), help: "The key's id, the JWT's kid (env RICHPUSH_APNS_KEY_ID).")
-    var apnsKeyId: String?
-    @Option(name: .customLong("apns-team-id"), help: "The Apple team id, the JWT's iss (env RICHPUSH_APNS_TEAM_ID).")
-    var apnsTeamId: String?
-    @Option(name: .customLong("apns-topic"), help: "The app's bundle id (env RICHPUSH_APNS_TOPIC).")
-    var apnsTopic: String?
-    @Option(
-        name: .customLong("apns-endpoint"),
-        help: "Default https://api.push.apple.com; https://api.sandbox.push.apple.com for development (env RICHPUSH_APNS_ENDPOINT).")
-    var apnsEndpoint: String?
-    @Option(
-        name: .customLong("fcm-service-account-file"),
-        help: "Firebase service-account JSON key (env RICHPUSH_FCM_SERVICE_ACCOUNT_FILE).")
-    var fcmServiceAccountFile: String?
-    @Option(name: .customLong("fcm-endpoint"), help: "Default https://fcm.googleapis.com (env RICHPUSH_FCM_ENDPOINT).")
-    var fcmEndpoint: String?
-    @Option(
-        name: .customLong("anh-connection-string"),
-        help: "Notification Hubs full-access connection string; it then carries APNs and FCM (env RICHPUSH_ANH_CONNECTION_STRING).")
+    @Option(name: .setting(ServeSettings.apnsKeyFile), help: .setting(ServeSettings.apnsKeyFile)) var apnsKeyFile: String?
+    @Option(name: .setting(ServeSettings.apnsKeyId), help: .setting(ServeSettings.apnsKeyId)) var apnsKeyId: String?
+    @Option(name: .setting(ServeSettings.apnsTeamId), help: .setting(ServeSettings.apnsTeamId)) var apnsTeamId: String?
+    @Option(name: .setting(ServeSettings.apnsTopic), help: .setting(ServeSettings.apnsTopic)) var apnsTopic: String?
+    @Option(name: .setting(ServeSettings.apnsEndpoint), help: .setting(ServeSettings.apnsEndpoint)) var apnsEndpoint: String?
+    @Option(name: .setting(ServeSettings.fcmServiceAccountFile), help: .setting(ServeSettings.fcmServiceAccountFile)) var fcmServiceAccountFile:
+        String?
+    @Option(name: .setting(ServeSettings.fcmEndpoint), help: .setting(ServeSettings.fcmEndpoint)) var fcmEndpoint: String?
+    @Option(name: .setting(ServeSettings.notificationHubsConnectionString), help: .setting(ServeSettings.notificationHubsConnectionString))
     var notificationHubsConnectionString: String?
-    @Option(name: .customLong("anh-hub"), help: "The notification hub's name (env RICHPUSH_ANH_HUB).")
-    var notificationHubsHub: String?
-    @Option(name: .customLong("anh-endpoint"), help: "Overrides https://<namespace>.servicebus.windows.net (env RICHPUSH_ANH_ENDPOINT).")
+    @Option(name: .setting(ServeSettings.notificationHubsHub), help: .setting(ServeSettings.notificationHubsHub)) var notificationHubsHub: String?
+    @Option(name: .setting(ServeSettings.notificationHubsEndpoint), help: .setting(ServeSettings.notificationHubsEndpoint))
     var notificationHubsEndpoint: String?
-    @Option(name: .customLong("wns-client-id"), help: "The app's WNS client id, e.g. ms-app://<package SID> (env RICHPUSH_WNS_CLIENT_ID).")
-    var wnsClientId: String?
-    @Option(name: .customLong("wns-client-secret"), help: "The app's WNS client secret (env RICHPUSH_WNS_CLIENT_SECRET).")
-    var wnsClientSecret: String?
-    @Option(
-        name: .customLong("wns-token-endpoint"),
-        help: "OAuth token endpoint; default https://login.live.com/accesstoken.srf (env RICHPUSH_WNS_TOKEN_ENDPOINT).")
-    var wnsTokenEndpoint: String?
-    @Option(
-        name: .customLong("wns-scope"),
-        help: "OAuth scope; default notify.windows.com, https://wns.notify.windows.com/.default for Entra ID apps (env RICHPUSH_WNS_SCOPE).")
-    var wnsScope: String?
-    @Option(
-        name: .customLong("wns-channel-hosts"),
-        help: "Hosts a WNS channel URI may name, comma-separated; default *.notify.windows.com (env RICHPUSH_WNS_CHANNEL_HOSTS).")
-    var wnsChannelHosts: String?
-    @Option(
-        name: .customLong("vapid-key-file"),
-        help: "PEM P-256 key that signs Web Push's VAPID tokens; with --vapid-subject it turns Web Push on (env RICHPUSH_VAPID_KEY_FILE).")
-    var vapidKeyFile: String?
-    @Option(name: .customLong("vapid-subject"), help: "The contact VAPID tokens name: mailto:… or https:… (env RICHPUSH_VAPID_SUBJECT).")
-    var vapidSubject: String?
-    @Flag(
-        name: .customLong("allow-private-push-endpoints"),
-        help:
-            "Accept Web Push endpoints on loopback and private addresses: tests and closed networks only (env RICHPUSH_ALLOW_PRIVATE_PUSH_ENDPOINTS)."
-    )
+    @Option(name: .setting(ServeSettings.wnsClientId), help: .setting(ServeSettings.wnsClientId)) var wnsClientId: String?
+    @Option(name: .setting(ServeSettings.wnsClientSecret), help: .setting(ServeSettings.wnsClientSecret)) var wnsClientSecret: String?
+    @Option(name: .setting(ServeSettings.wnsTokenEndpoint), help: .setting(ServeSettings.wnsTokenEndpoint)) var wnsTokenEndpoint: String?
+    @Option(name: .setting(ServeSettings.wnsScope), help: .setting(ServeSettings.wnsScope)) var wnsScope: String?
+    @Option(name: .setting(ServeSettings.wnsChannelHosts), help: .setting(ServeSettings.wnsChannelHosts)) var wnsChannelHosts: String?
+    @Option(name: .setting(ServeSettings.vapidKeyFile), help: .setting(ServeSettings.vapidKeyFile)) var vapidKeyFile: String?
+    @Option(name: .setting(ServeSettings.vapidSubject), help: .setting(ServeSettings.vapidSubject)) var vapidSubject: String?
+    @Flag(name: .setting(ServeSettings.allowPrivatePushEndpoints), help: .setting(ServeSettings.allowPrivatePushEndpoints))
     var allowPrivatePushEndpoints = false
-    @Option(name: .customLong("tls-ca-file"), help: "Extra CA bundle trusted for outgoing TLS (env RICHPUSH_TLS_CA_FILE).")
-    var tlsCAFile: String?
-    @Option(name: .customLong("hub-concurrency"), help: "Requests each hub keeps in flight (default 256; env RICHPUSH_HUB_CONCURRENCY).")
-    var concurrency: String?
+    @Option(name: .setting(ServeSettings.tlsCAFile), help: .setting(ServeSettings.tlsCAFile)) var tlsCAFile: String?
+    @Option(name: .setting(ServeSettings.hubConcurrency), help: .setting(ServeSettings.hubConcurrency)) var hubConcurrency: String?
 
-    var flags: [String: String] {
-        [
-            "apns-key-file": apnsKeyFile, "apns-key-id": apnsKeyId, "apns-team-id": apnsTeamId, "apns-topic": apnsTopic,
-            "apns-endpoint": apnsEndpoint, "fcm-service-account-file": fcmServiceAccountFile, "fcm-endpoint": fcmEndpoint,
-            "anh-connection-string": notificationHubsConnectionString, "anh-hub": notificationHubsHub,
-            "anh-endpoint": notificationHubsEndpoint, "wns-client-id": wnsClientId, "wns-client-secret": wnsClientSecret,
-            "wns-token-endpoint": wnsTokenEndpoint, "wns-scope": wnsScope, "wns-channel-hosts": wnsChannelHosts, "vapid-key-file": vapidKeyFile,
-            "vapid-subject": vapidSubject,
-            "allow-private-push-endpoints": allowPrivatePushEndpoints ? "true" : nil, "tls-ca-file": tlsCAFile,
-            "hub-concurrency": concurrency,
-        ].compactMapValues { $0 }
+    var given: GivenFlags {
+        var flags = GivenFlags()
+        flags.add(ServeSettings.apnsKeyFile, apnsKeyFile)
+        flags.add(ServeSettings.apnsKeyId, apnsKeyId)
+        flags.add(ServeSettings.apnsTeamId, apnsTeamId)
+        flags.add(ServeSettings.apnsTopic, apnsTopic)
+        flags.add(ServeSettings.apnsEndpoint, apnsEndpoint)
+        flags.add(ServeSettings.fcmServiceAccountFile, fcmServiceAccountFile)
+        flags.add(ServeSettings.fcmEndpoint, fcmEndpoint)
+        flags.add(ServeSettings.notificationHubsConnectionString, notificationHubsConnectionString)
+        flags.add(ServeSettings.notificationHubsHub, notificationHubsHub)
+        flags.add(ServeSettings.notificationHubsEndpoint, notificationHubsEndpoint)
+        flags.add(ServeSettings.wnsClientId, wnsClientId)
+        flags.add(ServeSettings.wnsClientSecret, wnsClientSecret)
+        flags.add(ServeSettings.wnsTokenEndpoint, wnsTokenEndpoint)
+        flags.add(ServeSettings.wnsScope, wnsScope)
+        flags.add(ServeSettings.wnsChannelHosts, wnsChannelHosts)
+        flags.add(ServeSettings.vapidKeyFile, vapidKeyFile)
+        flags.add(ServeSettings.vapidSubject, vapidSubject)
+        flags.add(ServeSettings.allowPrivatePushEndpoints, allowPrivatePushEndpoints)
+        flags.add(ServeSettings.tlsCAFile, tlsCAFile)
+        flags.add(ServeSettings.hubConcurrency, hubConcurrency)
+        return flags
     }
 }

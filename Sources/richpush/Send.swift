@@ -1,5 +1,7 @@
 import ArgumentParser
+import RichPushArguments
 import RichPushCLIClient
+import RichPushCore
 
 /// `richpush send`: a marketer's campaign from the terminal.
 struct Send: AsyncParsableCommand {
@@ -22,48 +24,50 @@ struct Send: AsyncParsableCommand {
     )
 
     @OptionGroup var connection: ConnectionOptions
-    @Option(help: "A PNG, JPEG or WebP image to send (env RICHPUSH_IMAGE).") var image: String?
-    @Option(help: "Send a link instead of an image (env RICHPUSH_URL).") var url: String?
-    @Option(help: "Send a text instead of an image (env RICHPUSH_TEXT).") var text: String?
-    @Option(help: "The alert's message (env RICHPUSH_MESSAGE).") var message: String?
-    @Option(help: "The audience, a tag expression such as 'username:alice' (env RICHPUSH_TO).") var to: String?
-    @Option(help: "Deliver at this ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z (env RICHPUSH_AT).") var at: String?
-    @Option(name: .customLong("expires-in"), help: "Expire this long after delivery, e.g. 12h, 1d, 2w (env RICHPUSH_EXPIRES_IN).")
-    var expiresIn: String?
-    @Option(name: .customLong("push-style"), help: "silent (default) or alert (env RICHPUSH_PUSH_STYLE).") var pushStyle: String?
-    @Option(name: .customLong("idempotency-key"), help: "Sending again with the same key creates nothing new (env RICHPUSH_IDEMPOTENCY_KEY).")
-    var idempotencyKey: String?
-    @Option(help: "The alert's title, at most 200 characters (env RICHPUSH_TITLE).") var title: String?
-    @Option(help: "The alert's sound, default or a sound name; alert style only (env RICHPUSH_SOUND).") var sound: String?
-    @Option(help: "The app badge: a number, or unread for each user's count of unread notifications (env RICHPUSH_BADGE).")
-    var badge: String?
-    @Option(help: "The alert's category, richPush unless given (env RICHPUSH_CATEGORY).") var category: String?
-    @Option(name: .customLong("thread-id"), help: "Groups the alerts of one thread (env RICHPUSH_THREAD_ID).") var threadId: String?
-    @Option(name: .customLong("data"), help: "Custom data for the app, KEY=VALUE; repeatable (env RICHPUSH_DATA, comma-separated).")
-    var data: [String] = []
-    @Option(
-        name: .customLong("localized"),
-        help: "A language's variant, LANG=FILE.json holding message, title, text or url; repeatable (env RICHPUSH_LOCALIZED, comma-separated)."
-    )
-    var localized: [String] = []
-    @Option(
-        name: .customLong("at-local"),
-        help: "Deliver when each device's own zone reaches this wall-clock time, e.g. 2026-12-01T09:00:00 (env RICHPUSH_AT_LOCAL).")
-    var atLocal: String?
-    @Option(help: "Start from this template; the flags given override its fields (env RICHPUSH_TEMPLATE).") var template: String?
-    @Option(name: .customLong("var"), help: "A value for the template's placeholders, KEY=VALUE; repeatable (env RICHPUSH_VAR, comma-separated).")
-    var variables: [String] = []
-    @Flag(help: "Follow delivery until a final state (env RICHPUSH_WAIT).") var wait = false
+    @Option(name: .setting(CommandLineSettings.image), help: .setting(CommandLineSettings.image)) var image: String?
+    @Option(name: .setting(CommandLineSettings.url), help: .setting(CommandLineSettings.url)) var url: String?
+    @Option(name: .setting(CommandLineSettings.text), help: .setting(CommandLineSettings.text)) var text: String?
+    @Option(name: .setting(CommandLineSettings.message), help: .setting(CommandLineSettings.message)) var message: String?
+    @Option(name: .setting(CommandLineSettings.to), help: .setting(CommandLineSettings.to)) var to: String?
+    @Option(name: .setting(CommandLineSettings.at), help: .setting(CommandLineSettings.at)) var at: String?
+    @Option(name: .setting(CommandLineSettings.atLocal), help: .setting(CommandLineSettings.atLocal)) var atLocal: String?
+    @Option(name: .setting(CommandLineSettings.expiresIn), help: .setting(CommandLineSettings.expiresIn)) var expiresIn: String?
+    @Option(name: .setting(CommandLineSettings.pushStyle), help: .setting(CommandLineSettings.pushStyle)) var pushStyle: String?
+    @Option(name: .setting(CommandLineSettings.idempotencyKey), help: .setting(CommandLineSettings.idempotencyKey)) var idempotencyKey: String?
+    @Option(name: .setting(CommandLineSettings.title), help: .setting(CommandLineSettings.title)) var title: String?
+    @Option(name: .setting(CommandLineSettings.sound), help: .setting(CommandLineSettings.sound)) var sound: String?
+    @Option(name: .setting(CommandLineSettings.badge), help: .setting(CommandLineSettings.badge)) var badge: String?
+    @Option(name: .setting(CommandLineSettings.category), help: .setting(CommandLineSettings.category)) var category: String?
+    @Option(name: .setting(CommandLineSettings.threadId), help: .setting(CommandLineSettings.threadId)) var threadId: String?
+    @Option(name: .setting(CommandLineSettings.template), help: .setting(CommandLineSettings.template)) var template: String?
+    @Option(name: .setting(CommandLineSettings.data), help: .setting(CommandLineSettings.data)) var data: [String] = []
+    @Option(name: .setting(CommandLineSettings.localized), help: .setting(CommandLineSettings.localized)) var localized: [String] = []
+    @Option(name: .setting(CommandLineSettings.variables), help: .setting(CommandLineSettings.variables)) var variables: [String] = []
+    @Flag(name: .setting(CommandLineSettings.wait), help: .setting(CommandLineSettings.wait)) var wait = false
 
     func run() async throws {
-        let settings = try connection.settings(more: [
-            "image": image, "url": url, "text": text, "message": message, "to": to, "at": at, "expires-in": expiresIn,
-            "push-style": pushStyle, "idempotency-key": idempotencyKey, "wait": wait ? "true" : nil, "title": title, "sound": sound,
-            "badge": badge, "category": category, "thread-id": threadId,
-            "data": data.isEmpty ? nil : data.joined(separator: "\n"),
-            "localized": localized.isEmpty ? nil : localized.joined(separator: "\n"), "at-local": atLocal, "template": template,
-            "var": variables.isEmpty ? nil : variables.joined(separator: "\n"),
-        ])
+        var flags = GivenFlags()
+        flags.add(CommandLineSettings.image, image)
+        flags.add(CommandLineSettings.url, url)
+        flags.add(CommandLineSettings.text, text)
+        flags.add(CommandLineSettings.message, message)
+        flags.add(CommandLineSettings.to, to)
+        flags.add(CommandLineSettings.at, at)
+        flags.add(CommandLineSettings.atLocal, atLocal)
+        flags.add(CommandLineSettings.expiresIn, expiresIn)
+        flags.add(CommandLineSettings.pushStyle, pushStyle)
+        flags.add(CommandLineSettings.idempotencyKey, idempotencyKey)
+        flags.add(CommandLineSettings.title, title)
+        flags.add(CommandLineSettings.sound, sound)
+        flags.add(CommandLineSettings.badge, badge)
+        flags.add(CommandLineSettings.category, category)
+        flags.add(CommandLineSettings.threadId, threadId)
+        flags.add(CommandLineSettings.template, template)
+        flags.add(CommandLineSettings.data, data)
+        flags.add(CommandLineSettings.localized, localized)
+        flags.add(CommandLineSettings.variables, variables)
+        flags.add(CommandLineSettings.wait, wait)
+        let settings = try connection.settings(more: flags, known: CommandLineSettings.send, command: "richpush send")
         let plan: SendPlan
         do {
             plan = try SendPlan(settings: settings)

@@ -1,5 +1,7 @@
 import ArgumentParser
+import RichPushArguments
 import RichPushCLIClient
+import RichPushCore
 
 /// `richpush status ID`: where one notification's delivery stands.
 struct Status: AsyncParsableCommand {
@@ -14,17 +16,22 @@ struct Status: AsyncParsableCommand {
 
     @Argument(help: "The notification's id.") var id: Int64
     @OptionGroup var connection: ConnectionOptions
-    @Flag(help: "Follow delivery until a final state (env RICHPUSH_WAIT).") var wait = false
+    @Flag(name: .setting(CommandLineSettings.wait), help: .setting(CommandLineSettings.wait)) var wait = false
 
     func validate() throws {
         guard id > 0 else { throw ValidationError("a notification id is a positive integer") }
     }
 
     func run() async throws {
-        let settings = try connection.settings(more: ["wait": wait ? "true" : nil])
+        var flags = GivenFlags()
+        flags.add(CommandLineSettings.wait, wait)
+        let settings = try connection.settings(more: flags, known: CommandLineSettings.status, command: "richpush status")
         let (wait, json, timeout): (Bool, Bool, Duration?)
         do {
-            (wait, json, timeout) = (try settings.isOn("wait"), try settings.isOn("json"), try settings.timeout())
+            (wait, json, timeout) = (
+                try settings.value(CommandLineSettings.wait), try settings.value(CommandLineSettings.json),
+                try settings.value(CommandLineSettings.timeout)
+            )
         } catch {
             throw ValidationError(error.description)
         }

@@ -1,5 +1,6 @@
-public import ArgumentParser
+import ArgumentParser
 import Foundation
+import RichPushArguments
 import RichPushCore
 import RichPushServer
 
@@ -14,42 +15,32 @@ struct User: AsyncParsableCommand {
         )
 
         @Argument(help: "The username: 1 to 64 letters, digits or _ . @ -.") var name: String
-        @Option(name: .customLong("role"), help: "admin, marketer or member (env RICHPUSH_ROLE).") var roleFlag: Role?
-        @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (env RICHPUSH_PASSWORD_STDIN=1).")
-        var passwordStdinFlag = false
+        @Option(name: .setting(UserAddSettings.role), help: .setting(UserAddSettings.role)) var role: String?
+        @Flag(name: .setting(UserAddSettings.passwordStandardInput), help: .setting(UserAddSettings.passwordStandardInput))
+        var passwordStandardInput = false
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
             guard Identifier.isValid(name) else { throw ValidationError("'\(name)' is not a valid username: 1 to 64 letters, digits or _ . @ -") }
         }
 
-        /// `--role`, else its environment form or config-file key.
-        private func role(from settings: SettingsResolver) throws -> Role {
-            guard let text = settings.value("role", flagValue: roleFlag?.rawValue) else {
-                throw ValidationError("missing --role (or \(settings.environmentName(of: "role"))): admin, marketer or member")
-            }
-            guard let role = Role(rawValue: text) else { throw ValidationError("role '\(text)' is not admin, marketer or member") }
-            return role
-        }
-
-        private func readsPasswordFromStandardInput(_ settings: SettingsResolver) throws -> Bool {
-            if passwordStdinFlag { return true }
-            guard let text = settings.value("password-stdin", flagValue: nil) else { return false }
-            guard let on = SettingsResolver.switchState(text) else { throw ValidationError("password-stdin must be true or false, not '\(text)'") }
-            return on
-        }
-
         func run() async throws {
-            let settings = try store.settings()
-            let role = try role(from: settings)
-            let password = try readPassword(fromStandardInput: try readsPasswordFromStandardInput(settings))
-            if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
-            let configuration: ServerConfiguration
+            var flags = store.given
+            flags.add(UserAddSettings.role, role)
+            flags.add(UserAddSettings.passwordStandardInput, passwordStandardInput)
+            // The config file is the one `serve` reads: its keys are serve's settings and these.
+            let sources = try SettingSources.load(
+                flags, configFile: ServeSettings.config, known: ServeSettings.all + UserAddSettings.all, command: "richpush user add")
+            let (role, fromStandardInput, configuration): (Role, Bool, ServerConfiguration)
             do {
-                configuration = try ServerConfiguration(flags: store.flags, settings: settings)
+                role = try sources.required(UserAddSettings.role, "admin, marketer or member")
+                fromStandardInput = try sources.value(UserAddSettings.passwordStandardInput)
+                configuration = try ServerConfiguration(sources)
             } catch {
                 throw ValidationError(error.description)
             }
+            let password = try readPassword(fromStandardInput: fromStandardInput)
+            if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
             do {
                 try await createUser(
                     named: name, password: password, role: role,
@@ -76,5 +67,3 @@ struct User: AsyncParsableCommand {
         }
     }
 }
-
-extension Role: ExpressibleByArgument {}

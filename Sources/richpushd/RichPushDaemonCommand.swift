@@ -1,5 +1,7 @@
 import ArgumentParser
 import Logging
+import RichPushArguments
+import RichPushCore
 import RichPushDaemon
 
 @main
@@ -24,50 +26,43 @@ struct RichPushDaemonCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The gateway's URL, e.g. https://push.example.com (env RICHPUSH_SERVER).") var server: String?
-    @Option(help: "The user this device belongs to (env RICHPUSH_USER).") var user: String?
-    @Option(name: .customLong("password-file"), help: "A file holding the user's password (env RICHPUSH_PASSWORD_FILE).")
-    var passwordFile: String?
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (env RICHPUSH_PASSWORD_STDIN).")
+    @Option(name: .setting(DaemonSettings.server), help: .setting(DaemonSettings.server)) var server: String?
+    @Option(name: .setting(DaemonSettings.user), help: .setting(DaemonSettings.user)) var user: String?
+    @Option(name: .setting(DaemonSettings.passwordFile), help: .setting(DaemonSettings.passwordFile)) var passwordFile: String?
+    @Option(name: .setting(DaemonSettings.tokenFile), help: .setting(DaemonSettings.tokenFile)) var tokenFile: String?
+    @Option(name: .setting(DaemonSettings.tags), help: .setting(DaemonSettings.tags)) var tags: String?
+    @Option(name: .setting(DaemonSettings.openCommand), help: .setting(DaemonSettings.openCommand)) var openCommand: String?
+    @Option(name: .setting(DaemonSettings.cacheSize), help: .setting(DaemonSettings.cacheSize)) var cacheSize: String?
+    @Option(name: .setting(DaemonSettings.imageSize), help: .setting(DaemonSettings.imageSize)) var imageSize: String?
+    @Option(name: .setting(DaemonSettings.heartbeatTimeout), help: .setting(DaemonSettings.heartbeatTimeout)) var heartbeatTimeout: String?
+    @Option(name: .setting(DaemonSettings.caFile), help: .setting(DaemonSettings.caFile)) var caFile: String?
+    @Option(name: .setting(DaemonSettings.config), help: .setting(DaemonSettings.config)) var config: String?
+    @Flag(name: .setting(DaemonSettings.passwordStandardInput), help: .setting(DaemonSettings.passwordStandardInput))
     var passwordStandardInput = false
-    @Option(
-        name: .customLong("token-file"),
-        help: "A file holding an API token (rp_…) to use instead of a user and password (env RICHPUSH_TOKEN_FILE).")
-    var tokenFile: String?
-    @Option(help: "Comma-separated tags to register, e.g. topic:sale,lang:en (env RICHPUSH_TAGS).") var tags: String?
-    @Option(
-        name: .customLong("open-command"), help: "What opens a payload; the file or URL is appended (default xdg-open; env RICHPUSH_OPEN_COMMAND).")
-    var openCommand: String?
-    @Option(name: .customLong("cache-size"), help: "Most bytes of payloads kept, e.g. 64M (default 64M; env RICHPUSH_CACHE_SIZE).")
-    var cacheSize: String?
-    @Option(name: .customLong("image-size"), help: "Longest edge in pixels of the image inside an alert (default 128; env RICHPUSH_IMAGE_SIZE).")
-    var imageSize: String?
-    @Option(
-        name: .customLong("heartbeat-timeout"),
-        help: "Seconds of silence after which the stream counts as dead (default 45; env RICHPUSH_HEARTBEAT_TIMEOUT).")
-    var heartbeatTimeout: String?
-    @Option(name: .customLong("ca-file"), help: "Extra CA certificates for an HTTPS gateway (env RICHPUSH_CA_FILE).") var caFile: String?
-    @Option(help: "The config file (default ~/.config/richpush/richpushd.conf; env RICHPUSH_CONFIG).") var config: String?
-    @Flag(help: "Show what arrived since the last run, then exit (env RICHPUSH_ONCE).") var once = false
-    @Flag(name: [.short, .long], help: "Log every event, alert and report (env RICHPUSH_VERBOSE).") var verbose = false
+    @Flag(name: .setting(DaemonSettings.once), help: .setting(DaemonSettings.once)) var once = false
+    @Flag(name: [.short, .setting(DaemonSettings.verbose)], help: .setting(DaemonSettings.verbose)) var verbose = false
 
     func run() throws {
         let environment = ProcessEnvironment.current()
-        let flags = [
-            "server": server, "user": user, "password-file": passwordFile, "token-file": tokenFile, "tags": tags, "open-command": openCommand,
-            "cache-size": cacheSize, "image-size": imageSize, "heartbeat-timeout": heartbeatTimeout, "ca-file": caFile,
-            "config": config,
-        ].compactMapValues { $0 }
-        var switches: Set<String> = []
-        if passwordStandardInput { switches.insert("password-stdin") }
-        if once { switches.insert("once") }
-        if verbose { switches.insert("verbose") }
+        var flags = GivenFlags()
+        flags.add(DaemonSettings.server, server)
+        flags.add(DaemonSettings.user, user)
+        flags.add(DaemonSettings.passwordFile, passwordFile)
+        flags.add(DaemonSettings.tokenFile, tokenFile)
+        flags.add(DaemonSettings.tags, tags)
+        flags.add(DaemonSettings.openCommand, openCommand)
+        flags.add(DaemonSettings.cacheSize, cacheSize)
+        flags.add(DaemonSettings.imageSize, imageSize)
+        flags.add(DaemonSettings.heartbeatTimeout, heartbeatTimeout)
+        flags.add(DaemonSettings.caFile, caFile)
+        flags.add(DaemonSettings.config, config)
+        flags.add(DaemonSettings.passwordStandardInput, passwordStandardInput)
+        flags.add(DaemonSettings.once, once)
+        flags.add(DaemonSettings.verbose, verbose)
         let configuration: DaemonConfiguration
         let credential: GatewayCredential
         do {
-            configuration = try DaemonConfiguration.resolve(flags: flags, switches: switches, environment: environment) { path in
-                try? FileText.read(path)
-            }
+            configuration = try DaemonConfiguration.resolve(flags: flags, environment: environment) { path in try? FileText.read(path) }
             credential = try configuration.credential()
         } catch {
             throw ValidationError(error.description)

@@ -9,8 +9,11 @@ import Testing
 struct SendPlanTests {
     let logo = repositoryRoot.appendingPathComponent("img/logo.png").path
 
-    func settings(_ flags: [String: String], environment: [String: String] = [:], file: [String: String] = [:]) -> CommandSettings {
-        CommandSettings(flags: flags, resolver: SettingsResolver(environment: environment, file: ConfigFile(values: file)))
+    /// The sources of a command line: each flag given once, except a value with line breaks, given once per line as a
+    /// repeated flag is.
+    func settings(_ flags: [String: String], environment: [String: String] = [:], file: [String: String] = [:]) -> SettingSources {
+        SettingSources(
+            flags: flags.mapValues { $0.split(separator: "\n").map(String.init) }, environment: environment, file: ConfigFile(values: file))
     }
 
     @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheConfigFile() throws {
@@ -44,7 +47,7 @@ struct SendPlanTests {
     }
 
     @Test func aMissingMessageNamesTheFlagAndItsVariable() {
-        #expect(throws: UsageError("--message is required (or RICHPUSH_MESSAGE): the text of the alert")) {
+        #expect(throws: UsageError("--message is required (or RICHPUSH_MESSAGE, or 'message = …' in the config file): the text of the alert")) {
             try SendPlan(settings: settings(["text": "t", "to": "topic:a"]))
         }
     }
@@ -149,7 +152,7 @@ struct SendPlanTests {
             settings: settings(["text": "t", "message": "m", "to": "topic:a"], environment: ["RICHPUSH_WAIT": "1", "RICHPUSH_JSON": "true"]))
         #expect(plan.wait)
         #expect(plan.json)
-        #expect(throws: UsageError("wait must be true or false, not 'maybe'")) {
+        #expect(throws: UsageError("--wait must be true or false, not 'maybe' (from RICHPUSH_WAIT)")) {
             try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a"], environment: ["RICHPUSH_WAIT": "maybe"]))
         }
     }
@@ -157,8 +160,8 @@ struct SendPlanTests {
 
 @Suite("Reading where the gateway is and who speaks to it")
 struct ConnectionTests {
-    func settings(_ flags: [String: String], environment: [String: String] = [:]) -> CommandSettings {
-        CommandSettings(flags: flags, resolver: SettingsResolver(environment: environment))
+    func settings(_ flags: [String: String], environment: [String: String] = [:]) -> SettingSources {
+        SettingSources(flags: flags.mapValues { [$0] }, environment: environment)
     }
 
     func passwordFile(_ contents: String) throws -> String {

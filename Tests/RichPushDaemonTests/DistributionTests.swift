@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import TestSupport
 import Testing
 
@@ -28,7 +29,7 @@ struct DistributionTests {
     @Test func theExampleConfigurationIsValid() throws {
         var files = ["/home/alice/.config/richpush/richpushd.conf": try read("richpushd.conf.example")]
         files["/unused"] = nil
-        let configuration = try DaemonConfiguration.resolve(flags: [:], environment: ["HOME": "/home/alice"]) { files[$0] }
+        let configuration = try DaemonConfiguration.resolve(flags: GivenFlags(), environment: ["HOME": "/home/alice"]) { files[$0] }
         #expect(configuration.server == "https://push.example.com")
         #expect(configuration.secret == .passwordFile("/home/alice/.config/richpush/password"))
     }

@@ -86,8 +86,8 @@ struct CampaignLimitsAPITests {
         ("default-ttl", "5w"), ("default-ttl", "soon"),
     ])
     func aCapQuietHoursOrLifetimeThatDoNotReadAsSuchStopTheStart(flag: String, value: String) {
-        #expect(throws: ConfigurationError.self) {
-            try ServerConfiguration(flags: [flag: value], settings: SettingsResolver(environment: [:]))
+        #expect(throws: SettingError.self) {
+            try ServerConfiguration(SettingSources(flags: [flag: [value]]))
         }
     }
 }

@@ -199,7 +199,7 @@ struct CommandLineTests {
     @Test func usageErrorsExitSixtyFourAndAPasswordIsNeverAFlag() throws {
         let missing = try richpush(["send", "--server", "http://127.0.0.1:9", "--user", "mark", "--password-stdin", "--text", "t", "--message", "m"])
         #expect(missing.status == 64)
-        #expect(missing.output.contains("--to is required (or RICHPUSH_TO)"))
+        #expect(missing.output.contains("--to is required (or RICHPUSH_TO, or 'to = …' in the config file)"))
         let password = try richpush(["send", "--password", "secret", "--server", "http://127.0.0.1:9"])
         #expect(password.status == 64)
         #expect(password.output.contains("Unknown option '--password'"))

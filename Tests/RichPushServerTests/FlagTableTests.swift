@@ -1,51 +1,70 @@
 import Foundation
+import RichPushCLIClient
+import RichPushCore
+import RichPushDaemon
+import RichPushServer
 import TestSupport
 import Testing
 
-/// The README's flag tables against the programs' own `--help`: every flag a table lists exists, every flag a
-/// program takes is in its table, and the table and the help name the same environment form.
-@Suite("The README's flag tables")
+/// The settings' one declaration against what users read: each program's `--help` lists exactly its settings' flags
+/// with their help, and the README's tables are the ones the declarations make.
+@Suite("The settings' tables and help")
 struct FlagTableTests {
-    /// A program, the README section whose first flag table describes it, and the arguments that print its help.
-    static let programs: [(section: String, executable: String, arguments: [String])] = [
-        ("## Configuration", "richpush", ["serve", "--help"]),
-        ("## richpushd", "richpushd", ["--help"]),
+    struct Program: Sendable, CustomTestStringConvertible {
+        let executable: String
+        let arguments: [String]
+        let settings: [any SettingDescription]
+        /// The README heading whose first flag table lists them; nil when the program has no table of its own.
+        let section: String?
+
+        var testDescription: String { ([executable] + arguments.dropLast()).joined(separator: " ") }
+    }
+
+    static let programs = [
+        Program(executable: "richpush", arguments: ["serve", "--help"], settings: ServeSettings.all, section: "## Configuration"),
+        Program(executable: "richpush", arguments: ["user", "add", "--help"], settings: UserAddSettings.all, section: "### Adding users"),
+        Program(executable: "richpush", arguments: ["send", "--help"], settings: CommandLineSettings.send, section: "## Sending from the terminal"),
+        Program(executable: "richpush", arguments: ["status", "--help"], settings: CommandLineSettings.status, section: nil),
+        Program(executable: "richpush", arguments: ["export", "--help"], settings: CommandLineSettings.connection, section: nil),
+        Program(executable: "richpushd", arguments: ["--help"], settings: DaemonSettings.all, section: "## richpushd"),
     ]
 
-    @Test(arguments: programs.indices)
-    func theTableListsExactlyTheFlagsTheProgramTakesWithTheirEnvironmentForms(program: Int) throws {
-        let (section, executable, arguments) = Self.programs[program]
-        let rows = try Self.table(after: section)
-        let help = try Self.optionHelp(of: executable, arguments)
-        #expect(Set(rows.flatMap(\.flags)) == Set(help.keys), "\(executable)")
-        for row in rows {
-            #expect(row.environment == row.flags.map(Self.environmentName), "\(row.flags)")
-            for flag in row.flags {
-                let text = help[flag] ?? ""
-                #expect(text.contains(Self.environmentName(of: flag)), "\(executable) --help for \(flag): \(text)")
-            }
+    @Test(arguments: programs)
+    func theHelpListsEverySettingWithItsDefaultAndEnvironmentForm(program: Program) throws {
+        let help = try Self.optionHelp(of: program.executable, program.arguments)
+        let flagged = program.settings.filter(\.hasFlag)
+        #expect(Set(help.keys) == Set(flagged.map { "--" + $0.name }))
+        for setting in flagged {
+            #expect(Self.words(help["--" + setting.name] ?? "").contains(Self.words(setting.help)), "--\(setting.name)")
         }
     }
 
-    static func environmentName(of flag: String) -> String {
-        "RICHPUSH_" + flag.dropFirst(2).uppercased().replacing("-", with: "_")
+    @Test(arguments: programs.filter { $0.section != nil })
+    func theReadmesTableIsTheOneTheSettingsMake(program: Program) throws {
+        let section = try #require(program.section)
+        let expected = SettingTable.markdown(program.settings)
+        let table = try Self.table(after: section)
+        if table != expected {
+            // The table to paste into the README.
+            let output = repositoryRoot.appendingPathComponent(".test-output/settings-tables")
+            try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+            try expected.write(to: output.appendingPathComponent(section.filter(\.isLetter) + ".md"), atomically: true, encoding: .utf8)
+        }
+        #expect(table == expected, "the README's table after \(section)")
     }
 
-    /// The rows of the first `| flag | env | default |` table after the heading `section`: the long flags of the
-    /// first column and the environment variables of the second.
-    static func table(after section: String) throws -> [(flags: [String], environment: [String])] {
+    /// The first `| flag | env |` table after the heading `section`, as text.
+    static func table(after section: String) throws -> String {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let heading = lines.firstIndex(where: { $0.hasPrefix(section) }),
+        guard let heading = lines.firstIndex(where: { $0 == section || $0.hasPrefix(section + ":") }),
             let header = lines[heading...].firstIndex(where: { $0.hasPrefix("| flag | env |") })
         else { throw TestFailure("no flag table after \(section)") }
-        return lines[(header + 2)...].prefix { $0.hasPrefix("|") }.map { line in
-            let cells = line.split(separator: "|").map(String.init)
-            func quoted(_ cell: String, prefix: String) -> [String] {
-                cell.split(separator: "`").map(String.init).filter { $0.hasPrefix(prefix) }
-            }
-            return (quoted(cells[0], prefix: "--"), quoted(cells[1], prefix: "RICHPUSH_"))
-        }
+        return lines[header...].prefix { $0.hasPrefix("|") }.map { $0 + "\n" }.joined()
+    }
+
+    static func words(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// Each long option of a program's `--help` but `--help` itself, with its help text on one line.
@@ -55,9 +74,9 @@ struct FlagTableTests {
         var help: [String: String] = [:]
         var current: String?
         for line in result.output.split(separator: "\n") {
-            if let match = line.firstMatch(of: /^  (?:-[a-z], )?(--[a-z0-9-]+)/) {
+            if let match = line.firstMatch(of: /^  (?:-[a-z], )?(--[a-z0-9-]+)(?: <[^>]+>)?(.*)$/) {
                 current = String(match.1)
-                help[String(match.1), default: ""] = String(line)
+                help[String(match.1), default: ""] = String(match.2)
             } else if let option = current, line.hasPrefix("   ") {
                 help[option, default: ""] += " " + line.trimmingCharacters(in: .whitespaces)
             } else {

@@ -190,12 +190,12 @@ struct HTTPSTests {
         #expect(gateway.log.contains("serving plain HTTP on a non-loopback address"))
     }
 
-    @Test(arguments: [("tls-cert-file", "tls-cert-file needs tls-key-file"), ("tls-key-file", "tls-key-file needs tls-cert-file")])
+    @Test(arguments: [("tls-cert-file", "--tls-cert-file needs --tls-key-file"), ("tls-key-file", "--tls-key-file needs --tls-cert-file")])
     func aCertificateOrAKeyAloneStopsTheStartNamingTheOther(given: String, sentence: String) {
         #expect {
-            try ServerConfiguration(flags: [given: "/etc/richpush/x.pem"], settings: SettingsResolver(environment: [:]))
+            try ServerConfiguration(SettingSources(flags: [given: ["/etc/richpush/x.pem"]]))
         } throws: { error in
-            (error as? ConfigurationError)?.description.hasPrefix(sentence) == true
+            (error as? SettingError)?.description.hasPrefix(sentence) == true
         }
     }
 }

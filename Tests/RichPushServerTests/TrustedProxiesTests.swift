@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Clients behind a load balancer")
 struct TrustedProxiesTests {
-    let proxies = try! TrustedProxies(parsing: "10.0.0.0/8, 127.0.0.1, fd00::/8")
+    let proxies = TrustedProxies(parsing: "10.0.0.0/8, 127.0.0.1, fd00::/8")!
 
     @Test func anUntrustedPeerIsTheClientWhateverItForwards() {
         #expect(proxies.clientAddress(peer: "203.0.113.9", forwardedFor: "198.51.100.1") == "203.0.113.9")
@@ -28,11 +28,11 @@ struct TrustedProxiesTests {
 
     @Test(arguments: ["10.0.0.0/33", "banana", "10.0.0.1/x"])
     func aListThatIsNotAddressesIsRefused(list: String) {
-        #expect(throws: ConfigurationError.self) { try TrustedProxies(parsing: list) }
+        #expect(TrustedProxies(parsing: list) == nil)
     }
 
     @Test func failedSignInsOfOneClientBehindTheBalancerDoNotThrottleAnother() async throws {
-        let gateway = TestGateway { $0.trustedProxies = try! TrustedProxies(parsing: "127.0.0.1") }
+        let gateway = TestGateway { $0.trustedProxies = TrustedProxies(parsing: "127.0.0.1")! }
         try await gateway.run(.live) { session in
             let wrong = Credentials(username: "admin", password: "guessing-1")
             for _ in 0..<10 {

@@ -29,6 +29,6 @@ struct UserAddCommandTests {
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RICHPUSH_") }
         let result = try SpawnedProcess.run(GatewayProcess.executable.path, ["user", "add", "mark", "--password-stdin"], environment: environment)
         #expect(result.status != 0)
-        #expect(result.output.contains("missing --role (or RICHPUSH_ROLE)"), "\(result.output)")
+        #expect(result.output.contains("--role is required (or RICHPUSH_ROLE, or 'role = …' in the config file)"), "\(result.output)")
     }
 }

@@ -41,7 +41,7 @@ public final class GatewayProcess: @unchecked Sendable {
             [
                 "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path,
                 "--public-dir", repositoryRoot.appendingPathComponent("Public").path, "--image-dir",
-                repositoryRoot.appendingPathComponent("img").path, "--heartbeat-seconds", "1", "--log-level", "info",
+                repositoryRoot.appendingPathComponent("img").path, "--heartbeat-interval", "1", "--log-level", "info",
             ] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["RICHPUSH_ADMIN_PASSWORD"] = adminPassword

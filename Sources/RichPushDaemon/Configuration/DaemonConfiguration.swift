@@ -1,4 +1,4 @@
-import RichPushCore
+public import RichPushCore
 
 /// Everything `richpushd` runs with, resolved from flags, the environment and `richpushd.conf`.
 ///
@@ -39,133 +39,73 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case tokenFile(String)
     }
 
-    /// Every setting name, as a flag (`--cache-size`), a config-file key (`cache-size = 64M`) and, upper-cased with
-    /// `RICHPUSH_`, an environment variable (`RICHPUSH_CACHE_SIZE`).
-    public static let settingNames: Set<String> = [
-        "server", "user", "password-file", "password-stdin", "token-file", "tags", "open-command", "cache-size", "image-size",
-        "heartbeat-timeout", "ca-file", "config", "once", "verbose",
-    ]
+    public static let defaultOpenCommand = DaemonSettings.openCommand.defaultValue
+    public static let defaultCacheLimit = DaemonSettings.cacheSize.defaultValue
+    public static let defaultImageSize = DaemonSettings.imageSize.defaultValue
+    public static let defaultHeartbeatTimeout = DaemonSettings.heartbeatTimeout.defaultValue
 
-    public static let defaultOpenCommand = ["xdg-open"]
-    public static let defaultCacheLimit = 64 * 1024 * 1024
-    /// Notification servers show the image as an icon, 48 to 128 pixels even on a HiDPI screen; "More" opens the
-    /// full image.
-    public static let defaultImageSize = 128
-    public static let defaultHeartbeatTimeout = Duration.seconds(45)
-
-    /// Resolves the configuration.
+    /// Resolves the configuration from ``DaemonSettings``.
     /// - Parameters:
-    ///   - flags: values given as flags, by setting name.
-    ///   - switches: boolean flags given (`once`, `verbose`, `password-stdin`).
+    ///   - flags: the flags given.
     ///   - environment: the process environment (`HOME`, `XDG_*`, `RICHPUSH_*`).
     ///   - readFile: reads a file's text, nil when it does not exist or cannot be read.
     public static func resolve(
-        flags: [String: String], switches: Set<String> = [], environment: [String: String], readFile: (String) -> String?
-    ) throws(DaemonConfigurationError) -> DaemonConfiguration {
+        flags: GivenFlags, environment: [String: String], readFile: (String) -> String?
+    ) throws(SettingError) -> DaemonConfiguration {
+        typealias S = DaemonSettings
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
         func xdg(_ variable: String, _ fallback: String) -> String {
             guard let value = environment[variable], value.hasPrefix("/") else { return home + "/" + fallback }
             return value
         }
-        let bare = SettingsResolver(environment: environment)
-        var configFile: String?
-        var file = ConfigFile()
-        if let explicit = bare.value("config", flagValue: flags["config"]) {
-            guard let text = readFile(explicit) else { throw .unreadableFile(explicit) }
-            file = try parse(text, path: explicit)
-            configFile = explicit
-        } else {
-            let standard = xdg("XDG_CONFIG_HOME", ".config") + "/richpush/richpushd.conf"
-            if let text = readFile(standard) {
-                file = try parse(text, path: standard)
-                configFile = standard
-            }
-        }
-        if let unknown = file.values.keys.sorted().first(where: { !settingNames.contains($0) || $0 == "config" }) {
-            throw .invalid(setting: unknown, reason: "is not a setting of richpushd")
-        }
-        let settings = SettingsResolver(environment: environment, file: file)
-        func value(_ name: String) -> String? {
-            settings.value(name, flagValue: flags[name]).flatMap { $0.isEmpty ? nil : $0 }
-        }
-        func isOn(_ name: String) throws(DaemonConfigurationError) -> Bool {
-            if switches.contains(name) { return true }
-            guard let text = value(name) else { return false }
-            guard let on = SettingsResolver.switchState(text) else {
-                throw .invalid(setting: name, reason: "must be true or false, not '\(text)'")
-            }
-            return on
-        }
-
-        guard let server = value("server") else { throw .missing("server") }
+        let sources = try SettingSources.load(
+            flags: flags, environment: environment, configFile: S.config,
+            standardPath: xdg("XDG_CONFIG_HOME", ".config") + "/richpush/richpushd.conf", known: Set(S.all.map(\.name)),
+            program: "richpushd", readFile: readFile)
+        let server = try sources.required(S.server, "the gateway's URL, such as https://push.example.com")
         let host = server.drop { $0 != "/" }.dropFirst(2)
         guard server.hasPrefix("http://") || server.hasPrefix("https://"), let first = host.first, first != "/" else {
-            throw .invalid(setting: "server", reason: "must be an http:// or https:// URL, not '\(server)'")
+            throw SettingError("--server must be an http:// or https:// URL, not '\(server)'")
         }
-        let username = value("user")
+        let username = try sources.value(S.user)
         let secret: SecretSource
-        if let path = value("token-file") {
+        if let path = try sources.value(S.tokenFile) {
             secret = .tokenFile(path)
         } else {
-            guard username != nil else { throw .missing("user") }
-            if let path = value("password-file") {
+            guard username != nil else { throw .missing(S.user.name, "the user this device belongs to (or give --token-file)") }
+            if let path = try sources.value(S.passwordFile) {
                 secret = .passwordFile(path)
-            } else if try isOn("password-stdin") {
+            } else if try sources.value(S.passwordStandardInput) {
                 secret = .passwordStandardInput
             } else {
-                throw .missing("password-file")
+                throw SettingError(
+                    "no password: give --password-file FILE (or RICHPUSH_PASSWORD_FILE) or --password-stdin, or an API token with "
+                        + "--token-file FILE")
             }
-        }
-        let tags = try parseTags(value("tags") ?? "")
-        let openCommand = value("open-command").map { $0.split(separator: " ").map(String.init) } ?? defaultOpenCommand
-        guard !openCommand.isEmpty else { throw .invalid(setting: "open-command", reason: "is empty") }
-        let cacheLimit = try value("cache-size").map { text throws(DaemonConfigurationError) in try parseSize(text) } ?? defaultCacheLimit
-        let imageSize = try value("image-size").map { text throws(DaemonConfigurationError) in
-            guard let size = Int(text), (16...1024).contains(size) else {
-                throw .invalid(setting: "image-size", reason: "must be a number of pixels from 16 to 1024, not '\(text)'")
-            }
-            return size
-        }
-        let heartbeatTimeout = try value("heartbeat-timeout").map { text throws(DaemonConfigurationError) in
-            guard let seconds = Int(text), (2...3600).contains(seconds) else {
-                throw .invalid(setting: "heartbeat-timeout", reason: "must be a number of seconds from 2 to 3600, not '\(text)'")
-            }
-            return Duration.seconds(seconds)
         }
         return DaemonConfiguration(
             server: server.hasSuffix("/") ? String(server.dropLast()) : server, username: username, secret: secret,
-            tags: tags, openCommand: openCommand, cacheLimit: cacheLimit, imageSize: imageSize ?? defaultImageSize,
-            heartbeatTimeout: heartbeatTimeout ?? defaultHeartbeatTimeout, caFile: value("ca-file"), once: try isOn("once"),
-            verbose: try isOn("verbose"), stateDirectory: xdg("XDG_STATE_HOME", ".local/state") + "/richpush",
-            cacheDirectory: xdg("XDG_CACHE_HOME", ".cache") + "/richpush", configFile: configFile)
+            tags: try sources.value(S.tags) ?? [], openCommand: try sources.value(S.openCommand), cacheLimit: try sources.value(S.cacheSize),
+            imageSize: try sources.value(S.imageSize), heartbeatTimeout: try sources.value(S.heartbeatTimeout), caFile: try sources.value(S.caFile),
+            once: try sources.value(S.once), verbose: try sources.value(S.verbose),
+            stateDirectory: xdg("XDG_STATE_HOME", ".local/state") + "/richpush",
+            cacheDirectory: xdg("XDG_CACHE_HOME", ".cache") + "/richpush", configFile: sources.filePath)
     }
 
-    private static func parse(_ text: String, path: String) throws(DaemonConfigurationError) -> ConfigFile {
-        do {
-            return try ConfigFile(parsing: text)
-        } catch {
-            throw .malformedFile(path, error.description)
-        }
-    }
-
-    /// Comma-separated tags; the gateway derives `username:`, `installation:` and `platform:` itself.
-    static func parseTags(_ text: String) throws(DaemonConfigurationError) -> [String] {
+    /// Comma-separated tags; the gateway derives `username:`, `installation:` and `platform:` itself. Nil when one is
+    /// not a tag or is one of those.
+    static func parseTags(_ text: String) -> [String]? {
         var tags: [String] = []
         for part in text.split(separator: ",") {
             let tag = String(part.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-            guard Tag.isValid(tag) else {
-                throw .invalid(setting: "tags", reason: "'\(tag)' is not a tag: up to 120 letters, digits or _ @ # . : -")
-            }
-            guard !["username:", "installation:", "platform:"].contains(where: { tag.hasPrefix($0) }) else {
-                throw .invalid(setting: "tags", reason: "'\(tag)' is set by the gateway, not by the device")
-            }
+            guard Tag.isValid(tag), !["username:", "installation:", "platform:"].contains(where: { tag.hasPrefix($0) }) else { return nil }
             if !tags.contains(tag) { tags.append(tag) }
         }
         return tags
     }
 
-    /// Bytes, or a number with K, M or G (powers of 1024); at least 1 MiB.
-    static func parseSize(_ text: String) throws(DaemonConfigurationError) -> Int {
+    /// Bytes, or a number with K, M or G (powers of 1024); at least 1 MiB. Nil for anything else.
+    static func parseSize(_ text: String) -> Int? {
         let units: [Character: Int] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024]
         var digits = Substring(text.uppercased())
         if digits.hasSuffix("IB") { digits = digits.dropLast(2) } else if digits.hasSuffix("B") { digits = digits.dropLast() }
@@ -174,29 +114,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             multiplier = unit
             digits = digits.dropLast()
         }
-        guard let number = Int(digits), number > 0, number <= Int.max / multiplier, number * multiplier >= 1024 * 1024 else {
-            throw .invalid(setting: "cache-size", reason: "must be a size of at least 1M, like 64M or 1G, not '\(text)'")
-        }
+        guard let number = Int(digits), number > 0, number <= Int.max / multiplier, number * multiplier >= 1024 * 1024 else { return nil }
         return number * multiplier
-    }
-}
-
-/// A configuration that cannot run, with the sentence that says why.
-public enum DaemonConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    case missing(String)
-    case invalid(setting: String, reason: String)
-    case unreadableFile(String)
-    case malformedFile(String, String)
-
-    public var description: String {
-        switch self {
-        case .missing("password-file"):
-            "no password: give --password-file FILE (or RICHPUSH_PASSWORD_FILE) or --password-stdin, or an API token with --token-file FILE"
-        case .missing(let name):
-            "--\(name) is required (or RICHPUSH_\(name.uppercased().replacing("-", with: "_")), or '\(name) = …' in richpushd.conf)"
-        case .invalid(let setting, let reason): "\(setting) \(reason)"
-        case .unreadableFile(let path): "cannot read the config file \(path)"
-        case .malformedFile(let path, let reason): "config file \(path), \(reason)"
-        }
     }
 }

@@ -1,12 +1,13 @@
 import Glibc
+public import RichPushCore
 
 extension DaemonConfiguration {
     /// Reads the password or token and says who it speaks for.
-    public func credential() throws(DaemonConfigurationError) -> GatewayCredential {
+    public func credential() throws(SettingError) -> GatewayCredential {
         let secret = try self.secret.read()
         switch self.secret {
         case .tokenFile(let path):
-            guard secret.hasPrefix("rp_") else { throw .invalid(setting: "token-file", reason: "\(path) does not hold an API token (rp_…)") }
+            guard secret.hasPrefix("rp_") else { throw SettingError("the token file \(path) does not hold an API token (rp_…)") }
             return .token(secret)
         case .passwordFile, .passwordStandardInput:
             // Resolution requires a user unless a token is given.
@@ -17,19 +18,19 @@ extension DaemonConfiguration {
 
 extension DaemonConfiguration.SecretSource {
     /// Reads the secret. One trailing newline is not part of it, so `echo secret > file` works.
-    public func read() throws(DaemonConfigurationError) -> String {
+    public func read() throws(SettingError) -> String {
         let text: String
         switch self {
         case .passwordFile(let path), .tokenFile(let path):
             guard let contents = Self.readAll(open(path, O_RDONLY | O_CLOEXEC)) else {
-                throw .invalid(setting: setting, reason: "\(path) cannot be read")
+                throw SettingError("cannot read the \(setting == "token-file" ? "token" : "password") file \(path)")
             }
             text = contents
         case .passwordStandardInput:
             text = Self.readAll(dup(STDIN_FILENO)) ?? ""
         }
         let secret = Self.strippingOneNewline(text)
-        guard !secret.isEmpty else { throw .invalid(setting: setting == "token-file" ? "token" : "password", reason: "is empty") }
+        guard !secret.isEmpty else { throw SettingError("the \(setting == "token-file" ? "token" : "password") is empty") }
         return secret
     }
 

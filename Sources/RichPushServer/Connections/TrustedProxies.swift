@@ -33,17 +33,14 @@ public struct TrustedProxies: Sendable, Equatable {
     /// Trusts nobody: the connection's peer is the client.
     public init() {}
 
-    /// Parses a comma-separated list of addresses and CIDR networks, such as `10.0.0.0/8, ::1`.
-    public init(parsing list: String) throws(ConfigurationError) {
+    /// Parses a comma-separated list of addresses and CIDR networks, such as `10.0.0.0/8, ::1`; nil when an entry is
+    /// neither.
+    public init?(parsing list: String) {
         for entry in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
             let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
-            guard let bytes = Self.bytes(of: parts[0]) else {
-                throw ConfigurationError("trusted-proxies: '\(entry)' is not an IP address or a CIDR network")
-            }
+            guard let bytes = Self.bytes(of: parts[0]) else { return nil }
             let length = parts.count == 2 ? Int(parts[1]) : bytes.count * 8
-            guard let length, (0...bytes.count * 8).contains(length) else {
-                throw ConfigurationError("trusted-proxies: '\(entry)' has an invalid prefix length")
-            }
+            guard let length, (0...bytes.count * 8).contains(length) else { return nil }
             networks.append(Network(bytes: bytes, prefixLength: length))
         }
     }

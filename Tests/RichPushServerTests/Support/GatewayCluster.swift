@@ -19,7 +19,7 @@ final class GatewayCluster: @unchecked Sendable {
         gateways = try (0..<count).map { _ in
             try GatewayProcess(
                 extraArguments: [
-                    "--database-url", databaseURL, "--heartbeat-seconds", "120", "--dispatch-lease-seconds", String(Self.leaseSeconds),
+                    "--database-url", databaseURL, "--heartbeat-interval", "120", "--dispatch-lease", String(Self.leaseSeconds),
                 ] + extraArguments)
         }
     }

@@ -57,37 +57,3 @@ extension Substring {
         String(self.map { $0 == "_" ? "-" : $0 })
     }
 }
-
-/// Resolves one setting from its sources: a flag wins over the environment, that over the file, that over the default.
-public struct SettingsResolver: Sendable {
-    public let environment: [String: String]
-    public let file: ConfigFile
-    public let environmentPrefix: String
-
-    public init(environment: [String: String], file: ConfigFile = .init(), environmentPrefix: String = "RICHPUSH_") {
-        self.environment = environment
-        self.file = file
-        self.environmentPrefix = environmentPrefix
-    }
-
-    /// The environment variable of a flag: `data-dir` ↔ `RICHPUSH_DATA_DIR`.
-    public func environmentName(of flag: String) -> String {
-        environmentPrefix + flag.uppercased().replacing("-", with: "_")
-    }
-
-    /// The value of `flag` from the first source that has it.
-    public func value(_ flag: String, flagValue: String?) -> String? {
-        if let flagValue { return flagValue }
-        if let value = environment[environmentName(of: flag)], !value.isEmpty { return value }
-        return file[flag]
-    }
-
-    /// What a switch's text says: `1`, `true`, `yes`, `on` or their opposites (empty is off); nil for anything else.
-    public static func switchState(_ text: String) -> Bool? {
-        switch text.lowercased() {
-        case "1", "true", "yes", "on": true
-        case "0", "false", "no", "off", "": false
-        default: nil
-        }
-    }
-}

@@ -1,0 +1,148 @@
+public import Foundation
+public import Logging
+public import RichPushCore
+public import RichPushHubs
+import RichPushImaging
+
+/// Every setting of `richpush serve`, each declared once: `richpush serve --help`, the README's table and
+/// ``ServerConfiguration`` read them from here.
+public enum ServeSettings {
+    // Where the store is; `richpush user add` takes these too, so both reach the same data.
+    public static let dataDirectory = Setting<String>.text("data-dir", "Directory of the SQLite store", default: "./data")
+    public static let databaseURL = Setting.text("database-url", "postgres://… selects PostgreSQL instead of SQLite")
+    public static let config = Setting.text("config", "A file of 'name = value' lines, names as the long flags")
+
+    public static let hostname = Setting<String>.text("hostname", "Interface to listen on", default: "0.0.0.0")
+    public static let port = Setting.integer("port", "Port to listen on", in: 0...65535, default: 8080)
+    public static let publicDirectory = Setting<String>.text("public-dir", "The web console's files", default: "Public")
+    public static let imageDirectory = Setting<String>.text("image-dir", "Bundled images, logo.png among them", default: "img")
+    public static let maximumImageBytes = Setting.integer(
+        "max-image-bytes", "Largest image upload, in bytes", in: 1024...1 << 30, default: ImageLimits().maximumBytes)
+    public static let maximumImagePixels = Setting.integer(
+        "max-image-pixels", "Most pixels of an uploaded image", in: 1...1_000_000_000, default: ImageLimits().maximumPixels)
+    public static let heartbeatInterval = Setting.duration(
+        "heartbeat-interval", "Time between the comment lines that keep an idle stream open", in: .seconds(1)...(.seconds(3600)),
+        default: .seconds(15))
+    public static let dispatchLease = Setting.duration(
+        "dispatch-lease", "How long deliveries a dead process claimed wait before another process sends them",
+        in: .seconds(5)...(.seconds(3600)), default: .seconds(60))
+    public static let trustedProxies = Setting.optional(
+        "trusted-proxies", "Load balancers whose X-Forwarded-For names the client, comma-separated",
+        expected: "addresses or CIDR networks, comma-separated, such as 10.0.0.0/8,::1", parse: TrustedProxies.init(parsing:))
+    public static let maximumInstallationsPerUser = Setting.integer(
+        "max-installations-per-user", "Installations a user may register itself; an admin's import is not limited", in: 1...100_000,
+        default: 20)
+    public static let maximumStreamsPerUser = Setting.integer(
+        "max-streams-per-user", "Open streams of one user on this process; a new one closes the oldest", in: 1...1_000_000, default: 10)
+    public static let rateLimit = Setting.integer(
+        "rate-limit",
+        "Requests a minute per user or API token, a tenth of it per address for requests without valid credentials; payload "
+            + "fetches and streams are not counted; 0 turns it off", in: 0...10_000_000, default: 600)
+    public static let sendRateLimit = Setting.integer(
+        "send-rate-limit", "New notifications a minute per sender; 0 turns it off", in: 0...10_000_000, default: 60)
+    public static let maximumUnauthenticatedConnections = Setting.integer(
+        "max-unauthenticated-connections-per-address",
+        "Connections one client address may hold before a request on them signs in; trusted proxies are exempt", in: 1...1_000_000,
+        default: 256)
+    public static let publicURL = Setting.optional(
+        "public-url", "The gateway's address as devices reach it, for image links in alerts",
+        expected: "an absolute http or https URL such as https://push.example.com", parse: publicURLText)
+    public static let defaultTimeZone = Setting<TimeZone>(
+        "default-time-zone", "The IANA zone of devices without one, for deliveries at a local time", default: TimeZone(identifier: "UTC")!,
+        defaultText: "UTC", defaultIsLiteral: true, expected: "an IANA time zone such as Europe/Berlin or UTC", parse: TimeZone.init(identifier:))
+    public static let frequencyCap = Setting.optional(
+        "frequency-cap",
+        "At most N marketers' notifications per user within PERIOD, such as 3/24h; those past it end as capped; members' own "
+            + "and admins' transactional sends are not counted", expected: "a count and a period such as 3/24h or 1/7d", defaultText: "off",
+        parse: FrequencyCap.init(parsing:))
+    public static let defaultTTL = Setting.duration(
+        "default-ttl", "How long hubs keep a push without expiresAt for an offline device", in: .seconds(1)...(.seconds(28 * 86_400)),
+        default: .seconds(28 * 86_400))
+    public static let protectedTagPrefixes = Setting<[String]>(
+        "protected-tag-prefixes", "Comma-separated tag prefixes only marketers and admins assign, as users' segments; devices may not set them",
+        default: ["segment:"], defaultText: "segment:", defaultIsLiteral: true,
+        expected: "tag prefixes ending in ':' such as segment:,tier: (not username:, installation:…)"
+    ) { text in
+        let prefixes = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return prefixes.allSatisfy { $0.hasSuffix(":") && Tag.isValid($0 + "x") && Tag.reservedPrefix(of: $0 + "x") == nil } ? prefixes : nil
+    }
+    public static let quietHours = Setting.optional(
+        "quiet-hours", "Hours of each device's day, such as 22:00-08:00, in which marketers' deliveries wait until they end",
+        expected: "a span of the day such as 22:00-08:00", defaultText: "off", parse: QuietHours.init(parsing:))
+    public static let tlsCertificateFile = Setting.text(
+        "tls-cert-file", "Serve HTTPS (HTTP/1.1 and HTTP/2) with this PEM certificate, its chain after it; SIGHUP reads it again",
+        defaultText: "plain HTTP")
+    public static let tlsKeyFile = Setting.text("tls-key-file", "The PEM private key of --tls-cert-file")
+    public static let logLevel = Setting<Logger.Level>(
+        "log-level", "How much the log says", default: .info, defaultText: "info", defaultIsLiteral: true,
+        expected: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "), parse: Logger.Level.init(rawValue:))
+    /// The first admin, created on the first start of an empty store: from the environment or the file, never a flag
+    /// (other users see flags in `ps`).
+    public static let adminUser = Setting<String>(
+        "admin-user", "The first admin's username", default: "admin", defaultText: "admin", defaultIsLiteral: true,
+        expected: "a username: 1 to 64 letters, digits or _ . @ -",
+        hasFlag: false
+    ) { Identifier.isValid($0) ? $0 : nil }
+    public static let adminPassword = Setting.text("admin-password", "The first admin's password", hasFlag: false)
+
+    // The remote hubs; each is off unless its settings are given.
+    public static let apnsKeyFile = Setting.text("apns-key-file", "APNs token-auth key (.p8, ES256)", defaultText: "APNs off")
+    public static let apnsKeyId = Setting.text("apns-key-id", "The APNs key's id, the JWT's kid")
+    public static let apnsTeamId = Setting.text("apns-team-id", "The Apple team id, the JWT's iss")
+    public static let apnsTopic = Setting.text("apns-topic", "The app's bundle id")
+    public static let apnsEndpoint = Setting<String>.text(
+        "apns-endpoint", "APNs; https://api.sandbox.push.apple.com for development", default: HubSettings().apnsEndpoint)
+    public static let fcmServiceAccountFile = Setting.text(
+        "fcm-service-account-file", "Firebase service-account JSON key", defaultText: "FCM off")
+    public static let fcmEndpoint = Setting<String>.text("fcm-endpoint", "FCM", default: HubSettings().fcmEndpoint)
+    public static let notificationHubsConnectionString = Setting.text(
+        "anh-connection-string", "Notification Hubs full-access connection string; it then carries APNs and FCM",
+        defaultText: "Notification Hubs off")
+    public static let notificationHubsHub = Setting.text("anh-hub", "The notification hub's name")
+    public static let notificationHubsEndpoint = Setting.text(
+        "anh-endpoint", "Overrides the hub's address", defaultText: "https://<namespace>.servicebus.windows.net", defaultIsLiteral: true)
+    public static let wnsClientId = Setting.text("wns-client-id", "The app's WNS client id, such as ms-app://<package SID>", defaultText: "WNS off")
+    public static let wnsClientSecret = Setting.text("wns-client-secret", "The app's WNS client secret")
+    public static let wnsTokenEndpoint = Setting<String>.text(
+        "wns-token-endpoint", "WNS's OAuth token endpoint", default: HubSettings().wnsTokenEndpoint)
+    public static let wnsScope = Setting<String>.text(
+        "wns-scope", "WNS's OAuth scope; https://wns.notify.windows.com/.default for Entra ID apps", default: HubSettings().wnsScope)
+    public static let wnsChannelHosts = Setting<WNSChannelHosts>(
+        "wns-channel-hosts", "Hosts a WNS channel URI may name, comma-separated: the bearer token goes to no other",
+        default: .standard, defaultText: WNSChannelHosts.standard.description, defaultIsLiteral: true,
+        expected: "a comma-separated list of host names such as *.notify.windows.com"
+    ) { try? WNSChannelHosts(parsing: $0) }
+    public static let vapidKeyFile = Setting.text(
+        "vapid-key-file", "PEM P-256 key that signs Web Push's VAPID tokens; with --vapid-subject it turns Web Push on",
+        defaultText: "Web Push off")
+    public static let vapidSubject = Setting.text("vapid-subject", "The contact VAPID tokens name: mailto:… or https:…")
+    public static let allowPrivatePushEndpoints = Setting.switch(
+        "allow-private-push-endpoints", "Accept Web Push endpoints on loopback and private addresses: tests and closed networks only",
+        defaultText: "off")
+    public static let tlsCAFile = Setting.text(
+        "tls-ca-file", "Extra CA bundle trusted for the hubs' TLS", defaultText: "the system's CAs")
+    public static let hubConcurrency = Setting.integer(
+        "hub-concurrency", "Requests each hub keeps in flight", in: 1...10_000, default: HubSettings().maximumConcurrentRequests)
+
+    /// In the order of `--help` and the README's table.
+    public static let all: [any SettingDescription] = [
+        dataDirectory, databaseURL, config, hostname, port, publicDirectory, imageDirectory, maximumImageBytes, maximumImagePixels,
+        heartbeatInterval, dispatchLease, trustedProxies, maximumInstallationsPerUser, maximumStreamsPerUser, rateLimit, sendRateLimit,
+        maximumUnauthenticatedConnections, publicURL, defaultTimeZone, frequencyCap, defaultTTL, protectedTagPrefixes, quietHours,
+        tlsCertificateFile, tlsKeyFile, logLevel, adminUser, adminPassword, apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic, apnsEndpoint,
+        fcmServiceAccountFile, fcmEndpoint, notificationHubsConnectionString, notificationHubsHub, notificationHubsEndpoint, wnsClientId,
+        wnsClientSecret, wnsTokenEndpoint, wnsScope, wnsChannelHosts, vapidKeyFile, vapidSubject, allowPrivatePushEndpoints, tlsCAFile,
+        hubConcurrency,
+    ]
+
+    /// The settings of `richpush user add`'s store: it opens the store `serve` with the same settings uses.
+    public static let store: [any SettingDescription] = [dataDirectory, databaseURL, config]
+
+    /// An absolute http or https URL without query or fragment, without its trailing slash.
+    private static func publicURLText(_ text: String) -> String? {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+            url.query == nil, url.fragment == nil
+        else { return nil }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+}
