@@ -69,6 +69,30 @@ extension PayloadFastPathTests {
         }
     }
 
+    @Test func aNotificationThatExpiresIsGoneByBothEntriesThoughTheFastPathHoldsIt() async throws {
+        try await TestGateway({
+            $0.payloadNotificationTimeToLive = 3600 * 24
+            $0.credentialRevalidation = 3600 * 24
+        }).run(.live) { session in
+            let alice = try await session.createUser("alice")
+            let carol = try await session.createUser("carol")
+            try await session.register("laptop", of: alice, tags: ["topic:sale"])
+            try await session.register("tablet", of: carol, tags: ["topic:sale"])
+            let expiresAt = Timestamp.format(session.clock.now + 3600)
+            let id = try await session.send(
+                #"{"message":"m","richType":"text","text":"t","audience":"topic:sale","expiresAt":"\#(expiresAt)"}"#, as: .admin)
+            let path = "/api/notifications/\(id)"
+            // Alice's fetches put the notification and her sign-in in the fast path's memory.
+            #expect(try await session.request(.get, path, as: alice).status == .ok)
+            #expect(try await session.request(.get, path, as: alice).status == .ok)
+            session.clock.advance(by: 2 * 3600)
+            let before = try await fromMemory(session)
+            #expect(try await session.request(.get, path, as: alice).status == .gone)
+            #expect(try await session.request(.get, path, as: carol).status == .gone)
+            #expect(try await fromMemory(session) == before)
+        }
+    }
+
     @Test func aNotificationPastItsExpiryIsGoneToEveryCaller() {
         let now = Date(timeIntervalSince1970: 2_000_000_000)
         let record = NotificationRecord(
