@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "RichPushStoreTests",
             dependencies: [
-                "RichPushStore", "RichPushCore", "TestPostgres", .product(name: "SQLKit", package: "sql-kit"),
+                "RichPushStore", "RichPushCore", "TestPostgres", "TestSupport", .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

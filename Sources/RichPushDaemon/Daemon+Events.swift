@@ -102,7 +102,11 @@ extension Daemon {
             presenter.close(alertId)
             logger.debug("alert activated", metadata: ["richpush.id": "\(richId)", "richpush.action": "\(key)"])
         case .closed(let alertId, let reason):
-            guard let richId = state.richId(ofAlert: alertId) else { return }
+            guard let richId = state.richId(ofAlert: alertId) else {
+                // An alert the daemon closed itself (clicked, or dismissed, read or recalled elsewhere): nothing to tell.
+                logger.debug("alert closing not reported", metadata: ["richpush.alert": "\(alertId)", "richpush.reason": "\(reason)"])
+                return
+            }
             state.alerts[richId] = nil
             save()
             // 2 is the user's dismissal; expiry (1) and other closings are not the user's choice.

@@ -192,7 +192,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         store: gateway.store, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock, statePushDoorbell: gateway.statePushDoorbell
     ).addRoutes(to: authenticated)
     StreamController(
-        store: gateway.store, broadcaster: gateway.broadcaster, metrics: gateway.metrics, heartbeatInterval: gateway.configuration.heartbeatInterval
+        store: gateway.store, broadcaster: gateway.broadcaster, metrics: gateway.metrics, heartbeatInterval: gateway.configuration.heartbeatInterval,
+        heartbeatClock: gateway.configuration.heartbeatClock
     ).addRoutes(to: authenticated)
     return router
 }

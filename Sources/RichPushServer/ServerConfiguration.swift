@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel = ServeSettings.logLevel.defaultValue
     /// How often an idle stream carries a comment line.
     public var heartbeatInterval = ServeSettings.heartbeatInterval.defaultValue
+    /// What stream heartbeats are timed by; tests move theirs forward instead of waiting.
+    public var heartbeatClock: any Clock<Duration> = ContinuousClock()
     /// How long a verified credential is trusted before its stored hash is read again.
     public var credentialRevalidation: TimeInterval = 2
     /// Only tests lower it, to keep hundreds of sign-ins fast; everything else hashes at the production cost.

@@ -123,7 +123,9 @@ extension EndToEndTests {
             try await scene.daemon.waitUntilShown(sent, timeout: .seconds(20))
             sent += try scene.send(3, from: 11)
             try await scene.daemon.waitUntilShown(sent)
-            try await Task.sleep(for: .seconds(1))
+            // The stream is in order: a notification shown twice would come before the last one sent.
+            sent += try scene.send(1, from: 14)
+            try await scene.daemon.waitUntilShown(sent)
             #expect(scene.printed == sent)
             #expect(scene.daemon.shown == sent)
         }
@@ -163,8 +165,10 @@ extension EndToEndTests {
             let missed = try scene.send(2, from: 4)
             try await scene.daemon.start(desktop: nil)
             try await scene.daemon.waitUntilShown(missed)
-            try await Task.sleep(for: .seconds(1))
-            #expect(scene.printed == missed)
+            // The stream is in order: one shown before the restart, shown again, would come before the last one sent.
+            let last = try scene.send(1, from: 6)
+            try await scene.daemon.waitUntilShown(last)
+            #expect(scene.printed == missed + last)
         }
 
         @Test func sigtermStopsTheDaemonCleanlyAndQuickly() async throws {

@@ -10,8 +10,9 @@ struct PayloadCacheTests {
         let cache = PayloadCache(directory: directory.path + "/richpush", limit: 2500)
         let kilobyte = [UInt8](repeating: 7, count: 1000)
         for id in 1...3 {
-            _ = try cache.store(kilobyte, richId: Int64(id), extension: "png")
-            usleep(10_000)
+            let path = try cache.store(kilobyte, richId: Int64(id), extension: "png")
+            // Stored a second apart in 2001, so the order of their times does not depend on the clock's resolution.
+            setModificationTime(of: path, to: 1_000_000_000 + id)
         }
         #expect(cache.entries().map(\.path) == [2, 3].map { cache.path(richId: $0, extension: "png") })
         _ = try cache.store(kilobyte, richId: 4, extension: "txt")
@@ -38,5 +39,10 @@ struct PayloadCacheTests {
         _ = try directory.write("notes.txt", "mine")
         let cache = PayloadCache(directory: directory.path, limit: 1 << 20)
         #expect(cache.entries().isEmpty)
+    }
+
+    private func setModificationTime(of path: String, to seconds: Int) {
+        let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, times, 0) == 0)
     }
 }

@@ -155,7 +155,12 @@ struct MultiProcessTests {
                 try await eventually(within: .seconds(30)) {
                     try await cluster[0].request(.GET, "/api/notifications/\(id)/status", as: .admin).body.contains(#""state":"delivered""#)
                 })
-            try await Task.sleep(for: .seconds(1))
+            // A delivery claimed twice, by a process that took over another's lease, shows two attempts, even while
+            // its second push is still on its way to the hub.
+            let csv = try await cluster[0].request(.GET, "/api/notifications/\(id)/deliveries?format=csv", as: .admin).body
+            let attempts = csv.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[7] }
+            #expect(attempts.count == 10_000)
+            #expect(attempts.allSatisfy { $0 == "1" })
             let byToken = Dictionary(grouping: fcm.accepted, by: \.token)
             #expect(byToken.count == 10_000)
             #expect(byToken.values.allSatisfy { $0.count == 1 })

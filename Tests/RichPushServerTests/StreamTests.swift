@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import RichPushCore
+import RichPushServer
+import TestSupport
 import Testing
 
 @Suite("The direct stream")
@@ -93,17 +95,21 @@ struct StreamTests {
         }
     }
 
-    @Test func anIdleStreamCarriesHeartbeats() async throws {
-        try await TestGateway().run(.live) { session in
+    @Test func anIdleStreamCarriesAHeartbeatEachInterval() async throws {
+        let clock = ManualClock()
+        try await TestGateway({
+            $0.heartbeatClock = clock
+            $0.heartbeatInterval = .seconds(1)
+        }).run(.live) { session in
             let alice = try await session.createUser("alice")
             let stream = StreamClient(port: session.client.port!, user: alice)
             try await stream.waitUntilOpen()
-            // One heartbeat a second; a loaded machine may deliver them late, never not at all.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while stream.heartbeatCount < 2, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            for beat in 1...3 {
+                // The stream waits out the interval on the clock, which moves only now.
+                try #require(await eventually { clock.sleeperCount == 1 })
+                clock.advance(by: .seconds(1))
+                #expect(await eventually { stream.heartbeatCount == beat })
             }
-            #expect(stream.heartbeatCount >= 2)
             #expect(!stream.hasEnded)
             stream.close()
         }

@@ -2,6 +2,7 @@ import Foundation
 import RichPushCore
 import RichPushStore
 import Synchronization
+import TestSupport
 import Testing
 
 extension Store {
@@ -174,11 +175,10 @@ struct SharedStoreTests {
             }
             // LISTEN takes effect a moment after it is sent, and its connection may wait for a busy server: keep making
             // news until some is heard.
-            let deadline = ContinuousClock.now + .seconds(60)
-            while !heardBoth(heard.all) && ContinuousClock.now < deadline {
+            _ = try await eventually(within: .seconds(60)) {
                 _ = try await stores[0].send("username:alice")
                 _ = try await stores[0].appendRichEvents(for: try await stores[0].claimDueDeliveries(limit: 10, lease: 60))
-                try await Task.sleep(for: .milliseconds(100))
+                return heardBoth(heard.all)
             }
             let signals = heard.all
             let eventIds = signals.compactMap { if case .event(let id) = $0 { id } else { nil } }

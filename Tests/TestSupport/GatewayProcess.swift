@@ -47,13 +47,9 @@ public final class GatewayProcess: @unchecked Sendable {
         environment["RICHPUSH_ADMIN_PASSWORD"] = adminPassword
         let process = try SpawnedProcess(Self.executable.path, arguments, environment: environment, output: .file(logFile.path))
         self.process = process
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try isHealthy() { return }
-            guard process.isRunning else { throw TestFailure("richpush exited: \(log)") }
-            try await Task.sleep(for: .milliseconds(50))
+        guard try await eventually(within: .seconds(30), { try isHealthy() || !process.isRunning }), process.isRunning else {
+            throw TestFailure(process.isRunning ? "richpush did not become healthy: \(log)" : "richpush exited: \(log)")
         }
-        throw TestFailure("richpush did not become healthy: \(log)")
     }
 
     /// Whether `/health` answers 200, asked with curl so any test target can launch a gateway. Each try has its own

@@ -18,6 +18,8 @@ struct StreamController {
     let broadcaster: EventBroadcaster
     let metrics: GatewayMetrics
     let heartbeatInterval: Duration
+    /// What the heartbeats are timed by.
+    let heartbeatClock: any Clock<Duration>
     /// Events read from the store per query while catching up.
     static let pageSize = 500
 
@@ -30,6 +32,7 @@ struct StreamController {
         let installationId = try await directInstallation(request, caller: caller)
         let start = try await startCursor(request)
         let heartbeat = heartbeatInterval
+        let clock = heartbeatClock
         let logger = context.logger
         let body = ResponseBody { writer in
             let (subscription, doorbell) = broadcaster.subscribe(caller.username)
@@ -49,7 +52,7 @@ struct StreamController {
                         cursor = events.last!.cursor
                         if events.count == Self.pageSize { continue }
                     }
-                    if !(await doorbell.wait(upTo: heartbeat)) {
+                    if !(await doorbell.wait(upTo: heartbeat, on: clock)) {
                         try await writer.write(ByteBuffer(string: StreamEvent.heartbeat))
                     }
                 }

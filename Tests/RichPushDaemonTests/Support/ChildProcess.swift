@@ -49,13 +49,10 @@ final class ChildProcess: Sendable {
     /// Waits until the output holds `text`; returns the output, or throws with it.
     @discardableResult
     func waitForOutput(_ text: String, timeout: Duration = .seconds(15)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let output = self.output
-            if output.contains(text) { return output }
-            try await Task.sleep(for: .milliseconds(25))
+        guard await eventually(within: timeout, { self.output.contains(text) }) else {
+            throw TestFailure("'\(text)' did not appear; output:\n\(output)")
         }
-        throw TestFailure("'\(text)' did not appear; output:\n\(output)")
+        return output
     }
 }
 

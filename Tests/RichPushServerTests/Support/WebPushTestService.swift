@@ -35,13 +35,10 @@ final class WebPushTestService: Sendable {
             "/usr/bin/env",
             ["python3", script, "--cert", authority.serverCertificateFile, "--key", authority.serverKeyFile, "--ports-file", portsFile],
             output: .file(directory.appendingPathComponent("push-service.log").path))
-        let deadline = ContinuousClock.now + .seconds(20)
-        while FileManager.default.contents(atPath: portsFile) == nil {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                process.signal(SIGTERM)
-                throw TestFailure("the push service did not start (is http_ece installed? scripts/test installs it)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        let started = await eventually(within: .seconds(20)) { FileManager.default.contents(atPath: portsFile) != nil || !process.isRunning }
+        guard started, process.isRunning else {
+            process.signal(SIGTERM)
+            throw TestFailure("the push service did not start (is http_ece installed? scripts/test installs it)")
         }
         let ports = try JSONDecoder().decode([String: Int].self, from: try Data(contentsOf: URL(fileURLWithPath: portsFile)))
         return WebPushTestService(authority: authority, process: process, control: "http://127.0.0.1:\(ports["control"] ?? 0)")
