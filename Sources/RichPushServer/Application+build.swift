@@ -80,7 +80,10 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     let statePushes = StatePushDispatcher(
         store: store, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, clock: configuration.clock,
         logger: statePushLogger)
-    var services: [any Service] = [ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes]
+    var services: [any Service] = [
+        ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes,
+        StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
+    ]
     let certificate = try configuration.tlsFiles.map { files throws(ConfigurationError) in try ServingCertificate(files: files) }
     if let certificate {
         services.append(CertificateReloader(certificate: certificate, logger: logger))
@@ -192,8 +195,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         store: gateway.store, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock, statePushDoorbell: gateway.statePushDoorbell
     ).addRoutes(to: authenticated)
     StreamController(
-        store: gateway.store, broadcaster: gateway.broadcaster, metrics: gateway.metrics, heartbeatInterval: gateway.configuration.heartbeatInterval,
-        heartbeatClock: gateway.configuration.heartbeatClock
+        store: gateway.store, broadcaster: gateway.broadcaster,
+        reader: StreamEventReader(pageSize: StreamController.pageSize, read: gateway.store.events), metrics: gateway.metrics
     ).addRoutes(to: authenticated)
     return router
 }

@@ -16,10 +16,8 @@ import ServiceLifecycle
 struct StreamController {
     let store: Store
     let broadcaster: EventBroadcaster
+    let reader: StreamEventReader
     let metrics: GatewayMetrics
-    let heartbeatInterval: Duration
-    /// What the heartbeats are timed by.
-    let heartbeatClock: any Clock<Duration>
     /// Events read from the store per query while catching up.
     static let pageSize = 500
 
@@ -31,11 +29,9 @@ struct StreamController {
         let caller = try context.caller()
         let installationId = try await directInstallation(request, caller: caller)
         let start = try await startCursor(request)
-        let heartbeat = heartbeatInterval
-        let clock = heartbeatClock
         let logger = context.logger
         let body = ResponseBody { writer in
-            let (subscription, doorbell) = broadcaster.subscribe(caller.username)
+            let (subscription, signal) = broadcaster.subscribe(caller.username)
             metrics.openStreams.record(broadcaster.streamCount)
             defer {
                 broadcaster.unsubscribe(caller.username, id: subscription)
@@ -44,20 +40,21 @@ struct StreamController {
             try await withGracefulShutdownHandler {
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 var cursor = start
-                while !doorbell.isClosed {
-                    let events = try await store.events(
-                        username: caller.username, installationId: installationId, after: cursor, limit: Self.pageSize)
-                    if !events.isEmpty {
-                        try await writer.write(ByteBuffer(string: events.map(\.serverSentEvent).joined()))
-                        cursor = events.last!.cursor
-                        if events.count == Self.pageSize { continue }
+                while true {
+                    let page = try await reader.page(
+                        username: caller.username, installationId: installationId, after: cursor,
+                        generation: broadcaster.generation(of: caller.username))
+                    if page.count > 0 {
+                        try await writer.write(page.bytes)
+                        cursor = page.lastCursor
+                        if page.count == Self.pageSize { continue }
                     }
-                    if !(await doorbell.wait(upTo: heartbeat, on: clock)) {
-                        try await writer.write(ByteBuffer(string: StreamEvent.heartbeat))
-                    }
+                    let wake = await signal.wait()
+                    if wake == .closed { break }
+                    if wake == .heartbeat { try await writer.write(ByteBuffer(string: StreamEvent.heartbeat)) }
                 }
             } onGracefulShutdown: {
-                doorbell.close()
+                signal.close()
             }
             logger.debug("stream ended", metadata: ["richpush.cursor": "\(start)"])
             try await writer.finish(nil)

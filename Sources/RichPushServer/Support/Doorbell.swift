@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Wakes one waiting task early: the dispatcher when work arrives, a stream when its user has a new event.
+/// Wakes one waiting task early: a dispatcher when work arrives.
 ///
 /// A ring with nobody waiting is remembered, so a ring between two waits is never lost.
 final class Doorbell: Sendable {
@@ -33,12 +33,12 @@ final class Doorbell: Sendable {
 
     var isClosed: Bool { state.withLock { $0.closed } }
 
-    /// Waits until rung or until `duration` passed on `clock`; returns whether it was rung.
+    /// Waits until rung or until `duration` passed; returns whether it was rung.
     @discardableResult
-    func wait(upTo duration: Duration, on clock: some Clock<Duration> = ContinuousClock()) async -> Bool {
+    func wait(upTo duration: Duration) async -> Bool {
         if consumeRing() { return true }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await clock.sleep(for: duration) }
+            group.addTask { try? await Task.sleep(for: duration) }
             group.addTask { await self.waitForRing() }
             await group.next()
             group.cancelAll()
