@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import Foundation
 import NIOCore
 import NIOHTTP1
+public import RichPushCore
 
 /// Talks HTTP to a richpush gateway as one user, with Basic auth or an API token.
 ///
@@ -32,27 +33,27 @@ public struct APIClient: Sendable {
 
     /// Uploads PNG bytes; the same bytes again return the image stored before.
     /// Uploads a PNG, JPEG or WebP image; the gateway tells the format from the bytes.
-    public func uploadImage(_ image: Data) async throws(ClientError) -> UploadedImage {
-        try decode(UploadedImage.self, from: try await call(.POST, "/api/images", body: image, contentType: "application/octet-stream"))
+    public func uploadImage(_ image: Data) async throws(ClientError) -> ImageJSON {
+        try decode(ImageJSON.self, from: try await call(.POST, "/api/images", body: image, contentType: "application/octet-stream"))
     }
 
-    public func createNotification(_ notification: NewNotification) async throws(ClientError) -> RemoteNotification {
+    public func createNotification(_ notification: NewNotificationJSON) async throws(ClientError) -> NotificationJSON {
         let body: Data
         do {
             body = try JSONEncoder().encode(notification)
         } catch {
             throw .unexpectedAnswer("The notification could not be encoded: \(error).")
         }
-        return try decode(RemoteNotification.self, from: try await call(.POST, "/api/notifications", body: body, contentType: "application/json"))
+        return try decode(NotificationJSON.self, from: try await call(.POST, "/api/notifications", body: body, contentType: "application/json"))
     }
 
     /// `GET /api/notifications/{id}/info`: the notification as the gateway stored it.
-    public func notification(_ id: Int64) async throws(ClientError) -> RemoteNotification {
-        try decode(RemoteNotification.self, from: try await call(.GET, "/api/notifications/\(id)/info"))
+    public func notification(_ id: Int64) async throws(ClientError) -> NotificationJSON {
+        try decode(NotificationJSON.self, from: try await call(.GET, "/api/notifications/\(id)/info"))
     }
 
-    public func status(id: Int64) async throws(ClientError) -> DeliveryStatus {
-        try decode(DeliveryStatus.self, from: try await call(.GET, "/api/notifications/\(id)/status"))
+    public func status(id: Int64) async throws(ClientError) -> StatusJSON {
+        try decode(StatusJSON.self, from: try await call(.GET, "/api/notifications/\(id)/status"))
     }
 
     /// `GET /api/notifications/{id}/deliveries` as CSV, handed to `write` piece by piece as it arrives, so an export
@@ -112,15 +113,7 @@ public struct APIClient: Sendable {
 
     /// The API's error body, or a sentence about what answered instead (a proxy's HTML page, say).
     static func refusal(status: HTTPResponseStatus, body: Data) -> ClientError {
-        struct Body: Decodable {
-            struct Detail: Decodable {
-                var status: Int
-                var code: String
-                var message: String
-            }
-            var error: Detail
-        }
-        if let error = try? JSONDecoder().decode(Body.self, from: body).error {
+        if let error = try? JSONDecoder().decode(ErrorJSON.self, from: body).error {
             return .refused(status: error.status, code: error.code, message: error.message)
         }
         return .refused(

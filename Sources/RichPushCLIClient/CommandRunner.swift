@@ -106,12 +106,14 @@ public struct CommandRunner: Sendable {
                 case .unreachable: (nil, "client.unreachable")
                 case .unexpectedAnswer: (nil, "client.unexpectedAnswer")
                 }
-            terminal.write(Self.json(ErrorJSON(error: .init(status: status, code: code, message: clientError.description))))
+            terminal.write(Self.json(CommandErrorJSON(error: .init(status: status, code: code, message: clientError.description))))
         }
         return CommandExit(clientError)
     }
 
-    private struct ErrorJSON: Encodable {
+    /// The API's error body (``ErrorJSON``) as the command writes it, without a status for an error that never reached
+    /// the gateway.
+    private struct CommandErrorJSON: Encodable {
         struct Detail: Encodable {
             var status: Int?
             var code: String
@@ -120,7 +122,7 @@ public struct CommandRunner: Sendable {
         var error: Detail
     }
 
-    static func describe(_ notification: RemoteNotification) -> String {
+    static func describe(_ notification: NotificationJSON) -> String {
         switch notification.state {
         case .scheduled: "notification \(notification.id) scheduled for \(notification.deliverAt) to \(notification.audience)"
         default: "notification \(notification.id) \(notification.state.rawValue) to \(notification.audience)"

@@ -1,4 +1,4 @@
-import RichPushCore
+public import RichPushCore
 
 /// Follows one notification's status until it reaches a final state, reporting each change.
 public struct DeliveryFollower: Sendable {
@@ -16,11 +16,11 @@ public struct DeliveryFollower: Sendable {
 
     /// Polls until the state is final or `timeout` passes; returns the last status seen.
     public func follow(
-        id: Int64, timeout: Duration? = nil, onChange: @Sendable (DeliveryStatus) -> Void
-    ) async throws -> DeliveryStatus {
+        id: Int64, timeout: Duration? = nil, onChange: @Sendable (StatusJSON) -> Void
+    ) async throws -> StatusJSON {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
-        var last: DeliveryStatus?
+        var last: StatusJSON?
         while true {
             let status = try await client.status(id: id)
             if status != last { onChange(status) }

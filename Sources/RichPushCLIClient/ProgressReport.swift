@@ -1,5 +1,5 @@
 import Foundation
-import RichPushCore
+public import RichPushCore
 
 /// How a followed notification is shown: a progress bar redrawn in place on a terminal, one plain line per change
 /// otherwise (a log file, a CI job, a pipe).
@@ -13,7 +13,7 @@ public struct ProgressReport: Sendable {
     }
 
     /// What to write when the status changed: on a terminal it redraws the current line.
-    public func update(_ status: DeliveryStatus) -> String {
+    public func update(_ status: StatusJSON) -> String {
         guard isInteractive else { return Self.line(status) + "\n" }
         let counts = "\(status.settled)/\(status.targeted) · \(Self.funnel(status))"
         let label = status.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
@@ -25,7 +25,7 @@ public struct ProgressReport: Sendable {
     }
 
     /// The closing lines once the state is final (or the wait ended): the summary, then each delivery error.
-    public func finish(_ status: DeliveryStatus) -> String {
+    public func finish(_ status: StatusJSON) -> String {
         var text = isInteractive ? "\r\u{1B}[2K" : ""
         text += Self.line(status) + "\n"
         for failure in status.errors {
@@ -35,24 +35,29 @@ public struct ProgressReport: Sendable {
     }
 
     /// `notification 42 delivered: 3 of 3 sent, 0 failed; 2 fetched, 1 displayed, 0 opened, 0 dismissed`
-    public static func line(_ status: DeliveryStatus) -> String {
+    public static func line(_ status: StatusJSON) -> String {
         var outcome = "\(status.sent) of \(status.targeted) sent, \(status.failed) failed"
         if status.pending > 0 { outcome += ", \(status.pending) pending" }
         if status.expired > 0 { outcome += ", \(status.expired) expired" }
         if status.canceled > 0 { outcome += ", \(status.canceled) canceled" }
-        if let capped = status.capped, capped > 0 { outcome += ", \(capped) capped" }
+        if status.capped > 0 { outcome += ", \(status.capped) capped" }
         return "notification \(status.id) \(status.state.rawValue): \(outcome); \(funnel(status))"
     }
 
-    static func funnel(_ status: DeliveryStatus) -> String {
+    static func funnel(_ status: StatusJSON) -> String {
         "\(status.fetched) fetched, \(status.displayed) displayed, \(status.opened) opened, \(status.dismissed) dismissed"
     }
 
     /// Settled deliveries as full cells, failures marked apart so a partial send shows at a glance.
-    static func bar(_ status: DeliveryStatus, width: Int) -> String {
+    static func bar(_ status: StatusJSON, width: Int) -> String {
         guard status.targeted > 0 else { return String(repeating: status.state.isFinal ? "█" : "░", count: width) }
         let good = status.sent * width / status.targeted
         let bad = min((status.settled - status.sent) * width / status.targeted, width - good)
         return String(repeating: "█", count: good) + String(repeating: "╳", count: bad) + String(repeating: "░", count: width - good - bad)
     }
+}
+
+extension StatusJSON {
+    /// Deliveries the hubs have finished with, one way or another.
+    var settled: Int { sent + failed + expired + canceled + capped }
 }

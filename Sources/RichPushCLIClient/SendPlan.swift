@@ -139,8 +139,8 @@ public struct SendPlan: Sendable {
     }
 
     /// The notification to create once the image, if any, is stored as `imageId`.
-    func notification(imageId: Int64?) -> NewNotification {
-        var notification = NewNotification(
+    func notification(imageId: Int64?) -> NewNotificationJSON {
+        var notification = NewNotificationJSON(
             message: message, richType: payload?.richType, imageId: imageId, audience: audience, deliverAt: deliverAt, expiresAt: expiresAt,
             pushStyle: pushStyle, idempotencyKey: idempotencyKey)
         notification.deliverAtLocal = deliverAtLocal?.description

@@ -13,7 +13,7 @@ struct APIClientTests {
             try await alice.register("laptop")
             let image = try await mark.uploadImage(try fixture("valid-rgba.png"))
             let created = try await mark.createNotification(
-                NewNotification(message: "Winter sale", richType: .img, imageId: image.id, audience: "username:alice"))
+                NewNotificationJSON(message: "Winter sale", richType: .img, imageId: image.id, audience: "username:alice"))
             #expect(created.message == "Winter sale")
             #expect(created.imageId == image.id)
             let status = try await DeliveryFollower(client: mark, interval: .milliseconds(50)).follow(id: created.id) { _ in }

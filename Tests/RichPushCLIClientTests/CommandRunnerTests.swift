@@ -90,7 +90,7 @@ struct CommandRunnerTests {
                 SendPlan(payload: .text("t"), message: "Hi", audience: "username:alice", wait: true, json: true))
             #expect(exit == .success)
             #expect(capture.lines.count == 1)
-            let status = try JSONDecoder().decode(DeliveryStatus.self, from: Data(capture.standardOutput.utf8))
+            let status = try JSONDecoder().decode(StatusJSON.self, from: Data(capture.standardOutput.utf8))
             #expect(status.state == .delivered)
             #expect(status.sent == 1)
         }

@@ -5,11 +5,11 @@ import Testing
 
 @Suite("Showing delivery progress")
 struct ProgressReportTests {
-    func status(_ state: NotificationState, targeted: Int, sent: Int, failed: Int = 0, pending: Int = 0, errors: [DeliveryStatus.Failure] = [])
-        -> DeliveryStatus
+    func status(_ state: NotificationState, targeted: Int, sent: Int, failed: Int = 0, pending: Int = 0, errors: [StatusJSON.DeliveryErrorJSON] = [])
+        -> StatusJSON
     {
-        DeliveryStatus(
-            id: 42, state: state, targeted: targeted, sent: sent, failed: failed, pending: pending, expired: 0, canceled: 0, fetched: 2,
+        StatusJSON(
+            id: 42, state: state, targeted: targeted, sent: sent, failed: failed, pending: pending, expired: 0, canceled: 0, capped: 0, fetched: 2,
             displayed: 1, opened: 0, dismissed: 0, errors: errors)
     }
 
@@ -41,8 +41,8 @@ struct ProgressReportTests {
     }
 
     @Test func theSummaryListsEveryDeliveryError() {
-        let failure = DeliveryStatus.Failure(
-            installationId: "phone", platform: "apns", code: "hub.notConfigured", message: "no hub is configured for platform apns")
+        let failure = StatusJSON.DeliveryErrorJSON(
+            installationId: "phone", platform: .apns, code: "hub.notConfigured", message: "no hub is configured for platform apns")
         let text = ProgressReport(isInteractive: false).finish(status(.partial, targeted: 2, sent: 1, failed: 1, errors: [failure]))
         #expect(
             text == """

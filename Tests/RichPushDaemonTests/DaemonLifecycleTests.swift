@@ -15,7 +15,7 @@ extension EndToEndTests {
             let daemon: DaemonProcess
 
             init() async throws {
-                gateway = try TestGateway()
+                gateway = try await TestGateway()
                 try await gateway.start()
                 alice = try gateway.createMember("alice")
                 daemon = try DaemonProcess(gateway: gateway, user: alice)
@@ -34,7 +34,7 @@ extension EndToEndTests {
 
             func stop() {
                 daemon.stop()
-                gateway.stop()
+                gateway.kill()
             }
         }
 
@@ -87,10 +87,12 @@ extension EndToEndTests {
             let home = scene.daemon.home.path
             _ = try scene.daemon.home.write(
                 ".config/richpush/richpushd.conf", "server = \(scene.gateway.baseURL)\nuser = alice\npassword-file = \(home)/password\n")
-            let first = try SpawnedProcess.run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            let first = try await SpawnedProcess.run(
+                productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
             #expect(first.status == 0, "\(first.output)")
             let id = try scene.gateway.sendText("Doors open at nine.", message: "Opening hours", to: "alice")
-            let second = try SpawnedProcess.run(productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            let second = try await SpawnedProcess.run(
+                productsDirectory + "/richpushd", ["--once"], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
             #expect(second.status == 0)
             #expect(second.output.contains("richpush \(id) [text] New message: Opening hours | Doors open at nine."))
         }
@@ -102,10 +104,12 @@ extension EndToEndTests {
             let home = scene.daemon.home.path
             _ = try scene.daemon.home.write("token", try #require(created?["token"] as? String) + "\n")
             let arguments = ["--server", scene.gateway.baseURL, "--token-file", home + "/token", "--once"]
-            let first = try SpawnedProcess.run(productsDirectory + "/richpushd", arguments, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            let first = try await SpawnedProcess.run(
+                productsDirectory + "/richpushd", arguments, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
             #expect(first.status == 0, "\(first.output)")
             let id = try scene.gateway.sendText("Doors open at nine.", message: "Opening hours", to: "alice")
-            let second = try SpawnedProcess.run(productsDirectory + "/richpushd", arguments, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+            let second = try await SpawnedProcess.run(
+                productsDirectory + "/richpushd", arguments, environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
             #expect(second.status == 0)
             #expect(second.output.contains("richpush \(id) [text] New message: Opening hours | Doors open at nine."))
         }
@@ -116,7 +120,7 @@ extension EndToEndTests {
             try await scene.daemon.start(desktop: nil)
             var sent = try scene.send(5)
             try await scene.daemon.waitUntilShown(sent)
-            scene.gateway.stop()
+            await scene.gateway.stop()
             try await scene.gateway.start()
             // Sent before the daemon is back: they reach it through the replay after Last-Event-ID.
             sent += try scene.send(5, from: 6)
@@ -136,7 +140,7 @@ extension EndToEndTests {
             try await scene.daemon.start(desktop: nil)
             var sent = try scene.send(3)
             try await scene.daemon.waitUntilShown(sent)
-            scene.gateway.stop(SIGKILL)
+            await scene.gateway.stop(SIGKILL)
             try await scene.gateway.start()
             sent += try scene.send(3, from: 4)
             try await scene.daemon.waitUntilShown(sent, timeout: .seconds(20))
@@ -161,7 +165,7 @@ extension EndToEndTests {
             try await scene.daemon.start(desktop: nil)
             let before = try scene.send(3)
             try await scene.daemon.waitUntilShown(before)
-            #expect(scene.daemon.terminate(within: .seconds(5))?.status == 0)
+            await #expect(scene.daemon.terminate(within: .seconds(5))?.status == 0)
             let missed = try scene.send(2, from: 4)
             try await scene.daemon.start(desktop: nil)
             try await scene.daemon.waitUntilShown(missed)
@@ -175,7 +179,7 @@ extension EndToEndTests {
             let scene = try await Scene()
             defer { scene.stop() }
             try await scene.daemon.start(desktop: nil)
-            let result = try #require(scene.daemon.terminate(within: .seconds(5)))
+            let result = try #require(await scene.daemon.terminate(within: .seconds(5)))
             #expect(result.status == 0)
             #expect(result.elapsed < .seconds(2))
             #expect(scene.daemon.log.contains("richpushd stopped"))
@@ -184,14 +188,14 @@ extension EndToEndTests {
         @Test func onceShowsWhatArrivedSinceTheLastRunAndExits() async throws {
             let scene = try await Scene()
             defer { scene.stop() }
-            let first = try scene.daemon.runOnce()
+            let first = try await scene.daemon.runOnce()
             #expect(first.status == 0, "\(first.log)")
             let sent = try scene.send(2)
-            let second = try scene.daemon.runOnce()
+            let second = try await scene.daemon.runOnce()
             #expect(second.status == 0, "\(second.log)")
             #expect(second.output.split(separator: "\n").count == 2)
             #expect(second.output.contains("richpush \(sent[0]) [text] New message: note 1 | body 1"))
-            let third = try scene.daemon.runOnce()
+            let third = try await scene.daemon.runOnce()
             #expect(third.status == 0)
             #expect(third.output.isEmpty)
         }
@@ -199,11 +203,11 @@ extension EndToEndTests {
         @Test func aNotificationRecalledWhileTheDaemonWasAwayIsShownAsTextWithoutCrashing() async throws {
             let scene = try await Scene()
             defer { scene.stop() }
-            #expect(try scene.daemon.runOnce().status == 0)
+            #expect(try await scene.daemon.runOnce().status == 0)
             let id = try scene.gateway.sendImage(message: "Flash sale", to: scene.alice.0)
             #expect(await eventually { (try? scene.gateway.status(id)["sent"] as? Int) == 1 })
             #expect(try scene.gateway.request(.delete, "/api/notifications/\(id)", as: TestGateway.admin).status == 204)
-            let run = try scene.daemon.runOnce()
+            let run = try await scene.daemon.runOnce()
             #expect(run.status == 0)
             #expect(run.output == "richpush \(id) [img] New image: Flash sale\n")
             #expect(run.log.contains("notification \(id) is shown without its img payload: it was recalled or has expired (410)"))
@@ -213,23 +217,23 @@ extension EndToEndTests {
             let scene = try await Scene()
             defer { scene.stop() }
             let mallory = try DaemonProcess(gateway: scene.gateway, user: ("alice", "not-her-password"))
-            let run = try mallory.runOnce()
+            let run = try await mallory.runOnce()
             #expect(run.status == 78)
             #expect(run.log.contains("the gateway rejected user alice"))
             #expect(!run.log.contains("not-her-password"))
         }
 
-        @Test func thePasswordCanComeFromStandardInputButNeverFromAFlag() throws {
+        @Test func thePasswordCanComeFromStandardInputButNeverFromAFlag() async throws {
             let home = try TemporaryDirectory()
             let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
-            let missing = try SpawnedProcess.run(
+            let missing = try await SpawnedProcess.run(
                 productsDirectory + "/richpushd", ["--server", "http://127.0.0.1:1", "--user", "alice"], environment: environment)
             #expect(missing.status == 64)
             #expect(missing.output.contains("no password: give --password-file FILE (or RICHPUSH_PASSWORD_FILE) or --password-stdin"))
-            let flag = try SpawnedProcess.run(
+            let flag = try await SpawnedProcess.run(
                 productsDirectory + "/richpushd", ["--server", "http://127.0.0.1:1", "--user", "a", "--password", "x"], environment: environment)
             #expect(flag.status == 64)
-            let empty = try SpawnedProcess.run(
+            let empty = try await SpawnedProcess.run(
                 productsDirectory + "/richpushd", ["--server", "http://127.0.0.1:1", "--user", "alice", "--password-stdin", "--once"],
                 environment: environment, input: "\n")
             #expect(empty.output.contains("password is empty"))

@@ -25,7 +25,7 @@ extension EndToEndTests {
 
             init(https: Bool = false) async throws {
                 desktop = try await TestDesktop()
-                gateway = try TestGateway(https: https)
+                gateway = try await TestGateway(https: https)
                 try await gateway.start()
                 alice = try gateway.createMember("alice")
                 daemon = try DaemonProcess(gateway: gateway, user: alice)
@@ -41,7 +41,7 @@ extension EndToEndTests {
 
             func stop() {
                 daemon.stop()
-                gateway.stop()
+                gateway.kill()
                 desktop.stop()
             }
         }
@@ -52,7 +52,7 @@ extension EndToEndTests {
             #expect(try scene.desktop.pixels(matching: Self.magenta) == 0)
             let monitor = try await scene.desktop.monitorNotifyCalls()
             let id = try await scene.showImage()
-            #expect(try scene.desktop.displayedCount() == 1)
+            #expect(try await scene.desktop.displayedCount() == 1)
             let painted = await eventually {
                 (try? scene.desktop.pixels(matching: Self.magenta)) ?? 0 > 500 && (try? scene.desktop.pixels(matching: Self.green)) ?? 0 > 500
             }
@@ -68,8 +68,8 @@ extension EndToEndTests {
             #expect(
                 words.contains(
                     "string \"image-data\" variant struct { int32 128 int32 85 int32 384 boolean false int32 8 int32 3 array of bytes [ fa 14 c8"))
-            try scene.desktop.control(["close"])
-            let entry = try #require(try scene.desktop.history().first)
+            try await scene.desktop.control(["close"])
+            let entry = try #require(try await scene.desktop.history().first)
             #expect(entry["appname"] as? String == "richpush")
             #expect(entry["summary"] as? String == "New image")
             #expect(entry["body"] as? String == "Check this image out!")
@@ -80,7 +80,7 @@ extension EndToEndTests {
             let scene = try await Scene(https: true)
             defer { scene.stop() }
             let id = try await scene.showImage()
-            #expect(try scene.desktop.displayedCount() == 1)
+            #expect(try await scene.desktop.displayedCount() == 1)
             #expect(await eventually { (try? scene.gateway.status(id)["displayed"] as? Int) == 1 }, "no displayed receipt")
             #expect(scene.gateway.baseURL.hasPrefix("https://"))
         }
@@ -112,7 +112,7 @@ extension EndToEndTests {
             let scene = try await Scene()
             defer { scene.stop() }
             let id = try await scene.showImage()
-            try scene.desktop.control(["context"])
+            try await scene.desktop.control(["context"])
             #expect(await eventually { scene.daemon.opened.count == 1 }, "nothing was opened:\n\(scene.daemon.log)")
             let opened = try #require(scene.daemon.opened.first)
             #expect(opened.hasSuffix("/richpush/\(id).png"))
@@ -122,7 +122,7 @@ extension EndToEndTests {
                 return item?["readState"] as? String == "read" && item?["userActionState"] as? String == "activated"
             }
             #expect(activated)
-            #expect(try scene.desktop.displayedCount() == 0)
+            #expect(try await scene.desktop.displayedCount() == 0)
             // The alert closed after the click; that closing is not a dismissal.
             try await scene.daemon.waitForLog("alert closing not reported")
             #expect(!scene.daemon.log.contains("alert dismissed"))
@@ -133,7 +133,7 @@ extension EndToEndTests {
             let scene = try await Scene()
             defer { scene.stop() }
             let id = try await scene.showImage()
-            try scene.desktop.control(["action", "0"])
+            try await scene.desktop.control(["action", "0"])
             #expect(await eventually { scene.daemon.opened.first?.hasSuffix("/\(id).png") == true })
             #expect(await eventually { (try? scene.gateway.feedItem(id, of: scene.alice)?["userActionState"] as? String) == "activated" })
         }
@@ -142,7 +142,7 @@ extension EndToEndTests {
             let scene = try await Scene()
             defer { scene.stop() }
             let id = try await scene.showImage()
-            try scene.desktop.control(["close"])
+            try await scene.desktop.control(["close"])
             let dismissed = await eventually {
                 let item = try? scene.gateway.feedItem(id, of: scene.alice)
                 return item?["userActionState"] as? String == "dismissed" && item?["readState"] as? String == "unread"
@@ -159,8 +159,8 @@ extension EndToEndTests {
             let response = try scene.gateway.request(
                 .patch, "/api/me/notifications/\(id)", as: scene.alice, json: #"{"userActionState":"dismissed"}"#)
             #expect(response.status == 200)
-            #expect(await eventually { (try? scene.desktop.displayedCount()) == 0 }, "the alert is still up")
-            #expect(try scene.desktop.history().first?["body"] as? String == "Check this image out!")
+            #expect(await eventually { (try? await scene.desktop.displayedCount()) == 0 }, "the alert is still up")
+            #expect(try await scene.desktop.history().first?["body"] as? String == "Check this image out!")
             // The server tells the daemon of the closing it asked for; the daemon keeps it to itself.
             try await scene.daemon.waitForLog("alert closing not reported")
             #expect(!scene.daemon.log.contains("alert dismissed"), "the daemon reported its own close:\n\(scene.daemon.log)")
@@ -176,10 +176,10 @@ extension EndToEndTests {
             try await otherDaemon.start(desktop: otherDesktop)
             let id = try await scene.showImage()
             try await otherDaemon.waitUntilShown([id])
-            #expect(try otherDesktop.displayedCount() == 1)
-            try scene.desktop.control(["close"])
-            #expect(await eventually { (try? otherDesktop.displayedCount()) == 0 }, "the other desktop still shows it:\n\(otherDaemon.log)")
-            #expect(try otherDesktop.history().first?["body"] as? String == "Check this image out!")
+            #expect(try await otherDesktop.displayedCount() == 1)
+            try await scene.desktop.control(["close"])
+            #expect(await eventually { (try? await otherDesktop.displayedCount()) == 0 }, "the other desktop still shows it:\n\(otherDaemon.log)")
+            #expect(try await otherDesktop.history().first?["body"] as? String == "Check this image out!")
             #expect(try scene.gateway.feedItem(id, of: scene.alice)?["userActionState"] as? String == "dismissed")
         }
 
@@ -189,7 +189,7 @@ extension EndToEndTests {
             let id = try await scene.showImage()
             _ = try scene.gateway.request(.patch, "/api/me/notifications/\(id)", as: scene.alice, json: #"{"readState":"read"}"#)
             try await scene.daemon.waitForLog("event=state")
-            #expect(try scene.desktop.displayedCount() == 1)
+            #expect(try await scene.desktop.displayedCount() == 1)
         }
 
         @Test func aGatewayRestartMidRunPopsUpEveryAlertExactlyOnce() async throws {
@@ -197,7 +197,7 @@ extension EndToEndTests {
             defer { scene.stop() }
             let monitor = try await scene.desktop.monitorNotifyCalls()
             var sent = [try await scene.showImage(message: "before the restart")]
-            scene.gateway.stop()
+            await scene.gateway.stop()
             try await scene.gateway.start()
             // Sent before the daemon is back: it reaches the daemon through the replay after Last-Event-ID.
             sent.append(try scene.gateway.sendImage(message: "while it reconnects", to: scene.alice.0))
@@ -208,7 +208,7 @@ extension EndToEndTests {
             #expect(scene.daemon.shown == sent)
             #expect(await eventually { monitor.output.contains("the last") }, "the bus monitor did not see the last alert")
             #expect(monitor.output.components(separatedBy: "member=Notify").count - 1 == 4)
-            #expect(try scene.desktop.heldCount() == 4)
+            #expect(try await scene.desktop.heldCount() == 4)
         }
 
         @Test func aRecalledNotificationDisappearsFromTheScreen() async throws {
@@ -216,7 +216,7 @@ extension EndToEndTests {
             defer { scene.stop() }
             let id = try await scene.showImage()
             #expect(try scene.gateway.request(.delete, "/api/notifications/\(id)", as: TestGateway.admin).status == 204)
-            #expect(await eventually { (try? scene.desktop.displayedCount()) == 0 })
+            #expect(await eventually { (try? await scene.desktop.displayedCount()) == 0 })
             #expect(await eventually { !FileManager.default.fileExists(atPath: scene.daemon.home.path + "/.cache/richpush/\(id).png") })
         }
     }

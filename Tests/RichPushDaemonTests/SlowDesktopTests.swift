@@ -15,9 +15,9 @@ extension EndToEndTests {
                 outputFile: desktop.directory.path + "/held-server.out")
             defer { server.stop() }
             _ = try await server.waitForOutput("ready")
-            let gateway = try TestGateway()
+            let gateway = try await TestGateway()
             try await gateway.start()
-            defer { gateway.stop() }
+            defer { gateway.kill() }
             let alice = try gateway.createMember("alice")
             let daemon = try DaemonProcess(gateway: gateway, user: alice)
             try await daemon.start(desktop: desktop)
@@ -29,7 +29,7 @@ extension EndToEndTests {
             #expect(await eventually { calls() == 3 }, "the server saw:\n\(server.output)\nthe daemon logged:\n\(daemon.log)")
             #expect(daemon.shown.isEmpty)
 
-            let release = try SpawnedProcess.run(
+            let release = try await SpawnedProcess.run(
                 "/usr/bin/gdbus",
                 [
                     "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",

@@ -31,10 +31,10 @@ struct CommandLineTests {
         try await body(gateway, passwordFile)
     }
 
-    func richpush(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    func richpush(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RICHPUSH_") }
         environment.merge(extra) { _, new in new }
-        return try SpawnedProcess.run(GatewayProcess.executable.path, arguments, environment: environment)
+        return try await SpawnedProcess.run(GatewayProcess.executable.path, arguments, environment: environment)
     }
 
     func sendArguments(_ gateway: GatewayProcess, _ passwordFile: String, to audience: String = "username:alice") -> [String] {
@@ -47,7 +47,7 @@ struct CommandLineTests {
 
     @Test func sendWithWaitFollowsDeliveryInPlainLinesAndExitsZeroWhenDelivered() async throws {
         try await withGateway { gateway, passwordFile in
-            let result = try richpush(sendArguments(gateway, passwordFile) + ["--expires-in", "1d", "--wait"])
+            let result = try await richpush(sendArguments(gateway, passwordFile) + ["--expires-in", "1d", "--wait"])
             #expect(result.status == 0, "\(result.output)")
             let lines = result.output.split(separator: "\n").map(String.init)
             #expect(lines.first?.hasPrefix("image 1: ") == true)
@@ -64,7 +64,7 @@ struct CommandLineTests {
     @Test func onATerminalWaitDrawsAProgressBar() async throws {
         try await withGateway { gateway, passwordFile in
             let command = (sendArguments(gateway, passwordFile) + ["--wait"]).map { "'\($0)'" }.joined(separator: " ")
-            let result = try SpawnedProcess.run(
+            let result = try await SpawnedProcess.run(
                 "/usr/bin/script", ["-qec", "stty cols 120; '\(GatewayProcess.executable.path)' \(command)", "/dev/null"])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("\r\u{1B}[2K"))
@@ -74,11 +74,11 @@ struct CommandLineTests {
 
     @Test func statusPrintsTheFunnelAndItsJsonFormIsOneDocument() async throws {
         try await withGateway { gateway, passwordFile in
-            #expect(try richpush(sendArguments(gateway, passwordFile) + ["--wait"]).status == 0)
-            let status = try richpush(["status", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            await #expect(try richpush(sendArguments(gateway, passwordFile) + ["--wait"]).status == 0)
+            let status = try await richpush(["status", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
             #expect(status.status == 0)
             #expect(status.output == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed\n")
-            let json = try richpush(["status", "1", "--json", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            let json = try await richpush(["status", "1", "--json", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
             #expect(object["state"] as? String == "delivered")
             #expect(object["targeted"] as? Int == 1)
@@ -87,8 +87,8 @@ struct CommandLineTests {
 
     @Test func exportWritesEveryDeliveryAsCSVToStandardOutput() async throws {
         try await withGateway { gateway, passwordFile in
-            #expect(try richpush(sendArguments(gateway, passwordFile) + ["--wait"]).status == 0)
-            let export = try richpush(["export", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            await #expect(try richpush(sendArguments(gateway, passwordFile) + ["--wait"]).status == 0)
+            let export = try await richpush(["export", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
             #expect(export.status == 0, "\(export.output)")
             let lines = export.output.components(separatedBy: "\r\n")
             #expect(lines.first?.hasPrefix("installationId,owner,platform,") == true)
@@ -103,7 +103,7 @@ struct CommandLineTests {
                 .POST, "/api/templates", as: mark,
                 json: #"{"name":"winter-sale","message":"{{percent}}% off","richType":"text","text":"t","audience":"username:alice"}"#)
             #expect(template.status == 201)
-            let result = try richpush([
+            let result = try await richpush([
                 "send", "--template", "winter-sale", "--var", "percent=30", "--at-local", "2000-01-01T09:00:00", "--json", "--wait",
                 "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile,
             ])
@@ -121,7 +121,7 @@ struct CommandLineTests {
             let german = gateway.dataDirectory.appendingPathComponent("sale-de.json").path
             try #"{"message": "Soldes", "title": "Soldes d’hiver"}"#.write(toFile: french, atomically: true, encoding: .utf8)
             try #"{"message": "Schlussverkauf"}"#.write(toFile: german, atomically: true, encoding: .utf8)
-            let result = try richpush([
+            let result = try await richpush([
                 "send", "--text", "t", "--message", "Sale", "--to", "username:alice", "--push-style", "alert", "--title", "Winter sale", "--sound",
                 "default",
                 "--badge", "unread", "--category", "sale", "--thread-id", "winter", "--data", "campaign=w1", "--data",
@@ -143,7 +143,7 @@ struct CommandLineTests {
 
     @Test func exportOfAMissingNotificationExitsThree() async throws {
         try await withGateway { gateway, passwordFile in
-            let export = try richpush(["export", "99", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
+            let export = try await richpush(["export", "99", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
             #expect(export.status == 3)
             #expect(export.output == "richpush: There is no notification 99.\n")
         }
@@ -151,7 +151,7 @@ struct CommandLineTests {
 
     @Test func everyFlagHasAnEnvironmentForm() async throws {
         try await withGateway { gateway, passwordFile in
-            let result = try richpush(
+            let result = try await richpush(
                 ["send", "--wait"],
                 environment: [
                     "RICHPUSH_SERVER": gateway.baseURL, "RICHPUSH_USER": "mark", "RICHPUSH_PASSWORD_FILE": passwordFile,
@@ -166,7 +166,7 @@ struct CommandLineTests {
     @Test func aPartialDeliveryExitsTwo() async throws {
         try await withGateway { gateway, passwordFile in
             _ = try await gateway.request(.PUT, "/api/installations/phone", as: alice, json: #"{"platform":"apns","pushChannel":"a1b2c3d4"}"#)
-            let result = try richpush(sendArguments(gateway, passwordFile) + ["--wait"])
+            let result = try await richpush(sendArguments(gateway, passwordFile) + ["--wait"])
             #expect(result.status == 2, "\(result.output)")
             #expect(result.output.contains("  phone (apns): hub.notConfigured: no hub is configured for platform apns"))
         }
@@ -174,36 +174,38 @@ struct CommandLineTests {
 
     @Test func aRefusalExitsThreeWithTheGatewaysSentence() async throws {
         try await withGateway { gateway, passwordFile in
-            let result = try richpush(sendArguments(gateway, passwordFile, to: "topic:sale &&"))
+            let result = try await richpush(sendArguments(gateway, passwordFile, to: "topic:sale &&"))
             #expect(result.status == 3)
             #expect(
                 result.output.hasSuffix(
                     "\nrichpush: The audience is not a valid tag expression: expected a tag, '!' or '(' but the expression ended at character 14.\n"))
             let wrongPassword = gateway.dataDirectory.appendingPathComponent("wrong").path
             try "nope-nope-nope".write(toFile: wrongPassword, atomically: true, encoding: .utf8)
-            let unauthorized = try richpush(["status", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", wrongPassword])
+            let unauthorized = try await richpush(["status", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", wrongPassword])
             #expect(unauthorized.status == 3)
             #expect(unauthorized.output == "richpush: The username or password is wrong.\n")
         }
     }
 
-    @Test func anUnreachableGatewayExitsFour() throws {
+    @Test func anUnreachableGatewayExitsFour() async throws {
         let passwordFile = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-pw-\(UUID().uuidString)").path
         try "secret".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: passwordFile) }
-        let result = try richpush(["status", "1", "--server", "http://127.0.0.1:9", "--user", "mark", "--password-file", passwordFile])
+        let result = try await richpush(["status", "1", "--server", "http://127.0.0.1:9", "--user", "mark", "--password-file", passwordFile])
         #expect(result.status == 4)
         #expect(result.output == "richpush: Cannot reach the gateway at http://127.0.0.1:9: connection refused.\n")
     }
 
-    @Test func usageErrorsExitSixtyFourAndAPasswordIsNeverAFlag() throws {
-        let missing = try richpush(["send", "--server", "http://127.0.0.1:9", "--user", "mark", "--password-stdin", "--text", "t", "--message", "m"])
+    @Test func usageErrorsExitSixtyFourAndAPasswordIsNeverAFlag() async throws {
+        let missing = try await richpush([
+            "send", "--server", "http://127.0.0.1:9", "--user", "mark", "--password-stdin", "--text", "t", "--message", "m",
+        ])
         #expect(missing.status == 64)
         #expect(missing.output.contains("--to is required (or RICHPUSH_TO, or 'to = …' in the config file)"))
-        let password = try richpush(["send", "--password", "secret", "--server", "http://127.0.0.1:9"])
+        let password = try await richpush(["send", "--password", "secret", "--server", "http://127.0.0.1:9"])
         #expect(password.status == 64)
         #expect(password.output.contains("Unknown option '--password'"))
-        let badId = try richpush(["status", "0", "--server", "http://127.0.0.1:9"])
+        let badId = try await richpush(["status", "0", "--server", "http://127.0.0.1:9"])
         #expect(badId.status == 64)
     }
 }

@@ -22,7 +22,7 @@ struct ConsoleBrowserTests {
         environment["OUTPUT"] = Self.output.path
         let script = repositoryRoot.appendingPathComponent("Tests/console/console_test.py").path
         // A browser that hangs must fail the run, not stall it.
-        let result = try SpawnedProcess.run("/usr/bin/env", ["timeout", "300", "python3", script], environment: environment)
+        let result = try await SpawnedProcess.run("/usr/bin/env", ["timeout", "300", "python3", script], environment: environment)
         #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
         #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent("campaigns.png").path))
     }

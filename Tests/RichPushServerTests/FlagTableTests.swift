@@ -30,8 +30,8 @@ struct FlagTableTests {
     ]
 
     @Test(arguments: programs)
-    func theHelpListsEverySettingWithItsDefaultAndEnvironmentForm(program: Program) throws {
-        let help = try Self.optionHelp(of: program.executable, program.arguments)
+    func theHelpListsEverySettingWithItsDefaultAndEnvironmentForm(program: Program) async throws {
+        let help = try await Self.optionHelp(of: program.executable, program.arguments)
         let flagged = program.settings.filter(\.hasFlag)
         #expect(Set(help.keys) == Set(flagged.map { "--" + $0.name }))
         for setting in flagged {
@@ -68,9 +68,9 @@ struct FlagTableTests {
     }
 
     /// Each long option of a program's `--help` but `--help` itself, with its help text on one line.
-    static func optionHelp(of executable: String, _ arguments: [String]) throws -> [String: String] {
+    static func optionHelp(of executable: String, _ arguments: [String]) async throws -> [String: String] {
         let path = GatewayProcess.executable.deletingLastPathComponent().appendingPathComponent(executable).path
-        let result = try SpawnedProcess.run(path, arguments)
+        let result = try await SpawnedProcess.run(path, arguments)
         var help: [String: String] = [:]
         var current: String?
         for line in result.output.split(separator: "\n") {

@@ -63,15 +63,15 @@ struct HTTPSTests {
     }
 
     /// Runs curl trusting `caFile` and answers its exit status and output.
-    func curl(_ arguments: [String], trusting caFile: String) throws -> (status: Int32, output: String) {
-        try SpawnedProcess.run("/usr/bin/curl", ["--silent", "--show-error", "--cacert", caFile] + arguments)
+    func curl(_ arguments: [String], trusting caFile: String) async throws -> (status: Int32, output: String) {
+        try await SpawnedProcess.run("/usr/bin/curl", ["--silent", "--show-error", "--cacert", caFile] + arguments)
     }
 
     @Test func clientsChooseHTTP1OrHTTP2ByALPN() async throws {
         let certificates = try Certificates()
         try await withHTTPSGateway(certificates) { gateway in
             for (flag, version) in [("--http1.1", "1.1"), ("--http2", "2")] {
-                let answer = try curl(
+                let answer = try await curl(
                     [flag, "--output", "/dev/null", "--write-out", "%{http_version} %{http_code}", gateway.baseURL + "/health"],
                     trusting: certificates.authority.caFile)
                 #expect(answer.output == "\(version) 200")
@@ -87,10 +87,12 @@ struct HTTPSTests {
             let id = try #require(ProcessTests.id(in: created.body))
             // The first fetch fills the caches through the router; the next ones are answered from them.
             for version in ["--http1.1", "--http2"] {
-                let fetches = try (0..<3).map { _ in
-                    try curl(
-                        [version, "--user", "admin:\(Credentials.admin.password)", gateway.baseURL + "/api/notifications/\(id)"],
-                        trusting: certificates.authority.caFile)
+                var fetches: [(status: Int32, output: String)] = []
+                for _ in 0..<3 {
+                    fetches.append(
+                        try await curl(
+                            [version, "--user", "admin:\(Credentials.admin.password)", gateway.baseURL + "/api/notifications/\(id)"],
+                            trusting: certificates.authority.caFile))
                 }
                 #expect(fetches.map(\.output) == Array(repeating: "over TLS", count: 3))
             }
@@ -106,9 +108,9 @@ struct HTTPSTests {
                 "send", "--server", gateway.baseURL, "--user", "admin", "--password-file", passwordFile, "--message", "m", "--text", "t", "--to",
                 "username:admin",
             ]
-            let untrusted = try SpawnedProcess.run(GatewayProcess.executable.path, send)
+            let untrusted = try await SpawnedProcess.run(GatewayProcess.executable.path, send)
             #expect(untrusted.status == 4, "the gateway could not be reached: \(untrusted.output)")
-            let trusted = try SpawnedProcess.run(GatewayProcess.executable.path, send + ["--ca-file", certificates.authority.caFile])
+            let trusted = try await SpawnedProcess.run(GatewayProcess.executable.path, send + ["--ca-file", certificates.authority.caFile])
             #expect(trusted.status == 0, "\(trusted.output)")
         }
     }
@@ -128,7 +130,7 @@ struct HTTPSTests {
         let stream = try await openAlicesStream(on: gateway, trusting: original.authority.caFile, into: streamOutput)
         defer { stream.signal(SIGKILL) }
 
-        #expect(try curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status != 0)
+        await #expect(try curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status != 0)
         for (from, to) in [(renewed.authority.serverCertificateFile, certificateFile), (renewed.authority.serverKeyFile, keyFile)] {
             try FileManager.default.removeItem(atPath: to)
             try FileManager.default.copyItem(atPath: from, toPath: to)
@@ -136,11 +138,11 @@ struct HTTPSTests {
         gateway.process?.signal(SIGHUP)
         try #require(
             await eventually(within: .seconds(10)) {
-                (try? curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status) == 0
+                (try? await curl(["--output", "/dev/null", gateway.baseURL + "/health"], trusting: renewed.authority.caFile).status) == 0
             })
 
         // A new connection, so with the renewed certificate.
-        let created = try curl(
+        let created = try await curl(
             [
                 "--user", "admin:\(Credentials.admin.password)", "--header", "Content-Type: application/json", "--data",
                 #"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#, gateway.baseURL + "/api/notifications",
@@ -164,16 +166,16 @@ struct HTTPSTests {
         let streamOutput = certificates.directory.appendingPathComponent("stream.txt").path
         let stream = try await openAlicesStream(on: gateway, trusting: certificates.authority.caFile, into: streamOutput)
         defer { stream.signal(SIGKILL) }
-        let another = try curl(
+        let another = try await curl(
             ["--http1.1", "--output", "/dev/null", "--write-out", "%{http_code}", gateway.baseURL + "/health"],
             trusting: certificates.authority.caFile)
         #expect(another.output == "200", "the signed-in HTTP/2 connection still counts: \(another.output)")
     }
 
-    @Test func aKeyThatIsNotTheCertificatesStopsTheStartWithASentence() throws {
+    @Test func aKeyThatIsNotTheCertificatesStopsTheStartWithASentence() async throws {
         let first = try Certificates()
         let second = try Certificates()
-        let start = try SpawnedProcess.run(
+        let start = try await SpawnedProcess.run(
             GatewayProcess.executable.path,
             [
                 "serve", "--port", "0", "--data-dir", first.directory.appendingPathComponent("data").path, "--tls-cert-file",

@@ -12,7 +12,7 @@ struct MultiProcessTests {
     static let alice = Credentials(username: "alice", password: "alice-password")
 
     @Test func aStreamOnOneProcessReceivesWhatIsCreatedAndChangedOnTheOther() async throws {
-        let cluster = try GatewayCluster(count: 2)
+        let cluster = try await GatewayCluster(count: 2)
         defer { cluster.cleanUp() }
         try await cluster.start()
         #expect(
@@ -39,7 +39,7 @@ struct MultiProcessTests {
     }
 
     @Test func aPasswordChangedOnOneProcessIsRefusedOnTheOtherWithinSeconds() async throws {
-        let cluster = try GatewayCluster(count: 2)
+        let cluster = try await GatewayCluster(count: 2)
         defer { cluster.cleanUp() }
         try await cluster.start()
         _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
@@ -56,7 +56,7 @@ struct MultiProcessTests {
     }
 
     @Test func aUserRemovedOnOneProcessIsRefusedOnTheOtherWithinSeconds() async throws {
-        let cluster = try GatewayCluster(count: 2)
+        let cluster = try await GatewayCluster(count: 2)
         defer { cluster.cleanUp() }
         try await cluster.start()
         _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
@@ -69,7 +69,7 @@ struct MultiProcessTests {
     }
 
     @Test func aTokenRevokedOnOneProcessIsRefusedOnTheOtherWithinSeconds() async throws {
-        let cluster = try GatewayCluster(count: 2)
+        let cluster = try await GatewayCluster(count: 2)
         defer { cluster.cleanUp() }
         try await cluster.start()
         _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
@@ -85,7 +85,7 @@ struct MultiProcessTests {
     }
 
     @Test func aRateLimitHoldsWithinTheNumberOfProcesses() async throws {
-        let cluster = try GatewayCluster(count: 2, extraArguments: ["--rate-limit", "3"])
+        let cluster = try await GatewayCluster(count: 2, extraArguments: ["--rate-limit", "3"])
         defer { cluster.cleanUp() }
         try await cluster.start()
         var admitted = 0
@@ -96,7 +96,7 @@ struct MultiProcessTests {
     }
 
     @Test func campaignsSentToOneUserThroughBothProcessesAtOnceNeverExceedTheCap() async throws {
-        let cluster = try GatewayCluster(count: 2, extraArguments: ["--frequency-cap", "2/24h"])
+        let cluster = try await GatewayCluster(count: 2, extraArguments: ["--frequency-cap", "2/24h"])
         defer { cluster.cleanUp() }
         try await cluster.start()
         _ = try await cluster[0].request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
@@ -134,7 +134,7 @@ struct MultiProcessTests {
     }
 
     @Test func wrongPasswordsSpreadOverBothProcessesThrottleTheUsernameOnBoth() async throws {
-        let cluster = try GatewayCluster(count: 2)
+        let cluster = try await GatewayCluster(count: 2)
         defer { cluster.cleanUp() }
         try await cluster.start()
         let wrong = Credentials(username: "admin", password: "not-the-password")
@@ -202,7 +202,7 @@ struct MultiProcessTests {
         let fcm = try await FCMTestServer.start(directory: keys)
         let cluster: GatewayCluster
         do {
-            cluster = try GatewayCluster(
+            cluster = try await GatewayCluster(
                 count: 2, extraArguments: ["--fcm-service-account-file", fcm.serviceAccountFile, "--fcm-endpoint", fcm.endpoint])
         } catch {
             await fcm.stop()

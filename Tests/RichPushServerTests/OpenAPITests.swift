@@ -6,9 +6,9 @@ import Testing
 struct OpenAPITests {
     let document = repositoryRoot.appendingPathComponent("Public/openapi.yaml").path
 
-    @Test func itIsAValidOpenAPI3Document() throws {
+    @Test func itIsAValidOpenAPI3Document() async throws {
         let script = "import sys, yaml\nfrom openapi_spec_validator import validate\nvalidate(yaml.safe_load(open(sys.argv[1])))\n"
-        let result = try SpawnedProcess.run("/usr/bin/env", ["python3", "-c", script, document])
+        let result = try await SpawnedProcess.run("/usr/bin/env", ["python3", "-c", script, document])
         #expect(result.status == 0, "\(result.output)")
     }
 
@@ -30,7 +30,7 @@ struct OpenAPITests {
         ("get", "/api/webpush/key"),
     ]
 
-    @Test func itDocumentsEveryOperationOfTheContract() throws {
+    @Test func itDocumentsEveryOperationOfTheContract() async throws {
         let script = """
             import sys, yaml
             paths = yaml.safe_load(open(sys.argv[1]))["paths"]
@@ -38,7 +38,7 @@ struct OpenAPITests {
                 for method in item:
                     if method != "parameters": print(method, path)
             """
-        let result = try SpawnedProcess.run("/usr/bin/env", ["python3", "-c", script, document])
+        let result = try await SpawnedProcess.run("/usr/bin/env", ["python3", "-c", script, document])
         let documented = Set(result.output.split(separator: "\n").map(String.init))
         for (method, path) in Self.contract {
             #expect(documented.contains("\(method) \(path)"), "\(method) \(path) is not documented")

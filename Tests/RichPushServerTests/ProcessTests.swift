@@ -70,7 +70,7 @@ struct ProcessTests {
         try await gateway.start()
         let stream = StreamClient(port: gateway.port, user: .admin)
         try await stream.waitUntilOpen()
-        let (status, elapsed) = try #require(gateway.terminate(within: .seconds(10)), "richpush did not exit within 10 s of SIGTERM")
+        let (status, elapsed) = try #require(await gateway.terminate(within: .seconds(10)), "richpush did not exit within 10 s of SIGTERM")
         #expect(status == 0)
         #expect(elapsed < .seconds(10))
         // The client notices the closed connection when its read loop next runs: a loaded machine may take a while.
@@ -81,7 +81,7 @@ struct ProcessTests {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }
         try await gateway.start()
-        let result = try SpawnedProcess.run(
+        let result = try await SpawnedProcess.run(
             "/bin/bash", [repositoryRoot.appendingPathComponent("Tests/qa/walkthrough.sh").path], environment: gateway.scriptEnvironment)
         #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
     }
@@ -92,7 +92,7 @@ struct ProcessTests {
         try await gateway.start()
         _ = try await gateway.request(.GET, "/api/users/me", as: Credentials(username: "admin", password: "a-wrong-secret"))
         _ = try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"zed","password":"zed-secret-pw"}"#)
-        gateway.terminate(within: .seconds(10))
+        await gateway.terminate(within: .seconds(10))
         let log = gateway.log
         #expect(!log.isEmpty)
         for secret in ["a-wrong-secret", "zed-secret-pw", Credentials.admin.password, "Basic "] {

@@ -15,7 +15,7 @@ struct UserAddCommandTests {
         environment["RICHPUSH_DATA_DIR"] = gateway.dataDirectory.path
         let input = gateway.dataDirectory.appendingPathComponent("password")
         try "mark-password\n".write(to: input, atomically: true, encoding: .utf8)
-        let added = try SpawnedProcess.run(
+        let added = try await SpawnedProcess.run(
             "/bin/sh", ["-c", "exec \"$0\" user add mark < \"\(input.path)\"", GatewayProcess.executable.path], environment: environment)
         #expect(added.status == 0, "\(added.output)")
         #expect(added.output.contains("created user mark with role marketer"))
@@ -25,9 +25,10 @@ struct UserAddCommandTests {
         #expect(me.body.contains(#""role":"marketer""#))
     }
 
-    @Test func aMissingRoleIsNamedWithItsEnvironmentForm() throws {
+    @Test func aMissingRoleIsNamedWithItsEnvironmentForm() async throws {
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RICHPUSH_") }
-        let result = try SpawnedProcess.run(GatewayProcess.executable.path, ["user", "add", "mark", "--password-stdin"], environment: environment)
+        let result = try await SpawnedProcess.run(
+            GatewayProcess.executable.path, ["user", "add", "mark", "--password-stdin"], environment: environment)
         #expect(result.status != 0)
         #expect(result.output.contains("--role is required (or RICHPUSH_ROLE, or 'role = …' in the config file)"), "\(result.output)")
     }

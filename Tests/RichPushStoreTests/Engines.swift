@@ -17,13 +17,13 @@ struct TestDatabase: Sendable {
     let engine: Engine
     private let location: String
 
-    init(_ engine: Engine) throws {
+    init(_ engine: Engine) async throws {
         self.engine = engine
         switch engine {
         case .sqlite:
             location = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-store-\(UUID().uuidString)").path
         case .postgresql:
-            location = try TestPostgres.createDatabase()
+            location = try await TestPostgres.createDatabase()
         }
     }
 
@@ -61,7 +61,7 @@ func withStore<T>(_ engine: Engine, _ body: (Store) async throws -> T) async thr
 
 /// `count` stores on the same fresh data, as `count` gateway processes sharing it would have.
 func withStores<T>(_ engine: Engine, count: Int, _ body: ([Store]) async throws -> T) async throws -> T {
-    let database = try TestDatabase(engine)
+    let database = try await TestDatabase(engine)
     defer { database.remove() }
     var stores: [Store] = []
     do {

@@ -12,7 +12,7 @@ struct MigrationTests {
     static let roundOneSchema = 6
 
     @Test(arguments: Engine.allCases) func anUpgradeKeepsEveryInstallationWithItsTags(_ engine: Engine) async throws {
-        let database = try TestDatabase(engine)
+        let database = try await TestDatabase(engine)
         defer { database.remove() }
         let databaseEngine = try await database.openEngine()
         try await Migrations.run(on: databaseEngine, through: Self.roundOneSchema)

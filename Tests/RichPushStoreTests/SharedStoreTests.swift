@@ -123,7 +123,7 @@ struct SharedStoreTests {
 
     @Test(arguments: Engine.allCases)
     func processesStartingTogetherBothFindTheSchemaReady(_ engine: Engine) async throws {
-        let database = try TestDatabase(engine)
+        let database = try await TestDatabase(engine)
         defer { database.remove() }
         async let first = database.open()
         async let second = database.open()
@@ -134,7 +134,7 @@ struct SharedStoreTests {
     }
 
     @Test func aProcessStartingOnASharedStoreLeavesTheClaimsOfOthersUntilTheirLeaseRunsOut() async throws {
-        let database = try TestDatabase(.postgresql)
+        let database = try await TestDatabase(.postgresql)
         defer { database.remove() }
         let first = try await database.open()
         try await first.register("a1", owner: "alice")

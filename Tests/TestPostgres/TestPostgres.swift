@@ -21,23 +21,24 @@ public enum TestPostgres {
     }
 
     /// Creates an empty database and returns its URL.
-    public static func createDatabase() throws -> String {
+    public static func createDatabase() async throws -> String {
         let server = try serverURL()
         let name = "richpush_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try psql(server, "CREATE DATABASE \(name)")
+        try await psql(server, "CREATE DATABASE \(name)")
         guard var components = URLComponents(string: server) else { throw Unavailable(description: "\(server) is not a URL") }
         components.path = "/" + name
         return components.string!
     }
 
-    /// Drops the database `url` names, disconnecting whoever still uses it.
+    /// Drops the database `url` names, disconnecting whoever still uses it, in the background: cleanups cannot wait,
+    /// and the server with whatever is left on it goes when the tests end.
     public static func dropDatabase(_ url: String) {
         guard let server = try? serverURL(), let name = URLComponents(string: url)?.path.dropFirst(), !name.isEmpty else { return }
-        try? psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        Task { try? await psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
     }
 
-    private static func psql(_ url: String, _ command: String) throws {
-        let result = try SpawnedProcess.run("/usr/bin/env", ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command])
+    private static func psql(_ url: String, _ command: String) async throws {
+        let result = try await SpawnedProcess.run("/usr/bin/env", ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", command])
         guard result.status == 0 else {
             throw Unavailable(
                 description: "psql could not run '\(command)' on \(url): \(result.output)")

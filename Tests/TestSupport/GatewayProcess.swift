@@ -47,40 +47,32 @@ public final class GatewayProcess: @unchecked Sendable {
         environment["RICHPUSH_ADMIN_PASSWORD"] = adminPassword
         let process = try SpawnedProcess(Self.executable.path, arguments, environment: environment, output: .file(logFile.path))
         self.process = process
-        guard try await eventually(within: .seconds(30), { try isHealthy() || !process.isRunning }), process.isRunning else {
+        guard try await eventually(within: .seconds(30), { try await isHealthy() || !process.isRunning }), process.isRunning else {
             throw TestFailure(process.isRunning ? "richpush did not become healthy: \(log)" : "richpush exited: \(log)")
         }
     }
 
     /// Whether `/health` answers 200, asked with curl so any test target can launch a gateway. Each try has its own
     /// deadline: on a loaded machine one connection can stall while the next succeeds.
-    private func isHealthy() throws -> Bool {
+    private func isHealthy() async throws -> Bool {
         let trust = caFile.map { ["--cacert", $0] } ?? []
-        return try SpawnedProcess.run("/usr/bin/curl", ["-sf", "-o", "/dev/null", "--max-time", "2"] + trust + [baseURL + "/health"]).status == 0
+        return try await SpawnedProcess.run("/usr/bin/curl", ["-sf", "-o", "/dev/null", "--max-time", "2"] + trust + [baseURL + "/health"]).status
+            == 0
     }
 
     /// Sends `signal` and waits up to `timeout` for the exit; returns the exit status and the time it took, or nil
     /// when the process had to be killed.
     @discardableResult
-    public func terminate(_ signal: Int32 = SIGTERM, within timeout: Duration = .seconds(10)) -> (status: Int32, elapsed: Duration)? {
+    public func terminate(_ signal: Int32 = SIGTERM, within timeout: Duration = .seconds(10)) async -> (status: Int32, elapsed: Duration)? {
         guard let process else { return nil }
         defer { self.process = nil }
-        let start = ContinuousClock.now
-        process.signal(signal)
-        while process.isRunning {
-            if ContinuousClock.now - start > timeout {
-                process.signal(SIGKILL)
-                process.waitUntilExit()
-                return nil
-            }
-            usleep(10_000)
-        }
-        return (process.waitUntilExit(), ContinuousClock.now - start)
+        return await process.terminate(signal, within: timeout)
     }
 
     /// Ends the process the hard way, as a crash or an OOM kill would.
     public func kill() {
-        terminate(SIGKILL)
+        process?.reapKilled()
+        process = nil
     }
 
     /// Freezes and thaws the process: connections stay open but nothing, not even a heartbeat, comes through.

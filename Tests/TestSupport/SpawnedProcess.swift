@@ -67,11 +67,31 @@ public final class SpawnedProcess: Sendable {
         }
     }
 
-    /// Waits for the program to end and returns its exit code, or the signal that ended it.
+    /// Waits for the program to end and returns its exit code, or the signal that ended it. It sleeps between looks
+    /// instead of blocking a thread: the tests share a few, and a blocked one could be the one a server under test
+    /// needs to answer the program.
     @discardableResult
-    public func waitUntilExit() -> Int32 {
-        while isRunning { usleep(5_000) }
+    public func exitStatus() async -> Int32 {
+        while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
         return exit.withLock { $0 ?? -1 }
+    }
+
+    /// Sends `signal` and waits up to `timeout` for the exit; returns the exit status and the time it took, or nil
+    /// when the program had to be killed.
+    public func terminate(_ signal: Int32 = SIGTERM, within timeout: Duration = .seconds(10)) async -> (status: Int32, elapsed: Duration)? {
+        let start = ContinuousClock.now
+        self.signal(signal)
+        guard await eventually(within: timeout, { !isRunning }) else {
+            reapKilled()
+            return nil
+        }
+        return (await exitStatus(), ContinuousClock.now - start)
+    }
+
+    /// Reaps a program that was just killed, blocking for the moment that takes; for cleanups that cannot wait.
+    public func reapKilled() {
+        kill(pid, SIGKILL)
+        while isRunning { usleep(1_000) }
     }
 
     public func signal(_ signal: Int32) {
@@ -82,16 +102,16 @@ public final class SpawnedProcess: Sendable {
     ///
     /// The output goes through a file, not a pipe: a background child the program leaves behind must not keep the
     /// test waiting for an end of file.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil) throws
-        -> (status: Int32, output: String)
-    {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil
+    ) async throws -> (status: Int32, output: String) {
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-run-\(UUID().uuidString)").path
         defer { [".in", ".out"].forEach { try? FileManager.default.removeItem(atPath: files + $0) } }
         if let input { try Data(input.utf8).write(to: URL(fileURLWithPath: files + ".in")) }
         let process = try SpawnedProcess(
             executable, arguments, environment: environment, input: input == nil ? .null : .file(files + ".in"),
             output: .file(files + ".out"))
-        let status = process.waitUntilExit()
+        let status = await process.exitStatus()
         return (status, (try? String(contentsOfFile: files + ".out", encoding: .utf8)) ?? "")
     }
 

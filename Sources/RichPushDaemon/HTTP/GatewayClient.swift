@@ -86,14 +86,7 @@ enum GatewayError: Error, Sendable, Equatable, CustomStringConvertible {
     case status(Int, code: String?, message: String?)
 
     init(_ response: GatewayResponse) {
-        struct Envelope: Decodable {
-            struct Body: Decodable {
-                var code: String?
-                var message: String?
-            }
-            var error: Body
-        }
-        let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(response.body))
+        let envelope = try? JSONDecoder().decode(ErrorJSON.self, from: Data(response.body))
         self = .status(response.status, code: envelope?.error.code, message: envelope?.error.message)
     }
 

@@ -11,14 +11,6 @@ struct AudienceController {
         group.get("audiences/count", use: count)
     }
 
-    struct CountJSON: ResponseEncodable {
-        /// The expression as the gateway understood it, fully parenthesised where precedence matters.
-        var expression: String
-        var installations: Int
-        var recipients: Int
-        var platforms: [String: Int]
-    }
-
     @Sendable func count(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         try context.caller().require(.marketer, to: "count audiences")
         guard let text = request.uri.queryParameters.get("expression") else {
@@ -31,7 +23,7 @@ struct AudienceController {
             throw APIError.badRequest("audience.invalid", "The audience is not a valid tag expression: \(error).")
         }
         let size = try await store.audienceSize(expression)
-        return try CountJSON(
+        return try AudienceCountJSON(
             expression: expression.description, installations: size.installations, recipients: size.recipients,
             platforms: Dictionary(uniqueKeysWithValues: size.installationsByPlatform.map { ($0.key.rawValue, $0.value) })
         ).jsonResponse()

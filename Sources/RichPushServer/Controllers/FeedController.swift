@@ -61,7 +61,7 @@ struct FeedController {
             broadcaster.notify([caller.username])
             statePushDoorbell.ring()
         }
-        return try FeedItemResponse(item: FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage])).jsonResponse()
+        return try FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage]).jsonResponse()
     }
 
     /// Removes the notification from the caller's feed; the caller's devices hear of it on their streams and by state
@@ -81,20 +81,9 @@ struct FeedController {
         return Response(status: .noContent)
     }
 
-    struct FeedItemResponse: ResponseEncodable {
-        var item: FeedItemJSON
-        func encode(to encoder: any Encoder) throws { try item.encode(to: encoder) }
-    }
-
     struct ReceiptRequest: Decodable {
         var installationId: String
         var event: String
-    }
-
-    struct ReceiptJSON: ResponseEncodable {
-        var notificationId: Int64
-        var installationId: String
-        var event: ReceiptEvent
     }
 
     @Sendable func receipt(_ request: Request, context: RichPushRequestContext) async throws -> Response {

@@ -34,11 +34,6 @@ struct InstallationController {
         var installations: [InstallationRequest]
     }
 
-    struct ImportJSON: ResponseEncodable {
-        var imported: Int
-        var created: Int
-    }
-
     /// `POST /api/installations/import` (admin): registrations moved from another push provider, each entry naming
     /// its owner, all stored in one transaction or none.
     @Sendable func importMany(_ request: Request, context: RichPushRequestContext) async throws -> Response {
@@ -71,7 +66,7 @@ struct InstallationController {
             let created = try await store.importInstallations(records)
             registrar.dispatcherDoorbell.ring()
             context.logger.info("installations imported", metadata: ["richpush.count": "\(records.count)"])
-            return try ImportJSON(imported: records.count, created: created).jsonResponse()
+            return try InstallationImportJSON(imported: records.count, created: created).jsonResponse()
         } catch StoreError.installationOwnedByAnother {
             throw APIError.conflict("installation.taken", "An installation of the import is registered by another user; nothing was imported.")
         } catch StoreError.channelTaken {
@@ -91,12 +86,8 @@ struct InstallationController {
         return Response(status: .noContent)
     }
 
-    struct ListJSON: ResponseEncodable {
-        var items: [InstallationJSON]
-    }
-
     /// An admin sees every installation (`?owner=` narrows it), anyone else their own.
-    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON {
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<InstallationJSON> {
         let caller = try context.caller()
         let owner = caller.role == .admin ? request.uri.queryParameters.get("owner") : caller.username
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 200)

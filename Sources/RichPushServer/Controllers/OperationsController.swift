@@ -2,6 +2,7 @@ import CoreMetrics
 import Hummingbird
 import Logging
 import NIOCore
+import RichPushCore
 import RichPushStore
 
 /// Liveness, readiness and metrics, without authentication.
@@ -14,10 +15,6 @@ struct OperationsController {
         router.get("health", use: health)
         router.get("health/ready", use: ready)
         router.get("metrics", use: metrics)
-    }
-
-    struct HealthJSON: ResponseEncodable {
-        var status: String
     }
 
     @Sendable func health(_ request: Request, context: RichPushRequestContext) async throws -> Response {

@@ -23,11 +23,6 @@ struct SegmentController {
         var segments: [String]
     }
 
-    struct SegmentsJSON: ResponseEncodable {
-        var username: String
-        var segments: [String]
-    }
-
     /// The user's segments, for marketers, admins and the user.
     @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> SegmentsJSON {
         let caller = try context.caller()

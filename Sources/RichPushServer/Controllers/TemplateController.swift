@@ -46,10 +46,6 @@ struct TemplateController {
         }
     }
 
-    struct ListJSON: ResponseEncodable {
-        var items: [Template]
-    }
-
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         try caller.require(.marketer, to: "create templates")
@@ -68,7 +64,7 @@ struct TemplateController {
         }
     }
 
-    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON {
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<Template> {
         try context.caller().require(.marketer, to: "read templates")
         return ListJSON(items: try await store.templates().map(Template.init))
     }

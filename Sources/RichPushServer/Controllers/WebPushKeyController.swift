@@ -1,4 +1,5 @@
 import Hummingbird
+import RichPushCore
 
 /// `GET /api/webpush/key`, without credentials: the VAPID public key a web app passes to `pushManager.subscribe` as
 /// `applicationServerKey`, so its subscriptions accept this gateway's pushes.
@@ -9,14 +10,10 @@ struct WebPushKeyController {
         group.get("webpush/key", use: key)
     }
 
-    struct KeyJSON: ResponseEncodable {
-        var publicKey: String
-    }
-
-    @Sendable func key(_ request: Request, context: RichPushRequestContext) async throws -> KeyJSON {
+    @Sendable func key(_ request: Request, context: RichPushRequestContext) async throws -> WebPushKeyJSON {
         guard let publicKey else {
             throw APIError.notFound("webpush.notConfigured", "Web Push is not configured: serve needs --vapid-key-file and --vapid-subject.")
         }
-        return KeyJSON(publicKey: publicKey)
+        return WebPushKeyJSON(publicKey: publicKey)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 public import Hummingbird
 import NIOCore
 import NIOFoundationEssentialsCompat
+import RichPushCore
 
 /// An error as every client sees it: `{"error": {"status": 422, "code": "image.corrupt", "message": "…"}}`.
 ///
@@ -22,18 +23,9 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
-        let body = ErrorBody(error: .init(status: Int(status.code), code: code, message: message))
+        let body = ErrorJSON(error: .init(status: Int(status.code), code: code, message: message))
         let buffer = try JSONEncoder.compact.encodeAsByteBuffer(body, allocator: ByteBufferAllocator())
         return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
-    }
-
-    private struct ErrorBody: Encodable {
-        struct Detail: Encodable {
-            let status: Int
-            let code: String
-            let message: String
-        }
-        let error: Detail
     }
 }
 

@@ -1,37 +1,16 @@
 import Foundation
-import Hummingbird
 import RichPushCore
 import RichPushStore
 
-struct DeliveryResultJSON: Encodable {
-    var installationId: String
-    var owner: String
-    var platform: Platform
-    var variant: String?
-    var language: String?
-    var state: String
-    var reason: String?
-    var attempts: Int
-    var sentAt: String?
-    var fetchedAt: String?
-    var displayedAt: String?
-    var readState: ReadState
-    var userActionState: UserActionState
+// A notification's results in the API's JSON shapes (RichPushCore's `API/`), and a delivery as a row of the CSV export.
 
+extension DeliveryResultJSON {
     init(_ result: DeliveryResult) {
-        installationId = result.installationId
-        owner = result.owner
-        platform = result.platform
-        variant = result.variant
-        language = result.language
-        state = result.state
-        reason = result.reason
-        attempts = result.attempts
-        sentAt = result.sentAt.map(Timestamp.format)
-        fetchedAt = result.fetchedAt.map(Timestamp.format)
-        displayedAt = result.displayedAt.map(Timestamp.format)
-        readState = result.readState
-        userActionState = result.userActionState
+        self.init(
+            installationId: result.installationId, owner: result.owner, platform: result.platform, variant: result.variant,
+            language: result.language, state: result.state, reason: result.reason, attempts: result.attempts,
+            sentAt: result.sentAt.map(Timestamp.format), fetchedAt: result.fetchedAt.map(Timestamp.format),
+            displayedAt: result.displayedAt.map(Timestamp.format), readState: result.readState, userActionState: result.userActionState)
     }
 
     /// The CSV export's columns, named as the JSON fields are.
@@ -49,25 +28,10 @@ struct DeliveryResultJSON: Encodable {
     }
 }
 
-struct TimelineJSON: ResponseEncodable {
-    struct Bucket: Encodable {
-        var at: String
-        var sent: Int
-        var fetched: Int
-        var displayed: Int
-        var opened: Int
-        var dismissed: Int
-
-        init(_ bucket: TimelineBucket) {
-            at = Timestamp.format(bucket.start)
-            sent = bucket.sent
-            fetched = bucket.fetched
-            displayed = bucket.displayed
-            opened = bucket.opened
-            dismissed = bucket.dismissed
-        }
+extension TimelineJSON.Bucket {
+    init(_ bucket: TimelineBucket) {
+        self.init(
+            at: Timestamp.format(bucket.start), sent: bucket.sent, fetched: bucket.fetched, displayed: bucket.displayed,
+            opened: bucket.opened, dismissed: bucket.dismissed)
     }
-
-    var step: Int
-    var buckets: [Bucket]
 }

@@ -11,30 +11,12 @@ struct AuditController {
         group.get("audit", use: list)
     }
 
-    struct EventJSON: Encodable {
-        var id: Int64
-        var at: String
-        var actor: String
-        var action: String
-        var target: String
-        var details: String?
-
-        init(_ event: AuditEvent) {
-            id = event.id
-            at = Timestamp.format(event.at)
-            actor = event.actor
-            action = event.action
-            target = event.target
-            details = event.details
-        }
-    }
-
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         try context.caller().require(.admin, to: "read the audit trail")
         let before = try request.uri.integer("before", in: 1...Int64.max)
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 100)
         let page = try await store.auditEvents(before: before, limit: limit + 1)
-        let items = page.prefix(limit).map(EventJSON.init)
+        let items = page.prefix(limit).map(AuditEventJSON.init)
         return try PageJSON(items: Array(items), next: page.count > limit ? page[limit - 1].id : nil).jsonResponse()
     }
 }

@@ -24,33 +24,6 @@ struct TokenController {
         var expiresAt: String?
     }
 
-    struct TokenJSON: ResponseEncodable {
-        var id: String
-        var name: String
-        var owner: String
-        var role: Role
-        var createdAt: String
-        var expiresAt: String?
-        var lastUsedAt: String?
-        /// Only in the answer that creates it.
-        var token: String?
-
-        init(_ record: TokenRecord, token: String? = nil) {
-            id = record.id
-            name = record.name
-            owner = record.owner
-            role = record.role
-            createdAt = Timestamp.format(record.createdAt)
-            expiresAt = record.expiresAt.map(Timestamp.format)
-            lastUsedAt = record.lastUsedAt.map(Timestamp.format)
-            self.token = token
-        }
-    }
-
-    struct ListJSON: ResponseEncodable {
-        var items: [TokenJSON]
-    }
-
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await request.decode(as: CreateRequest.self, context: context)
@@ -87,7 +60,7 @@ struct TokenController {
     }
 
     /// The caller's tokens; an admin's answer holds everyone's.
-    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON {
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<TokenJSON> {
         let caller = try context.caller()
         let tokens = try await store.tokens(ownedBy: caller.role == .admin ? nil : caller.username)
         return ListJSON(items: tokens.map { TokenJSON($0) })

@@ -17,7 +17,8 @@ final class EventBroadcaster: Sendable {
         var streams: [String: [Subscription]] = [:]
         /// Each user's count of notices, for the users with streams: see ``generation(of:)``.
         var generations: [String: UInt64] = [:]
-        /// Counts every notice, so a user's generation never goes back when its streams close and open again.
+        /// Counts every notice and every new stream, so a user's generation never goes back when its streams close
+        /// and open again.
         var lastGeneration: UInt64 = 0
         var nextId: UInt64 = 0
     }
@@ -41,7 +42,10 @@ final class EventBroadcaster: Sendable {
             let evicted = streams.prefix(max(0, streams.count - maximumStreamsPerUser))
             streams.removeFirst(evicted.count)
             state.streams[username] = streams
-            if state.generations[username] == nil { state.generations[username] = state.lastGeneration }
+            // A new stream's first read is never one that began before it: events stored while the user had no
+            // stream here were noticed by nobody.
+            state.lastGeneration += 1
+            state.generations[username] = state.lastGeneration
             return (state.nextId, Array(evicted))
         }
         for stream in evicted { stream.signal.close() }
@@ -60,8 +64,8 @@ final class EventBroadcaster: Sendable {
     func notify(_ usernames: some Sequence<String>) {
         let signals = state.withLock { state in
             usernames.flatMap { username -> [StreamSignal] in
-                guard let streams = state.streams[username] else { return [] }
                 state.lastGeneration += 1
+                guard let streams = state.streams[username] else { return [] }
                 state.generations[username] = state.lastGeneration
                 return streams.map(\.signal)
             }

@@ -43,10 +43,11 @@ final class StreamEventReader: Sendable {
 
     private let reads = Mutex(Reads())
     /// How long a finished read is kept for streams that wake late.
-    private static let keep = Duration.seconds(2)
+    private let keep: Duration
 
-    init(pageSize: Int, read: @escaping Read) {
+    init(pageSize: Int, keep: Duration = .seconds(2), read: @escaping Read) {
         self.pageSize = pageSize
+        self.keep = keep
         self.read = read
     }
 
@@ -58,7 +59,7 @@ final class StreamEventReader: Sendable {
         let shared = reads.withLock { reads -> Task<Page, any Error> in
             if let read = reads.byKey[key], read.generation >= generation { return read.page }
             if reads.byKey.count > reads.purgeAt {
-                reads.byKey = reads.byKey.filter { now - $0.value.started < Self.keep }
+                reads.byKey = reads.byKey.filter { now - $0.value.started < keep }
                 reads.purgeAt = max(64, reads.byKey.count * 2)
             }
             let page = Task { [read, pageSize] in

@@ -67,14 +67,14 @@ public final class SQLiteEngine: DatabaseEngine {
         try await Self.retryingWhileBusy(body)
     }
 
-    /// Runs `body` again while SQLite answers that another connection holds the lock, for up to a minute: what a
-    /// process starting beside others may meet, though no single statement of it waits that long.
+    /// Runs `body` again while SQLite answers that another connection holds the lock (or removed a file first), for up
+    /// to a minute: what a process starting beside others may meet, though no single statement of it waits that long.
     private static func retryingWhileBusy<T>(_ body: () async throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
                 return try await body()
-            } catch let failure as SQLiteFailure where failure.isBusy && ContinuousClock.now < deadline {
+            } catch let failure as SQLiteFailure where (failure.isBusy || failure.isRemovedByAnother) && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
         }

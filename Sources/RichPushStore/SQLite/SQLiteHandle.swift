@@ -13,6 +13,10 @@ struct SQLiteFailure: Error, CustomStringConvertible {
     /// Another connection holds the lock this one asked for; connections open with extended result codes, whose low
     /// byte is the primary one.
     var isBusy: Bool { code & 0xff == SQLITE_BUSY }
+
+    /// A file another connection removed first: two processes opening a new database at once may both go to remove
+    /// its rollback journal while the first turns WAL on. Asking again finds the file as the other left it.
+    var isRemovedByAnother: Bool { code == SQLITE_IOERR | (23 << 8) }  // SQLITE_IOERR_DELETE_NOENT, a macro Swift cannot import
 }
 
 /// One connection to the database file whose statements run to completion on the thread of its own executor.

@@ -20,30 +20,14 @@ final class ChildProcess: Sendable {
 
     /// Sends `signal` and waits up to `timeout` for the exit; returns the exit status and the time it took.
     @discardableResult
-    func terminate(_ signal: Int32 = SIGTERM, within timeout: Duration = .seconds(10)) -> (status: Int32, elapsed: Duration)? {
-        guard process.isRunning else { return (process.waitUntilExit(), .zero) }
-        let start = ContinuousClock.now
-        process.signal(signal)
-        while process.isRunning {
-            if ContinuousClock.now - start > timeout {
-                stop()
-                return nil
-            }
-            usleep(10_000)
-        }
-        return (process.waitUntilExit(), ContinuousClock.now - start)
+    func terminate(_ signal: Int32 = SIGTERM, within timeout: Duration = .seconds(10)) async -> (status: Int32, elapsed: Duration)? {
+        guard process.isRunning else { return (await process.exitStatus(), .zero) }
+        return await process.terminate(signal, within: timeout)
     }
 
-    /// Ends the process: SIGTERM, then SIGKILL after a second.
+    /// Ends the process for sure, at once: for cleanups, which cannot wait.
     func stop() {
-        guard process.isRunning else { return }
-        process.signal(SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(1)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.signal(SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { process.reapKilled() }
     }
 
     /// Waits until the output holds `text`; returns the output, or throws with it.

@@ -44,12 +44,12 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Runs `richpushd --once` to its end.
-    func runOnce(desktop: TestDesktop? = nil) throws -> (status: Int32, output: String, log: String) {
+    func runOnce(desktop: TestDesktop? = nil) async throws -> (status: Int32, output: String, log: String) {
         runs += 1
         let process = try ChildProcess(
             productsDirectory + "/richpushd", arguments + ["--once"], environment: environment(desktop: desktop),
             outputFile: home.path + "/stdout-\(runs)", errorFile: home.path + "/stderr-\(runs)")
-        let status = process.process.waitUntilExit()
+        let status = await process.process.exitStatus()
         return (status, process.output, Self.read(home.path + "/stderr-\(runs)"))
     }
 
@@ -83,8 +83,8 @@ final class DaemonProcess: @unchecked Sendable {
         process?.stop()
     }
 
-    func terminate(within timeout: Duration) -> (status: Int32, elapsed: Duration)? {
-        process?.terminate(SIGTERM, within: timeout)
+    func terminate(within timeout: Duration) async -> (status: Int32, elapsed: Duration)? {
+        await process?.terminate(SIGTERM, within: timeout)
     }
 
     private static func read(_ path: String) -> String {

@@ -72,7 +72,7 @@ final class TestDesktop: @unchecked Sendable {
         let dunst = try ChildProcess(
             "/usr/bin/dunst", ["-config", configuration], environment: environment, outputFile: directory.path + "/dunst.out")
         processes.append(dunst)
-        let ready = await eventually(within: .seconds(10)) { (try? self.control(["debug"]).status) == 0 }
+        let ready = await eventually(within: .seconds(10)) { await (try? self.control(["debug"]).status) == 0 }
         guard ready else { throw TestFailure("dunst did not start:\n\(dunst.output)") }
     }
 
@@ -88,8 +88,8 @@ final class TestDesktop: @unchecked Sendable {
 
     /// Runs `dunstctl` against this desktop.
     @discardableResult
-    func control(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try SpawnedProcess.run("/usr/bin/dunstctl", arguments, environment: environment)
+    func control(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await SpawnedProcess.run("/usr/bin/dunstctl", arguments, environment: environment)
     }
 
     /// Starts `dbus-monitor` on the bus, watching `Notify` calls; its output is the monitor's text.
@@ -104,19 +104,19 @@ final class TestDesktop: @unchecked Sendable {
     }
 
     /// How many alerts are on screen.
-    func displayedCount() throws -> Int {
-        Int(try control(["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    func displayedCount() async throws -> Int {
+        Int(try await control(["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     /// How many alerts dunst holds: on screen, and waiting for room on it.
-    func heldCount() throws -> Int {
-        let waiting = Int(try control(["count", "waiting"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-        return try displayedCount() + waiting
+    func heldCount() async throws -> Int {
+        let waiting = Int(try await control(["count", "waiting"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        return try await displayedCount() + waiting
     }
 
     /// The alerts dunst closed, newest first, as field → value (dunst lists an alert only once it is closed).
-    func history() throws -> [[String: Any]] {
-        let output = try control(["history"]).output
+    func history() async throws -> [[String: Any]] {
+        let output = try await control(["history"]).output
         guard let object = TestGateway.object(output), let data = object["data"] as? [[[String: Any]]], let entries = data.first else { return [] }
         return entries.map { entry in entry.compactMapValues { ($0 as? [String: Any])?["data"] } }
     }

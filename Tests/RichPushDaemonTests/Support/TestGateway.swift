@@ -17,7 +17,7 @@ final class TestGateway: @unchecked Sendable {
 
     /// A gateway on plain HTTP, or with `https` on HTTPS with a certificate for 127.0.0.1 that openssl issues to it
     /// here, trusted through ``caFile`` only.
-    init(https: Bool = false) throws {
+    init(https: Bool = false) async throws {
         certificates = try TemporaryDirectory()
         guard https else {
             process = try GatewayProcess(adminPassword: Self.adminPassword)
@@ -25,7 +25,7 @@ final class TestGateway: @unchecked Sendable {
         }
         let certificate = certificates.path + "/gateway.pem"
         let key = certificates.path + "/gateway-key.pem"
-        let issued = try SpawnedProcess.run(
+        let issued = try await SpawnedProcess.run(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
@@ -44,8 +44,13 @@ final class TestGateway: @unchecked Sendable {
     }
 
     /// Stops the gateway (SIGTERM: streams end cleanly; SIGKILL: a crash).
-    func stop(_ signal: Int32 = SIGTERM) {
-        process.terminate(signal)
+    func stop(_ signal: Int32 = SIGTERM) async {
+        await process.terminate(signal)
+    }
+
+    /// Ends the gateway at once, for cleanups, which cannot wait.
+    func kill() {
+        process.kill()
     }
 
     /// Freezes and thaws the process: connections stay open but nothing, not even a heartbeat, comes through.

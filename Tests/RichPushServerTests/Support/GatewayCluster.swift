@@ -13,8 +13,8 @@ final class GatewayCluster: @unchecked Sendable {
 
     /// Streams only hear of events through the store's signals: the heartbeat, which also makes a stream look
     /// again, is set far longer than any test waits.
-    init(count: Int, extraArguments: [String] = []) throws {
-        let databaseURL = try TestPostgres.createDatabase()
+    init(count: Int, extraArguments: [String] = []) async throws {
+        let databaseURL = try await TestPostgres.createDatabase()
         self.databaseURL = databaseURL
         gateways = try (0..<count).map { _ in
             try GatewayProcess(

@@ -151,12 +151,12 @@ extension TestResponse {
         return object
     }
 
-    /// The `error` object of an error response.
-    func error() throws -> (status: Int64, code: String, message: String) {
-        guard let error = try json()["error"] as? [String: Any], let status = error["status"] as? Int64, let code = error["code"] as? String,
-            let message = error["message"] as? String
-        else { throw TestFailure("not an error body: \(String(buffer: body))") }
-        return (status, code, message)
+    /// The `error` object of an error response, read as the clients read it.
+    func error() throws -> (status: Int, code: String, message: String) {
+        guard let error = try? JSONDecoder().decode(ErrorJSON.self, from: Data(buffer: body)).error else {
+            throw TestFailure("not an error body: \(String(buffer: body))")
+        }
+        return (error.status, error.code, error.message)
     }
 
     var text: String { String(buffer: body) }

@@ -45,8 +45,7 @@ final class WebPushTestService: Sendable {
     }
 
     func stop() {
-        process.signal(SIGTERM)
-        _ = process.waitUntilExit()
+        process.reapKilled()
     }
 
     /// A new browser subscription, as `PushSubscription.toJSON()` gives it, and its id at the service.

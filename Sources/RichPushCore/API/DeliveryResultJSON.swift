@@ -1,0 +1,40 @@
+/// One delivery of a notification, as `GET /api/notifications/{id}/deliveries` lists it.
+public struct DeliveryResultJSON: Codable, Sendable, Equatable {
+    public var installationId: String
+    public var owner: String
+    public var platform: Platform
+    /// The A/B variant its user was assigned.
+    public var variant: String?
+    /// The localization it was sent in.
+    public var language: String?
+    /// `pending`, `sent`, `failed`, `expired`, `canceled` or `capped`.
+    public var state: String
+    /// The error code of a delivery that was not sent, or why a pending one waits.
+    public var reason: String?
+    public var attempts: Int
+    public var sentAt: String?
+    public var fetchedAt: String?
+    public var displayedAt: String?
+    public var readState: ReadState
+    public var userActionState: UserActionState
+
+    public init(
+        installationId: String, owner: String, platform: Platform, variant: String? = nil, language: String? = nil, state: String,
+        reason: String? = nil, attempts: Int, sentAt: String? = nil, fetchedAt: String? = nil, displayedAt: String? = nil,
+        readState: ReadState, userActionState: UserActionState
+    ) {
+        self.installationId = installationId
+        self.owner = owner
+        self.platform = platform
+        self.variant = variant
+        self.language = language
+        self.state = state
+        self.reason = reason
+        self.attempts = attempts
+        self.sentAt = sentAt
+        self.fetchedAt = fetchedAt
+        self.displayedAt = displayedAt
+        self.readState = readState
+        self.userActionState = userActionState
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import RichPushCore
+
+@testable import RichPushServer
+@testable import RichPushStore
+
+/// One instance of an API type, and the schema of `Public/openapi.yaml` it must match.
+struct APIShapeSample {
+    var name: String
+    /// A JSON pointer into the document.
+    var schema: String
+    var value: any Encodable
+    /// Every optional field set (but those of ``mayLeaveUnset``), or every one unset.
+    var complete: Bool
+    var isRequest = false
+    /// Fields a complete sample leaves unset because the schema's context never has them (a token's secret in a list).
+    var mayLeaveUnset: Set<String> = []
+}
+
+/// The samples `OpenAPIShapeTests` checks: for every type the server answers with, one with every optional field set
+/// and one with none, each against the schema the document gives it.
+enum APIShapeSamples {
+    static let time = "2026-11-22T10:00:00.250Z"
+    static let localization = Localization(message: "Soldes", title: "Soldes d’hiver", text: "Texte", url: "https://example.com/fr")
+
+    static func all() throws -> [APIShapeSample] {
+        var samples: [APIShapeSample] = []
+        /// The same sample twice when a type has no optional field.
+        func add(_ name: String, _ schema: String, complete: any Encodable, bare: (any Encodable)? = nil, mayLeaveUnset: Set<String> = []) {
+            samples.append(APIShapeSample(name: name, schema: schema, value: complete, complete: true, mayLeaveUnset: mayLeaveUnset))
+            samples.append(APIShapeSample(name: name + " (bare)", schema: schema, value: bare ?? complete, complete: false))
+        }
+        add(
+            "ErrorJSON", schema("Error"),
+            complete: ErrorJSON(error: .init(status: 422, code: "image.corrupt", message: "The PNG image does not decode.")))
+        add("UserJSON", schema("User"), complete: UserJSON(username: "mark", role: .marketer))
+        add("ImageJSON", schema("Image"), complete: image)
+        add("NotificationJSON", schema("Notification"), complete: notification, bare: bareNotification)
+        add("NotificationJSON.VariantJSON", schema("Notification") + "/properties/variants/items", complete: variant, bare: bareVariant)
+        add(
+            "NotificationJSON.TemplateJSON", schema("Notification") + "/properties/template",
+            complete: NotificationJSON.TemplateJSON(name: "welcome", version: 2))
+        add("StatusJSON", schema("Status"), complete: status, bare: bareStatus)
+        add(
+            "StatusJSON.VariantFunnelJSON", schema("Status") + "/properties/variants/items",
+            complete: StatusJSON.VariantFunnelJSON(name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0))
+        add("InstallationJSON", schema("Installation"), complete: installation, bare: bareInstallation)
+        add("FeedItemJSON", schema("FeedItem"), complete: feedItem, bare: bareFeedItem)
+        add("ReceiptJSON", schema("Receipt"), complete: ReceiptJSON(notificationId: 3, installationId: "laptop", event: .displayed))
+        add("DeliveryResultJSON", schema("DeliveryResult"), complete: deliveryResult, bare: bareDeliveryResult)
+        add("TokenJSON", schema("Token"), complete: token(secret: nil), bare: bareToken, mayLeaveUnset: ["token"])
+        add("AuditEventJSON", schema("AuditEvent"), complete: auditEvent, bare: bareAuditEvent)
+        add(
+            "AudienceCountJSON", schema("AudienceCount"),
+            complete: AudienceCountJSON(
+                expression: "(topic:sale && !lang:fr)", installations: 5, recipients: 3,
+                platforms: Dictionary(uniqueKeysWithValues: Platform.allCases.map { ($0.rawValue, 1) })))
+        add("HealthJSON", schema("Health"), complete: HealthJSON(status: "ok"))
+        add("SegmentsJSON", schema("Segments"), complete: SegmentsJSON(username: "alice", segments: ["segment:vip"]))
+        add("Template", schema("Template"), complete: try template, bare: try bareTemplate)
+
+        var createdToken = bareToken
+        createdToken.token = secret
+        add("TokenJSON (created)", response("post", "/api/tokens", "201"), complete: token(secret: secret), bare: createdToken)
+        add(
+            "PageJSON<NotificationJSON>", response("get", "/api/notifications"), complete: PageJSON(items: [notification], next: 1),
+            bare: PageJSON(items: [bareNotification], next: nil))
+        add(
+            "PageJSON<DeliveryResultJSON>", response("get", "/api/notifications/{id}/deliveries"),
+            complete: PageJSON(items: [deliveryResult], next: 1), bare: PageJSON(items: [bareDeliveryResult], next: nil))
+        add(
+            "PageJSON<AuditEventJSON>", response("get", "/api/audit"), complete: PageJSON(items: [auditEvent], next: 1),
+            bare: PageJSON(items: [bareAuditEvent], next: nil))
+        add(
+            "ListJSON<InstallationJSON>", response("get", "/api/installations"), complete: ListJSON(items: [installation]),
+            bare: ListJSON(items: [bareInstallation]))
+        add(
+            "ListJSON<TokenJSON>", response("get", "/api/tokens"), complete: ListJSON(items: [token(secret: nil)]),
+            bare: ListJSON(items: [bareToken]), mayLeaveUnset: ["items[0].token"])
+        add(
+            "ListJSON<Template>", response("get", "/api/templates"), complete: ListJSON(items: [try template]),
+            bare: ListJSON(items: [try bareTemplate]))
+        add(
+            "FeedJSON", response("get", "/api/me/notifications"), complete: FeedJSON(items: [feedItem], cursor: "12"),
+            bare: FeedJSON(items: [bareFeedItem], cursor: "12"))
+        add(
+            "TimelineJSON", response("get", "/api/notifications/{id}/timeline"),
+            complete: TimelineJSON(step: 60, buckets: [.init(at: time, sent: 3, fetched: 2, displayed: 2, opened: 1, dismissed: 0)]))
+        add("InstallationImportJSON", response("post", "/api/installations/import"), complete: InstallationImportJSON(imported: 2, created: 1))
+        add("WebPushKeyJSON", response("get", "/api/webpush/key"), complete: WebPushKeyJSON(publicKey: "BPk"))
+
+        samples.append(
+            APIShapeSample(name: "NewNotificationJSON", schema: schema("NewNotification"), value: newNotification, complete: true, isRequest: true))
+        var fromTemplate = NewNotificationJSON(message: nil, richType: nil, audience: nil)
+        fromTemplate.template = "welcome"
+        samples.append(
+            APIShapeSample(
+                name: "NewNotificationJSON (from a template)", schema: schema("NewNotification"), value: fromTemplate, complete: false,
+                isRequest: true))
+        samples.append(
+            APIShapeSample(
+                name: "NewNotificationJSON (bare)", schema: schema("NewNotification"),
+                value: NewNotificationJSON(message: "Hi", richType: .text, audience: nil),
+                complete: false, isRequest: true))
+        return samples
+    }
+
+    static func schema(_ name: String) -> String { "#/components/schemas/\(name)" }
+
+    /// The JSON schema of an operation's answer.
+    static func response(_ method: String, _ path: String, _ status: String = "200") -> String {
+        "#/paths/\(path.replacingOccurrences(of: "/", with: "~1"))/\(method)/responses/\(status)/content/application~1json/schema"
+    }
+
+    static let secret = "rp_" + String(repeating: "a", count: 43)
+
+    static let image = ImageJSON(id: 7, sha256: String(repeating: "ab", count: 32), contentType: "image/png", width: 64, height: 32, bytes: 1234)
+
+    static let variant = NotificationJSON.VariantJSON(
+        name: "b", weight: 50, message: "Sale: 30% off", title: "Sale", sound: "default", badge: .number(3), category: "sale", threadId: "w1",
+        data: ["campaign": "w1"], localizations: ["fr": localization])
+    static let bareVariant = NotificationJSON.VariantJSON(name: "a", weight: 50, message: "Sale")
+
+    static let notification = NotificationJSON(
+        id: 1, message: "Winter sale", richType: .img, audience: "topic:sale", state: .delivered, createdBy: "mark", createdAt: time,
+        deliverAt: time, expiresAt: time, deletedAt: time, pushStyle: .alert, imageId: 7, url: "https://example.com/sale",
+        payloadUrl: "/api/notifications/1?expires=1&signature=x", title: "Winter sale", sound: "default", badge: .unread, category: "sale",
+        threadId: "w1", data: ["campaign": "w1"], localizations: ["fr": localization], language: "fr",
+        template: .init(name: "welcome", version: 2), deliverAtLocal: "2026-12-01T09:00:00", transactional: false, variants: [variant, variant])
+    static let bareNotification = NotificationJSON(
+        id: 2, message: "Hi", richType: .text, audience: "username:alice", state: .scheduled, createdBy: "alice", createdAt: time,
+        deliverAt: time, pushStyle: .silent, payloadUrl: "/api/notifications/2?expires=1&signature=x", category: "richPush", transactional: true)
+
+    static let status = StatusJSON(
+        id: 1, state: .partial, targeted: 9, sent: 3, failed: 1, pending: 1, expired: 1, canceled: 1, capped: 2, fetched: 2, displayed: 2,
+        opened: 1, dismissed: 1,
+        errors: [.init(installationId: "phone", platform: .apns, code: "apns.unregistered", message: "The device is gone.", at: time)],
+        nextDueAt: time, variants: [.init(name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0)],
+        statePushes: .init(pending: 1, sent: 2, failed: 0))
+    static let bareStatus = StatusJSON(
+        id: 2, state: .scheduled, targeted: 1, sent: 0, failed: 1, pending: 0, expired: 0, canceled: 0, capped: 0, fetched: 0, displayed: 0,
+        opened: 0, dismissed: 0, errors: [.init(installationId: "phone", platform: .fcm, code: "hub.notConfigured", message: "No hub.")])
+
+    static let installation = InstallationJSON(
+        installationId: "laptop", owner: "alice", platform: .direct, pushChannel: "laptop", tags: ["topic:sale", "username:alice"],
+        appVersion: "2.3", applicationName: "richpushd", sdkVersion: "1", timeZone: "Europe/Paris", language: "fr", createdAt: time,
+        updatedAt: time, deadAt: time, deadReason: "installation.replaced")
+    static let bareInstallation = InstallationJSON(
+        installationId: "phone", owner: "alice", platform: .apns, pushChannel: "ab12", tags: [], createdAt: time, updatedAt: time)
+
+    static let feedItem = FeedItemJSON(
+        id: 1, message: "Soldes", richTitle: "Soldes d’hiver", richType: .img, data: ["campaign": "w1"], readState: .read,
+        userActionState: .activated, createdAt: time)
+    static let bareFeedItem = FeedItemJSON(
+        id: 2, message: "Hi", richType: .text, readState: .unread, userActionState: .noInteraction, createdAt: time)
+
+    static let deliveryResult = DeliveryResultJSON(
+        installationId: "laptop", owner: "alice", platform: .direct, variant: "a", language: "fr", state: "sent", reason: "apns.unregistered",
+        attempts: 1, sentAt: time, fetchedAt: time, displayedAt: time, readState: .read, userActionState: .dismissed)
+    static let bareDeliveryResult = DeliveryResultJSON(
+        installationId: "phone", owner: "alice", platform: .apns, state: "pending", attempts: 0, readState: .unread,
+        userActionState: .noInteraction)
+
+    static func token(secret: String?) -> TokenJSON {
+        TokenJSON(id: "0b6a7f70", name: "ci", owner: "mark", role: .marketer, createdAt: time, expiresAt: time, lastUsedAt: time, token: secret)
+    }
+    static let bareToken = TokenJSON(id: "0b6a7f71", name: "daemon", owner: "alice", role: .member, createdAt: time)
+
+    static let auditEvent = AuditEventJSON(
+        id: 1, at: time, actor: "mark", action: "notification.recalled", target: "1", details: "to topic:sale")
+    static let bareAuditEvent = AuditEventJSON(id: 2, at: time, actor: "admin", action: "user.created", target: "alice")
+
+    /// A template whose stored fields are every field a template has.
+    static var template: Template {
+        get throws {
+            let fields = """
+                {"message": "Hi {{name}}", "richType": "img", "imageId": 7, "url": "https://example.com", "text": "t",
+                 "audience": "topic:sale", "pushStyle": "alert", "title": "Hello", "sound": "default", "badge": 1, "category": "sale",
+                 "threadId": "w1", "data": {"campaign": "w1"},
+                 "localizations": {"fr": {"message": "Salut", "title": "Bonjour", "text": "t", "url": "https://example.com/fr"}},
+                 "expiresIn": "1d"}
+                """
+            return try Template(
+                TemplateRecord(name: "welcome", version: 2, description: "The welcome", fields: fields, createdBy: "mark", createdAt: .now))
+        }
+    }
+    static var bareTemplate: Template {
+        get throws { try Template(TemplateRecord(name: "empty", version: 1, description: nil, fields: "{}", createdBy: "mark", createdAt: .now)) }
+    }
+
+    static var newNotification: NewNotificationJSON {
+        var body = NewNotificationJSON(
+            message: "Winter sale", richType: .img, imageId: 7, url: "https://example.com/sale", text: "Sale", audience: "topic:sale",
+            deliverAt: .now, expiresAt: .now.addingTimeInterval(86_400), pushStyle: .alert, idempotencyKey: "sale-1")
+        body.deliverAtLocal = "2026-12-01T09:00:00"
+        body.expiresIn = "1d"
+        body.template = "welcome"
+        body.variables = ["name": "Alice"]
+        body.title = "Winter sale"
+        body.sound = "default"
+        body.badge = .unread
+        body.category = "sale"
+        body.threadId = "w1"
+        body.data = ["campaign": "w1"]
+        body.localizations = ["fr": localization]
+        body.transactional = false
+        body.variants = [
+            .init(
+                name: "a", weight: 50, message: "Sale", title: "Sale", sound: "default", badge: .number(1), category: "sale", threadId: "w1",
+                data: ["campaign": "w1"], localizations: ["fr": localization]),
+            .init(
+                name: "b", weight: 50, message: "Sale!", title: "Sale!", sound: "default", badge: .number(2), category: "sale", threadId: "w1",
+                data: ["campaign": "w1"], localizations: ["fr": localization]),
+        ]
+        return body
+    }
+}
