@@ -76,7 +76,9 @@ async def post(port: int, credentials: str, body: dict) -> int:
 async def main():
     port, user, password, count, pid = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
     rounds = int(sys.argv[6]) if len(sys.argv) > 6 else 3
-    resource.setrlimit(resource.RLIMIT_NOFILE, (count + 1024, count + 1024))
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    wanted = count + 1024 if hard == resource.RLIM_INFINITY else min(count + 1024, hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
     credentials = base64.b64encode(f"{user}:{password}".encode()).decode()
     request = f"GET /api/me/stream HTTP/1.1\r\nHost: bench\r\nAuthorization: Basic {credentials}\r\n\r\n".encode()
     loop = asyncio.get_running_loop()

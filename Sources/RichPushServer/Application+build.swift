@@ -54,6 +54,9 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
             store: store, hasher: hasher, revalidateAfter: configuration.credentialRevalidation, metrics: metrics),
         hasher: hasher,
         broadcaster: broadcaster,
+        stream: DirectStream(
+            store: store, broadcaster: broadcaster, reader: StreamEventReader(pageSize: DirectStream.pageSize, read: store.events),
+            metrics: metrics),
         dispatcherDoorbell: Doorbell(),
         statePushDoorbell: Doorbell(),
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
@@ -132,6 +135,7 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
                     authenticator: gateway.authenticator, payloads: gateway.payloads, clock: gateway.configuration.clock,
                     metrics: gateway.metrics),
                 connections: gateway.connections),
+            StreamFastPath(stream: gateway.stream, authenticator: gateway.authenticator, connections: gateway.connections),
         ])
     return HTTPServerBuilder { responder in
         guard let certificate else {
@@ -194,10 +198,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     FeedController(
         store: gateway.store, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock, statePushDoorbell: gateway.statePushDoorbell
     ).addRoutes(to: authenticated)
-    StreamController(
-        store: gateway.store, broadcaster: gateway.broadcaster,
-        reader: StreamEventReader(pageSize: StreamController.pageSize, read: gateway.store.events), metrics: gateway.metrics
-    ).addRoutes(to: authenticated)
+    StreamController(stream: gateway.stream).addRoutes(to: authenticated)
     return router
 }
 

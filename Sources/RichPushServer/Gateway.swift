@@ -12,6 +12,8 @@ struct Gateway: Sendable {
     let authenticator: Authenticator
     let hasher: PasswordHasher
     let broadcaster: EventBroadcaster
+    /// Open streams' work, shared by the router and the stream fast path.
+    let stream: DirectStream
     /// Rung when new deliveries are due, so the dispatcher does not wait for its next tick.
     let dispatcherDoorbell: Doorbell
     /// Rung when a state change put state pushes in their outbox.

@@ -46,12 +46,16 @@ final class Authenticator: Sendable {
         return user
     }
 
-    /// The caller named by `authorization`, or a 401/429 ``APIError``. A header verified before is never throttled:
-    /// it guesses nothing, and a guesser elsewhere must not lock its owner out.
-    func authenticate(authorization: String?, address: String, logger: Logger) async throws -> AuthenticatedUser {
-        guard let authorization else {
-            throw APIError.unauthorized("Authentication is required: send HTTP Basic credentials or an API token.")
-        }
+    /// Whether `authorization` was verified before, recently or long enough ago to be read again: a caller that
+    /// ``rememberedCaller(authorization:)`` answers without a password hash.
+    func remembers(authorization: String) -> Bool {
+        if case .miss = cache.lookup(authorization) { return false }
+        return true
+    }
+
+    /// The caller of an `authorization` verified before, its stored hash read again once the remembered sign-in is
+    /// older than the revalidation time; nil when there is none, or the credentials changed since.
+    func rememberedCaller(authorization: String) async throws -> AuthenticatedUser? {
         switch cache.lookup(authorization) {
         case .hit(let user):
             return user
@@ -61,9 +65,19 @@ final class Authenticator: Sendable {
                 return user
             }
             cache.remove(authorization)
+            return nil
         case .miss:
-            break
+            return nil
         }
+    }
+
+    /// The caller named by `authorization`, or a 401/429 ``APIError``. A header verified before is never throttled:
+    /// it guesses nothing, and a guesser elsewhere must not lock its owner out.
+    func authenticate(authorization: String?, address: String, logger: Logger) async throws -> AuthenticatedUser {
+        guard let authorization else {
+            throw APIError.unauthorized("Authentication is required: send HTTP Basic credentials or an API token.")
+        }
+        if let user = try await rememberedCaller(authorization: authorization) { return user }
         if let token = APIToken.bearer(authorization) {
             return try await authenticate(token: token, authorization: authorization, address: address, logger: logger)
         }

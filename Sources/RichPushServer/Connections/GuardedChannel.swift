@@ -25,9 +25,15 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
             }
             try pipeline.addHandler(ByteArrivals(), position: .first)
             try pipeline.addHandler(ConnectionAdmission(connections: connections), position: .first)
+            // Each connection keeps its receive buffer between reads. A request head is a few hundred bytes, and an
+            // open stream reads nothing more: its connection need not keep NIO's first guess of 2 KiB. Larger reads
+            // grow the buffer again.
+            try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
             return value
         }
     }
+
+    static var receiveBuffers: AdaptiveRecvByteBufferAllocator { AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536) }
 
     func handle(value: Value, logger: Logger) async {
         await base.handle(value: value, logger: logger)

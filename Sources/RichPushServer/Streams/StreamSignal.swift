@@ -2,8 +2,8 @@ import Synchronization
 
 /// What wakes one open stream: new events of its user, the process-wide heartbeat, or its end.
 ///
-/// A stream waits on one continuation and nothing else: no timer and no child task per stream, so ten thousand idle
-/// streams cost their connections and little more. What arrives while nobody waits is remembered.
+/// A stream waits on one continuation, or a callback, and nothing else: no timer and no child task per stream, so ten
+/// thousand idle streams cost their connections and little more. What arrives while nobody waits is remembered.
 final class StreamSignal: Sendable {
     enum Wake: Equatable {
         /// The user has new events in the store.
@@ -19,6 +19,8 @@ final class StreamSignal: Sendable {
         var heartbeat = false
         var closed = false
         var waiter: CheckedContinuation<Wake, Never>?
+        /// Called once, instead of a waiter resumed, when the next reason to wake arrives.
+        var whenReady: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -51,14 +53,27 @@ final class StreamSignal: Sendable {
         }
     }
 
+    /// The reason to wake now, if there is one; else nil, and `whenReady` is called once when one arrives. For a
+    /// stream that waits without a task: nothing of it runs between its events.
+    func next(orWhenReady whenReady: @escaping @Sendable () -> Void) -> Wake? {
+        state.withLock { state in
+            if let wake = Self.take(&state) { return wake }
+            state.whenReady = whenReady
+            return nil
+        }
+    }
+
     private func signal(_ change: (inout State) -> Void) {
-        let resumption = state.withLock { state -> (CheckedContinuation<Wake, Never>, Wake)? in
+        let (resumption, whenReady) = state.withLock { state -> ((CheckedContinuation<Wake, Never>, Wake)?, (@Sendable () -> Void)?) in
             change(&state)
-            guard let waiter = state.waiter, let wake = Self.take(&state) else { return nil }
+            let whenReady = state.whenReady
+            state.whenReady = nil
+            guard let waiter = state.waiter, let wake = Self.take(&state) else { return (nil, whenReady) }
             state.waiter = nil
-            return (waiter, wake)
+            return ((waiter, wake), whenReady)
         }
         if let (waiter, wake) = resumption { waiter.resume(returning: wake) }
+        whenReady?()
     }
 
     /// The reason to wake now, consumed; closing is never consumed.
