@@ -179,9 +179,8 @@ let package = Package(
         .testTarget(
             name: "RichPushCLIClientTests",
             dependencies: [
-                "RichPushCLIClient", "RichPushServer", "RichPushCore", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "RichPushCLIClient", "RichPushCore", "TestSupport", "GatewayTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -194,17 +193,29 @@ let package = Package(
             path: "Fuzz/Targets",
             swiftSettings: swiftSettings
         ),
+        // The gateway in the test process, on a fresh store, and a test's conversation with it: for the server's tests
+        // and the command line's.
+        .target(
+            name: "GatewayTesting",
+            dependencies: [
+                "RichPushServer", "RichPushCore", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
+            path: "Tests/GatewayTesting",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RichPushServerTests",
             dependencies: [
                 "RichPushServer", "RichPushCore", "RichPushHubs", "RichPushImaging", "RichPushStore", "RichPushCLIClient", "RichPushDaemon",
-                "HubTestServers", "TestPostgres",
-                "TestSupport", "RichPushFuzzTargets",
+                "HubTestServers", "TestPostgres", "TestSupport", "GatewayTesting", "RichPushFuzzTargets",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -68,32 +68,57 @@ authorization="Authorization: Basic $(printf 'alice:alice-password' | base64)"
 wrk_flags=(-t2 -c64 -H "$authorization")
 gateway_url="$base/api/notifications/$id"
 nginx_url="$bench_scheme://127.0.0.1:$nginx_port/api/notifications/$id"
+
+# What the figures depend on, printed so two runs of this or of another harness can be compared.
+{
+    echo "cores: $(nproc); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "nginx: $(nginx -v 2>&1 | sed "s/^nginx version: //"), workers: auto ($(pgrep -c -P "$(cat "$bench_work/nginx/nginx.pid")") running), sendfile on, auth_basic {SHA}"
+    echo "payload: $(stat -c %s "$bench_work/payload.png") bytes; wrk $(wrk -v 2>&1 | head -1 | cut -d' ' -f2) -t2 -c64 on the same cores, ${seconds} s a round"
+    echo "gateway: $richpush_binary"
+} >&2
+
+results="$bench_work/results"
+# A first round with no warm-up, as a harness that starts measuring at once sees it; it is printed, not counted.
+echo "cold round…" >&2
+bench_wrk cold-richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+bench_wrk cold-nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
 echo "warming up…" >&2
 wrk -t2 -c64 -d3s -H "$authorization" "$gateway_url" >/dev/null
 wrk -t2 -c64 -d3s -H "$authorization" "$nginx_url" >/dev/null
 wrk -t2 -c64 -d3s -H "Authorization: Bearer $token" "$gateway_url" >/dev/null
 
-results="$bench_work/results"
+# Rounds alternate who goes first, so neither side always runs on a machine the other just warmed or heated.
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds…" >&2
-    bench_wrk nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
-    bench_wrk richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+    if [ $((round % 2)) -eq 1 ]; then
+        bench_wrk nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+        bench_wrk richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+    else
+        bench_wrk richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+        bench_wrk nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+    fi
     bench_wrk richpush-token "$gateway_url" -t2 -c64 -H "Authorization: Bearer $token" -d"${seconds}s" >>"$results"
 done
 
 python3 - "$results" "$seconds" "$rounds" "$bench_scheme" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
+def picked(name):
+    return [(float(rate), float(p99)) for who, rate, p99 in rows if who == name]
 def figures(name):
-    picked = [(float(rate), float(p99)) for who, rate, p99 in rows if who == name]
-    return statistics.median(r for r, _ in picked), statistics.median(p for _, p in picked)
+    values = picked(name)
+    return statistics.median(r for r, _ in values), statistics.median(p for _, p in values)
 nginx_rate, nginx_p99 = figures("nginx")
 gateway_rate, gateway_p99 = figures("richpush")
 token_rate, token_p99 = figures("richpush-token")
+(cold_gateway, _), (cold_nginx, _) = picked("cold-richpush")[0], picked("cold-nginx")[0]
+rounds = [g / n for (g, _), (n, _) in zip(picked("richpush"), picked("nginx"))]
 print(f"payload fetch over {sys.argv[4]}, ~110 KB PNG, wrk -t2 -c64, {sys.argv[3]} rounds of {sys.argv[2]} s, medians")
 print(f"  nginx auth_basic   {nginx_rate:10.0f} req/s   p99 {nginx_p99:7.2f} ms")
 print(f"  richpush gateway   {gateway_rate:10.0f} req/s   p99 {gateway_p99:7.2f} ms")
 print(f"  richpush, token    {token_rate:10.0f} req/s   p99 {token_p99:7.2f} ms")
 print(f"  ratio (richpush / nginx): throughput {gateway_rate / nginx_rate:.2f}x   p99 {gateway_p99 / nginx_p99:.2f}x")
+print(f"  each round's throughput ratio: {', '.join(f'{ratio:.2f}x' for ratio in rounds)}")
+print(f"  cold round, before any warm-up: richpush {cold_gateway:.0f} req/s, nginx {cold_nginx:.0f} req/s, {cold_gateway / cold_nginx:.2f}x")
 print(f"  ratio (token / password): throughput {token_rate / gateway_rate:.2f}x   p99 {token_p99 / gateway_p99:.2f}x")
 PY

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayTesting
 import Hummingbird
 import HummingbirdTesting
 import RichPushCore

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayTesting
 import NIOHTTP1
 import TestPostgres
 import TestSupport

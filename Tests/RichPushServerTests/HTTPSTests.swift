@@ -1,4 +1,5 @@
 import Foundation
+import GatewayTesting
 import HubTestServers
 import NIOHTTP1
 import RichPushCore

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GatewayTesting
 import HubTestServers
 import NIOHTTP1
 import RichPushCore

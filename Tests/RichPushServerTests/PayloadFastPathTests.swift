@@ -1,4 +1,5 @@
 import Foundation
+import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore

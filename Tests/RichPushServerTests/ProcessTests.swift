@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GatewayTesting
 import NIOHTTP1
 import RichPushCore
 import TestSupport

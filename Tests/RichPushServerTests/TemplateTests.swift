@@ -1,4 +1,5 @@
 import Foundation
+import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

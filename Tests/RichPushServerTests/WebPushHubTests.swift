@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayTesting
 import HTTPTypes
 import HubTestServers
 import HummingbirdTesting

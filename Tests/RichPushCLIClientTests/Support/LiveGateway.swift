@@ -1,38 +1,18 @@
 import Foundation
-import Hummingbird
+import GatewayTesting
 import HummingbirdTesting
-import Logging
 import NIOHTTP1
 import RichPushCore
-import TestSupport
 
 @testable import RichPushCLIClient
-@testable import RichPushServer
 
-func fixture(_ name: String) throws -> Data {
-    try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))
-}
-
-let adminPassword = "admin-secret-1"
+let adminPassword = Credentials.admin.password
 
 /// A gateway listening on a loopback port, on a fresh SQLite store, for clients that speak real HTTP to it.
 enum LiveGateway {
     static func run<T: Sendable>(_ body: @Sendable (_ server: String, _ admin: APIClient) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-client-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = ServerConfiguration()
-        configuration.hostname = "127.0.0.1"
-        configuration.port = 0
-        configuration.dataDirectory = directory.path
-        configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public").path
-        configuration.imageDirectory = repositoryRoot.appendingPathComponent("img").path
-        configuration.adminPassword = adminPassword
-        configuration.logLevel = .critical
-        configuration.dispatchIdleInterval = .milliseconds(100)
-        configuration.bcryptCost = 4
-        let app = try await buildApplication(configuration)
-        return try await app.test(.live) { client in
-            let server = "http://127.0.0.1:\(client.port ?? 0)"
+        try await TestGateway().run(.live) { session in
+            let server = "http://127.0.0.1:\(session.client.port ?? 0)"
             return try await body(server, APIClient(server: server, username: "admin", password: adminPassword))
         }
     }

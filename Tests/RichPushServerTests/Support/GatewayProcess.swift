@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GatewayTesting
 import NIOCore
 import NIOHTTP1
 import NIOPosix

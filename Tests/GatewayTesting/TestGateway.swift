@@ -1,36 +1,41 @@
-import Foundation
-import Hummingbird
-import HummingbirdTesting
+public import Foundation
+public import Hummingbird
+public import HummingbirdTesting
 import Logging
-import NIOCore
+public import NIOCore
 import NIOFoundationEssentialsCompat
-import RichPushCore
+public import RichPushCore
 import TestSupport
 
-@testable import RichPushServer
+@testable public import RichPushServer
 
-func fixture(_ name: String) throws -> Data {
+public func fixture(_ name: String) throws -> Data {
     try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))
 }
 
 /// A user's credentials as a test sends them.
-struct Credentials: Sendable {
-    var username: String
-    var password: String
+public struct Credentials: Sendable {
+    public var username: String
+    public var password: String
 
-    var authorization: String { "Basic " + Data("\(username):\(password)".utf8).base64EncodedString() }
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
 
-    static let admin = Credentials(username: "admin", password: "admin-secret-1")
+    public var authorization: String { "Basic " + Data("\(username):\(password)".utf8).base64EncodedString() }
+
+    public static let admin = Credentials(username: "admin", password: "admin-secret-1")
 }
 
 /// A gateway on a fresh SQLite store in a temporary directory, with the first admin bootstrapped.
-struct TestGateway {
-    var configuration = ServerConfiguration()
-    let directory: URL
+public struct TestGateway: Sendable {
+    public var configuration = ServerConfiguration()
+    public let directory: URL
     /// The gateway's time, which a test moves forward instead of waiting.
-    let clock = AdvancedWallClock()
+    public let clock = AdvancedWallClock()
 
-    init(_ customize: (inout ServerConfiguration) -> Void = { _ in }) {
+    public init(_ customize: (inout ServerConfiguration) -> Void = { _ in }) {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-test-\(UUID().uuidString)")
         configuration.hostname = "127.0.0.1"
         configuration.port = 0
@@ -47,20 +52,21 @@ struct TestGateway {
     }
 
     /// Builds the application, runs `body` against it, and removes the store afterwards.
-    func run<T: Sendable>(_ setup: TestingSetup = .router, _ body: @Sendable (Session) async throws -> T) async throws -> T {
+    public func run<T: Sendable>(_ setup: TestingSetup = .router, _ body: @Sendable (Session) async throws -> T) async throws -> T {
         defer { try? FileManager.default.removeItem(at: directory) }
         let app = try await buildApplication(configuration)
+        let clock = clock
         return try await app.test(setup) { client in try await body(Session(client: client, clock: clock)) }
     }
 }
 
 /// One test's conversation with the gateway.
-struct Session: Sendable {
-    let client: any TestClientProtocol
-    let clock: AdvancedWallClock
+public struct Session: Sendable {
+    public let client: any TestClientProtocol
+    public let clock: AdvancedWallClock
 
     @discardableResult
-    func request(
+    public func request(
         _ method: HTTPRequest.Method, _ uri: String, as user: Credentials? = nil, json: String? = nil, body: ByteBuffer? = nil,
         headers: HTTPFields = [:]
     ) async throws -> TestResponse {
@@ -76,7 +82,7 @@ struct Session: Sendable {
 
     /// Creates a user through the API as the admin.
     @discardableResult
-    func createUser(_ username: String, role: Role = .member) async throws -> Credentials {
+    public func createUser(_ username: String, role: Role = .member) async throws -> Credentials {
         let credentials = Credentials(username: username, password: "\(username)-password")
         let response = try await request(
             .post, "/api/users", as: .admin, json: #"{"username":"\#(username)","password":"\#(credentials.password)","role":"\#(role.rawValue)"}"#)
@@ -86,7 +92,7 @@ struct Session: Sendable {
 
     /// Registers an installation of `user` and returns its id.
     @discardableResult
-    func register(_ id: String, of user: Credentials, platform: Platform = .direct, tags: [String] = []) async throws -> String {
+    public func register(_ id: String, of user: Credentials, platform: Platform = .direct, tags: [String] = []) async throws -> String {
         let tagList = tags.map { "\"\($0)\"" }.joined(separator: ",")
         let channel = platform == .apns ? apnsToken(of: id) : "\(id)-channel"
         let response = try await request(
@@ -99,14 +105,14 @@ struct Session: Sendable {
     }
 
     /// Uploads a PNG fixture as `user` and returns the image id.
-    func upload(_ name: String = "valid-rgba.png", as user: Credentials) async throws -> Int64 {
+    public func upload(_ name: String = "valid-rgba.png", as user: Credentials) async throws -> Int64 {
         let response = try await request(
             .post, "/api/images", as: user, body: ByteBuffer(data: try fixture(name)), headers: [.contentType: "image/png"])
         return try response.json()["id"] as? Int64 ?? { throw TestFailure("upload: \(response.status) \(String(buffer: response.body))") }()
     }
 
     /// Creates a notification from `json` as `user` and returns its id.
-    func send(_ json: String, as user: Credentials) async throws -> Int64 {
+    public func send(_ json: String, as user: Credentials) async throws -> Int64 {
         let response = try await request(.post, "/api/notifications", as: user, json: json)
         guard response.status == .created, let id = try response.json()["id"] as? Int64 else {
             throw TestFailure("send: \(response.status) \(String(buffer: response.body))")
@@ -116,7 +122,7 @@ struct Session: Sendable {
 
     /// Polls the deliveries of notification `id` until the one to `installationId` waits (for a retry, for quiet hours
     /// to end) because of `reason`, or ten seconds pass; answers that delivery as the gateway shows it.
-    func waitUntilPending(of id: Int64, to installationId: String, because reason: String) async throws -> [String: Any] {
+    public func waitUntilPending(of id: Int64, to installationId: String, because reason: String) async throws -> [String: Any] {
         var delivery: [String: Any] = [:]
         _ = try await eventually {
             let items = try await request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()["items"] as? [[String: Any]]
@@ -127,7 +133,7 @@ struct Session: Sendable {
     }
 
     /// Polls the status until `state` is reached or ten seconds pass.
-    func waitForState(_ state: String, of id: Int64, as user: Credentials = .admin) async throws -> [String: Any] {
+    public func waitForState(_ state: String, of id: Int64, as user: Credentials = .admin) async throws -> [String: Any] {
         var status: [String: Any] = [:]
         _ = try await eventually {
             status = try await request(.get, "/api/notifications/\(id)/status", as: user).json()
@@ -138,13 +144,13 @@ struct Session: Sendable {
 }
 
 /// The APNs device token `Session.register` gives installation `id`: its bytes in hex, distinct per device.
-func apnsToken(of id: String) -> String {
+public func apnsToken(of id: String) -> String {
     id.utf8.map { String(format: "%02x", $0) }.joined()
 }
 
 extension TestResponse {
     /// The body as a JSON object; numbers are NSNumbers, readable `as? Int64`.
-    func json() throws -> [String: Any] {
+    public func json() throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
             throw TestFailure("not a JSON object: \(String(buffer: body))")
         }
@@ -152,12 +158,12 @@ extension TestResponse {
     }
 
     /// The `error` object of an error response, read as the clients read it.
-    func error() throws -> (status: Int, code: String, message: String) {
+    public func error() throws -> (status: Int, code: String, message: String) {
         guard let error = try? JSONDecoder().decode(ErrorJSON.self, from: Data(buffer: body)).error else {
             throw TestFailure("not an error body: \(String(buffer: body))")
         }
         return (error.status, error.code, error.message)
     }
 
-    var text: String { String(buffer: body) }
+    public var text: String { String(buffer: body) }
 }

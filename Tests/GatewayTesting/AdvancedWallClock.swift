@@ -1,16 +1,18 @@
-import Foundation
+public import Foundation
 import Synchronization
 
-@testable import RichPushServer
+@testable public import RichPushServer
 
 /// The system's time moved forward by what a test advanced it: everything that waits on real time (timeouts,
 /// polling) still runs, while a due time hours ahead arrives at once.
-final class AdvancedWallClock: WallClock {
+public final class AdvancedWallClock: WallClock {
     private let offset = Mutex<TimeInterval>(0)
 
-    var now: Date { .now + offset.withLock { $0 } }
+    public init() {}
 
-    func advance(by interval: TimeInterval) {
+    public var now: Date { .now + offset.withLock { $0 } }
+
+    public func advance(by interval: TimeInterval) {
         offset.withLock { $0 += interval }
     }
 }
