@@ -77,11 +77,26 @@ nginx_url="$bench_scheme://127.0.0.1:$nginx_port/api/notifications/$id"
     echo "gateway: $richpush_binary"
 } >&2
 
+# CPU ticks (user and system) of the processes given and their children, and the machine's stolen ticks: a rate
+# moves with the CPU the machine gives, the CPU a request costs does not.
+gateway_pid=${bench_pids[0]}
+nginx_pid=$(cat "$bench_work/nginx/nginx.pid")
+ticks_of() { for pid in "$1" $(pgrep -P "$1"); do awk '{print $14 + $15}' "/proc/$pid/stat"; done | awk '{sum += $1} END {print sum}'; }
+stolen_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
+# measure NAME PID URL [wrk flags…]: bench_wrk's line, then the server's CPU µs per request and the stolen share.
+measure() {
+    local name=$1 pid=$2 url=$3 before stolen line
+    shift 3
+    before=$(ticks_of "$pid") stolen=$(stolen_ticks)
+    line=$(bench_wrk "$name" "$url" "$@")
+    echo "$line $(($(ticks_of "$pid") - before)) $(($(stolen_ticks) - stolen)) $(getconf CLK_TCK)"
+}
+
 results="$bench_work/results"
 # A first round with no warm-up, as a harness that starts measuring at once sees it; it is printed, not counted.
 echo "cold round…" >&2
-bench_wrk cold-richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
-bench_wrk cold-nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+measure cold-richpush "$gateway_pid" "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+measure cold-nginx "$nginx_pid" "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
 echo "warming up…" >&2
 wrk -t2 -c64 -d3s -H "$authorization" "$gateway_url" >/dev/null
 wrk -t2 -c64 -d3s -H "$authorization" "$nginx_url" >/dev/null
@@ -91,34 +106,39 @@ wrk -t2 -c64 -d3s -H "Authorization: Bearer $token" "$gateway_url" >/dev/null
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds…" >&2
     if [ $((round % 2)) -eq 1 ]; then
-        bench_wrk nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
-        bench_wrk richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+        measure nginx "$nginx_pid" "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+        measure richpush "$gateway_pid" "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
     else
-        bench_wrk richpush "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
-        bench_wrk nginx "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+        measure richpush "$gateway_pid" "$gateway_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
+        measure nginx "$nginx_pid" "$nginx_url" "${wrk_flags[@]}" -d"${seconds}s" >>"$results"
     fi
-    bench_wrk richpush-token "$gateway_url" -t2 -c64 -H "Authorization: Bearer $token" -d"${seconds}s" >>"$results"
+    measure richpush-token "$gateway_pid" "$gateway_url" -t2 -c64 -H "Authorization: Bearer $token" -d"${seconds}s" >>"$results"
 done
 
 python3 - "$results" "$seconds" "$rounds" "$bench_scheme" <<'PY'
 import statistics, sys
+seconds = float(sys.argv[2])
 rows = [line.split() for line in open(sys.argv[1])]
 def picked(name):
-    return [(float(rate), float(p99)) for who, rate, p99 in rows if who == name]
+    return [(float(rate), float(p99), float(ticks), float(stolen), float(hz)) for who, rate, p99, ticks, stolen, hz in rows if who == name]
 def figures(name):
     values = picked(name)
-    return statistics.median(r for r, _ in values), statistics.median(p for _, p in values)
-nginx_rate, nginx_p99 = figures("nginx")
-gateway_rate, gateway_p99 = figures("richpush")
-token_rate, token_p99 = figures("richpush-token")
-(cold_gateway, _), (cold_nginx, _) = picked("cold-richpush")[0], picked("cold-nginx")[0]
-rounds = [g / n for (g, _), (n, _) in zip(picked("richpush"), picked("nginx"))]
+    cpu = statistics.median(ticks / hz / (rate * seconds) * 1e6 for rate, _, ticks, _, hz in values)
+    return statistics.median(v[0] for v in values), statistics.median(v[1] for v in values), cpu
+nginx_rate, nginx_p99, nginx_cpu = figures("nginx")
+gateway_rate, gateway_p99, gateway_cpu = figures("richpush")
+token_rate, token_p99, token_cpu = figures("richpush-token")
+cold_gateway, cold_nginx = picked("cold-richpush")[0][0], picked("cold-nginx")[0][0]
+rounds = [g[0] / n[0] for g, n in zip(picked("richpush"), picked("nginx"))]
+stolen = sum(v[3] for name in ("nginx", "richpush", "richpush-token") for v in picked(name))
+elapsed = sum(seconds * v[4] for name in ("nginx", "richpush", "richpush-token") for v in picked(name))
 print(f"payload fetch over {sys.argv[4]}, ~110 KB PNG, wrk -t2 -c64, {sys.argv[3]} rounds of {sys.argv[2]} s, medians")
-print(f"  nginx auth_basic   {nginx_rate:10.0f} req/s   p99 {nginx_p99:7.2f} ms")
-print(f"  richpush gateway   {gateway_rate:10.0f} req/s   p99 {gateway_p99:7.2f} ms")
-print(f"  richpush, token    {token_rate:10.0f} req/s   p99 {token_p99:7.2f} ms")
-print(f"  ratio (richpush / nginx): throughput {gateway_rate / nginx_rate:.2f}x   p99 {gateway_p99 / nginx_p99:.2f}x")
+print(f"  nginx auth_basic   {nginx_rate:10.0f} req/s   p99 {nginx_p99:7.2f} ms   {nginx_cpu:5.1f} µs CPU a request")
+print(f"  richpush gateway   {gateway_rate:10.0f} req/s   p99 {gateway_p99:7.2f} ms   {gateway_cpu:5.1f} µs CPU a request")
+print(f"  richpush, token    {token_rate:10.0f} req/s   p99 {token_p99:7.2f} ms   {token_cpu:5.1f} µs CPU a request")
+print(f"  ratio (richpush / nginx): throughput {gateway_rate / nginx_rate:.2f}x   p99 {gateway_p99 / nginx_p99:.2f}x   CPU a request {gateway_cpu / nginx_cpu:.2f}x")
 print(f"  each round's throughput ratio: {', '.join(f'{ratio:.2f}x' for ratio in rounds)}")
 print(f"  cold round, before any warm-up: richpush {cold_gateway:.0f} req/s, nginx {cold_nginx:.0f} req/s, {cold_gateway / cold_nginx:.2f}x")
 print(f"  ratio (token / password): throughput {token_rate / gateway_rate:.2f}x   p99 {token_p99 / gateway_p99:.2f}x")
+print(f"  CPU time the machine's host took (steal) during the rounds: {stolen / elapsed * 100:.1f}% of one core")
 PY
