@@ -86,6 +86,9 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
     var services: [any Service] = [
         ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes,
         StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
+        OutboxCompleter(
+            store: store, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease, clock: configuration.clock,
+            logger: dispatcherLogger),
     ]
     let certificate = try configuration.tlsFiles.map { files throws(ConfigurationError) in try ServingCertificate(files: files) }
     if let certificate {

@@ -134,6 +134,9 @@ public struct NotificationRecord: Sendable, Equatable {
     public var dueTimes: [Date] = []
     public var purpose: NotificationPurpose = .transactional
     public var variants: [Variant] = []
+    /// Whether every delivery is written; a large outbox is written in chunks after its notification, and the
+    /// dispatcher sends the first while the last are written.
+    public var outboxComplete = true
 
     public var richType: RichType { payload.richType }
 

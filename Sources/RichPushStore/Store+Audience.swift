@@ -34,31 +34,42 @@ extension Store {
         }
     }
 
-    /// Writes the outbox of notification `id`: one pending delivery per live installation that `audience` addresses,
-    /// due at `due` (SQL over the installation `i`), in installation order; says whether there is any.
-    static func insertDeliveries(notificationId id: Int64, audience: TagExpression, due: any SQLExpression, in db: any SQLDatabase)
-        async throws -> Bool
-    {
+    /// Writes the deliveries of notification `id` to the live installations `audience` addresses, in installation id
+    /// order: all of them, or up to `limit` after installation `after`. Returns how many it wrote and the last one's
+    /// installation id.
+    static func insertDeliveries(
+        notificationId id: Int64, audience: TagExpression, due: any SQLExpression, after: String? = nil, limit: Int? = nil,
+        in db: any SQLDatabase
+    ) async throws -> (count: Int, last: String?) {
+        let installation = SQLColumn("id", table: "i")
         try await db.insert(into: "deliveries")
             .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at", "language")
             .select { select in
-                Self.addressed(
+                _ = Self.addressed(
                     by: audience,
-                    select.column(SQLBind(id)).column(SQLColumn("id", table: "i")).column(SQLColumn("owner", table: "i"))
+                    select.column(SQLBind(id)).column(installation).column(SQLColumn("owner", table: "i"))
                         .column(SQLColumn("platform", table: "i")).column(SQLColumn("push_channel", table: "i"))
                         .column(SQLBind(DeliveryState.pending.rawValue)).column(SQLLiteral.numeric("0"))
                         .column(due).column(SQLColumn("language", table: "i"))
                 )
-                .orderBy(SQLColumn("id", table: "i"))
+                if let after { _ = select.where(installation, .greaterThan, SQLBind(after)) }
+                _ = select.orderBy(installation)
+                if let limit { _ = select.limit(limit) }
+                return select
             }
             .run()
-        return try await db.select().column("id").from("deliveries").where("notification_id", .equal, id).limit(1).first() != nil
+        var written = db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+            .column(SQLFunction("MAX", args: SQLIdentifier("installation_id")), as: "last").from("deliveries")
+            .where("notification_id", .equal, id)
+        if let after { written = written.where("installation_id", .greaterThan, after) }
+        let row = try await written.first()!
+        return (try row.int("n"), try row.optionalString("last"))
     }
 
-    /// Gives every recipient of notification `id` an unread feed entry: the owners of its deliveries and the users the
-    /// audience names.
+    /// Gives every recipient of notification `id` an unread feed entry: the owners of the installations it addresses
+    /// (whose deliveries may not all be written yet) and the users the audience names.
     static func insertFeedEntries(notificationId id: Int64, audience: TagExpression, now: Date, in db: any SQLDatabase) async throws {
-        let owners = SQLSubqueryBuilder().column("owner", as: "username").from("deliveries").where("notification_id", .equal, id)
+        let owners = Self.addressed(by: audience, SQLSubqueryBuilder().column(SQLColumn("owner", table: "i"), as: "username"))
         try await db.insert(into: "feed_entries")
             .columns("notification_id", "username", "read_state", "user_action_state", "updated_at")
             .select { select in

@@ -293,6 +293,11 @@ extension Store {
             db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs, excluding: excluded
         )
         .where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
+        // An audience is sent to once, whole: not while its outbox is still being written.
+        .where(
+            "notification_id", .notIn,
+            SQLSubquery.select { $0.column("id").from("notifications").where("outbox_through", .isNot, SQLLiteral.null) }
+        )
         .orderBy("notification_id").limit(10).all()
         var audiences: [Int64: [String]] = [:]
         for row in due { audiences[try row.int64("notification_id"), default: []].append(try row.string("platform")) }

@@ -33,14 +33,15 @@ extension Store {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
         "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version", "deliver_at_local",
-        "due_times", "purpose", "variants",
+        "due_times", "purpose", "variants", "outbox_through",
     ]
     /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
     static let insertChunk = 500
 
-    /// Stores a notification and its whole outbox in one transaction: one delivery per addressed installation and one
-    /// feed entry per recipient. With an `idempotencyKey` already used by the same sender, returns the first
-    /// notification with `created` false and writes nothing.
+    /// Stores a notification, a feed entry per recipient and its outbox (a delivery per addressed installation) in one
+    /// transaction, all of the outbox or, when it is larger than its first chunk, that chunk; ``completeOutbox(of:)``
+    /// writes the rest. With an `idempotencyKey` already used by the same sender, returns the first notification with
+    /// `created` false and writes nothing.
     public func createNotification(_ draft: NotificationDraft, now: Date = .now) async throws -> (
         notification: NotificationRecord, created: Bool
     ) {
@@ -78,7 +79,20 @@ extension Store {
                 return (try Self.notificationRecord(first), false)
             }
 
-            let addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, in: db)
+            let addressed: Bool
+            if dues.byZone == nil {
+                // The first chunk only: the rest is written after, while the dispatcher sends this one.
+                let chunk = try await Self.insertDeliveries(
+                    notificationId: id, audience: draft.audience, due: dues.sql, after: nil, limit: Self.firstOutboxChunk, in: db)
+                addressed = chunk.count > 0
+                if chunk.count == Self.firstOutboxChunk {
+                    try await db.update("notifications").set("outbox_through", to: chunk.last).set("outbox_claimed_at", to: EpochMilliseconds(now))
+                        .where("id", .equal, id).run()
+                }
+            } else {
+                // Deliveries at a local time fall due over hours: nothing is gained by sending the first sooner.
+                addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, in: db).count > 0
+            }
             try await Self.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
             try await Self.assignVariants(draft.variants, notificationId: id, in: db)
             if released {
@@ -221,7 +235,8 @@ extension Store {
             deliverAtLocal: try row.optionalString("deliver_at_local").flatMap(Timestamp.parseLocal),
             dueTimes: try row.optionalString("due_times").map { json in
                 try JSONDecoder().decode([Int64].self, from: Data(json.utf8)).map(dateFromMilliseconds)
-            } ?? [], purpose: try row.enumeration("purpose", as: NotificationPurpose.self), variants: try variants(row.optionalString("variants")))
+            } ?? [], purpose: try row.enumeration("purpose", as: NotificationPurpose.self), variants: try variants(row.optionalString("variants")),
+            outboxComplete: try row.optionalString("outbox_through") == nil)
     }
 
     /// The JSON a notification's content is stored as; nil when it has none, as every notification before it had.

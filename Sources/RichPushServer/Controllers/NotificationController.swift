@@ -56,10 +56,15 @@ struct NotificationController {
                 id in try await store.image(id: id) != nil
             }
         }
-        let (record, created) = try await store.createNotification(draft, now: now)
+        var (record, created) = try await store.createNotification(draft, now: now)
         if created {
             metrics.notificationsCreated.increment()
             dispatcherDoorbell.ring()
+            if !record.outboxComplete {
+                // The answer waits for the whole outbox, while the dispatcher sends each chunk as it is written.
+                try await store.completeOutbox(of: record.id, now: now) { [dispatcherDoorbell] in dispatcherDoorbell.ring() }
+                record.outboxComplete = true
+            }
             context.logger.info(
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
             await store.audit(
@@ -140,7 +145,10 @@ struct NotificationController {
     }
 
     private func state(of record: NotificationRecord, tally: DeliveryTally) -> NotificationState {
-        NotificationState.derive(
+        var tally = tally
+        // Deliveries not written yet are outstanding all the same.
+        if !record.outboxComplete { tally.pending += 1 }
+        return NotificationState.derive(
             tally: tally, deliverAt: record.deliverAt, expiresAt: record.expiresAt, canceled: record.canceledAt != nil, now: .now)
     }
 }

@@ -1,0 +1,85 @@
+import Foundation
+import RichPushCore
+import RichPushStore
+import Testing
+
+/// A large outbox is written in chunks after its notification, so its first pushes go out while its last deliveries
+/// are written; whoever writes it, every addressed installation gets one delivery.
+@Suite("Outboxes written in chunks")
+struct OutboxChunkTests {
+    /// More installations than the first chunk holds, tagged for one audience.
+    static let count = 2_600
+
+    func registerMany(_ store: Store, platform: Platform = .direct) async throws {
+        let now = Date.now
+        let installations = (0..<Self.count).map { index in
+            InstallationRecord(
+                id: String(format: "d%05d", index), owner: "user\(index % 300)", platform: platform,
+                pushChannel: platform == .apns ? String(format: "%064x", index) : "channel-\(index)", tags: ["topic:sale"], createdAt: now,
+                updatedAt: now)
+        }
+        _ = try await store.importInstallations(installations)
+    }
+
+    func deliveryCount(_ store: Store, of id: Int64) async throws -> Int {
+        try await store.counts(notificationId: id).tally.targeted
+    }
+
+    @Test(arguments: Engine.allCases)
+    func theFirstChunkIsWrittenWithItsNotificationAndTheRestAfterEachInstallationOnce(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await registerMany(store)
+            let (notification, _) = try await store.send("topic:sale")
+            #expect(!notification.outboxComplete)
+            let first = try await deliveryCount(store, of: notification.id)
+            #expect(first > 0 && first < Self.count)
+            // Recipients have their feed entries at once, deliveries written or not.
+            #expect(try await store.isRecipient(notificationId: notification.id, username: "user299"))
+            try await store.completeOutbox(of: notification.id)
+            #expect(try await deliveryCount(store, of: notification.id) == Self.count)
+            #expect(try await store.notification(id: notification.id)?.outboxComplete == true)
+            let jobs = try await store.claimDueDeliveries(limit: 10_000, lease: 60)
+            #expect(Set(jobs.map(\.installationId)).count == Self.count)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anOutboxWhoseWriterFellSilentIsCompletedByAnotherProcessAfterALease(_ engine: Engine) async throws {
+        try await withStores(engine, count: 2) { stores in
+            try await registerMany(stores[0])
+            let now = Date.now
+            let (notification, _) = try await stores[0].send("topic:sale")
+            #expect(try await stores[1].abandonedOutboxes(stale: 60, now: now + 30).isEmpty)
+            #expect(try await stores[1].abandonedOutboxes(stale: 60, now: now + 61) == [notification.id])
+            // Taken: no other process takes it over until it falls silent again.
+            #expect(try await stores[0].abandonedOutboxes(stale: 60, now: now + 62).isEmpty)
+            try await stores[1].completeOutbox(of: notification.id, now: now + 62)
+            #expect(try await deliveryCount(stores[0], of: notification.id) == Self.count)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func aNotificationCanceledWhileItsOutboxIsWrittenGetsNoMoreDeliveries(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await registerMany(store)
+            let (notification, _) = try await store.send("topic:sale", deliverAt: .now + 3600)
+            let first = try await deliveryCount(store, of: notification.id)
+            #expect(try await store.removeNotification(id: notification.id)?.outcome == .canceled)
+            try await store.completeOutbox(of: notification.id)
+            #expect(try await deliveryCount(store, of: notification.id) == first)
+            #expect(try await store.notification(id: notification.id)?.outboxComplete == true)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anAudienceHubTakesANotificationOnlyOnceItsOutboxIsWhole(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await registerMany(store, platform: .apns)
+            let (notification, _) = try await store.send("topic:sale")
+            #expect(try await store.claimDueDeliveries(limit: 100, lease: 60, audiencePlatforms: [.apns]).isEmpty)
+            try await store.completeOutbox(of: notification.id)
+            let audience = try await store.claimDueDeliveries(limit: 100, lease: 60, audiencePlatforms: [.apns])
+            #expect(audience.count == Self.count)
+        }
+    }
+}
