@@ -211,6 +211,7 @@ let package = Package(
             dependencies: [
                 "RichPushServer", "RichPushCore", "RichPushHubs", "RichPushImaging", "RichPushStore", "RichPushCLIClient", "RichPushDaemon",
                 "HubTestServers", "TestPostgres", "TestSupport", "GatewayTesting", "RichPushFuzzTargets",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

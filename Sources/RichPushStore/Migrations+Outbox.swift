@@ -9,5 +9,8 @@ extension Migrations {
         try await db.alter(table: "notifications").column("outbox_claimed_at", type: .bigint).run()
         try await db.raw("CREATE INDEX notifications_outbox_unfinished ON notifications (outbox_claimed_at) WHERE outbox_through IS NOT NULL")
             .run()
+        // A chunk finds the installations of a tag after the last one written in order, in one range of this index.
+        try await db.drop(index: "installation_tags_tag").run()
+        try await db.create(index: "installation_tags_tag_installation").on("installation_tags").column("tag").column("installation_id").run()
     }
 }

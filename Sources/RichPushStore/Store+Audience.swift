@@ -46,13 +46,12 @@ extension Store {
             .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at", "language")
             .select { select in
                 _ = Self.addressed(
-                    by: audience,
+                    by: audience, after: after,
                     select.column(SQLBind(id)).column(installation).column(SQLColumn("owner", table: "i"))
                         .column(SQLColumn("platform", table: "i")).column(SQLColumn("push_channel", table: "i"))
                         .column(SQLBind(DeliveryState.pending.rawValue)).column(SQLLiteral.numeric("0"))
                         .column(due).column(SQLColumn("language", table: "i"))
                 )
-                if let after { _ = select.where(installation, .greaterThan, SQLBind(after)) }
                 _ = select.orderBy(installation)
                 if let limit { _ = select.limit(limit) }
                 return select
@@ -81,19 +80,24 @@ extension Store {
             .run()
     }
 
-    /// Restricts `select` to the live installations (table alias `i`) whose tags satisfy `audience`.
+    /// Restricts `select` to the live installations (table alias `i`) whose tags satisfy `audience`, those with an id
+    /// after `after` when given.
     ///
     /// Installations are looked up by tag when the expression needs one of a few tags; only an expression more
     /// complex than a choice of tags is then evaluated on each candidate.
-    static func addressed<Select: SQLSubqueryClauseBuilder>(by audience: TagExpression, _ select: Select) -> Select {
+    static func addressed<Select: SQLSubqueryClauseBuilder>(by audience: TagExpression, after: String? = nil, _ select: Select) -> Select {
         let installation = SQLColumn("id", table: "i")
         _ = select.from(SQLAlias(SQLIdentifier("installations"), as: SQLIdentifier("i")))
             .where(SQLColumn("dead_at", table: "i"), .is, SQLLiteral.null)
         if let required = audience.requiredTags {
             _ = select.where(
                 installation, .in,
-                SQLSubquery.select { $0.column("installation_id").from("installation_tags").where("tag", .in, required.sorted()) })
+                SQLSubquery.select { tagged in
+                    let subquery = tagged.column("installation_id").from("installation_tags").where("tag", .in, required.sorted())
+                    return after.map { subquery.where("installation_id", .greaterThan, $0) } ?? subquery
+                })
         }
+        if let after { _ = select.where(installation, .greaterThan, SQLBind(after)) }
         if audience.requiredTags == nil || !audience.isPureDisjunction {
             _ = select.where(audience.sqlPredicate(installation: installation, appVersionKey: SQLColumn("app_version_key", table: "i")))
         }

@@ -6,8 +6,8 @@ extension Store {
     /// Deliveries written with their notification: the dispatcher's first claims, sent while the rest is written.
     static let firstOutboxChunk = 2_000
     /// Deliveries written per transaction after the first chunk: few enough that the dispatcher's claims, which wait
-    /// for the writer between chunks on SQLite, keep their pace.
-    static let outboxChunk = 10_000
+    /// for the writer between chunks on SQLite, are not held up long; many enough that a million devices take twenty.
+    static let outboxChunk = 50_000
 
     /// Writes the rest of notification `id`'s outbox, a chunk per transaction, and calls `chunkWritten` after each
     /// commit; stops at once if the notification is canceled or recalled meanwhile. The chunks follow the installations'
