@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Scale-out on PostgreSQL, against the release gateway and a private PostgreSQL server (durable settings):
-#  1. fan-out: one notification to N direct-stream installations (100 users), from the POST until every delivery is
-#     recorded as sent, with one gateway process and with two on the same database (the notification created on the
-#     first, both dispatching); SQLite's single process is measured too, for reference;
+#  1. fan-out: one notification to N installations (100 users), direct streams and then APNs (the loopback nginx
+#     HTTP/2 + TLS sink of apns-fanout.sh), from the POST until every delivery is recorded as sent, on SQLite's single
+#     process and on PostgreSQL with one gateway process and with two on the same database (the notification created
+#     on the first, both dispatching);
 #  2. the device's payload fetch (P1: an authorized GET of a ~110 KB PNG, wrk -t2 -c64) on PostgreSQL and on SQLite.
-# Prints the rates and the ratios two processes / one and PostgreSQL / SQLite, and where one process's fan-out on
-# PostgreSQL spends the database's time: each statement's execution time per push, from pg_stat_statements (server
+# Prints the rates and the ratios two processes / one and PostgreSQL / SQLite, and where one process's fan-outs on
+# PostgreSQL spend the database's time: each statement's execution time per push, from pg_stat_statements (server
 # time only: the round trips and the gateway's own work are not in it).
 #
-#   Benchmarks/scale-out.sh [installations] [seconds per fetch round] [fetch rounds]
+# With PIN=1, the database server runs on the first core and the gateways on the second (taskset), so the figures
+# show what the gateway and the database each cost apart rather than what they cost sharing both cores.
+#
+#   [PIN=1] Benchmarks/scale-out.sh [installations] [seconds per fetch round] [fetch rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${RICHPUSH_TEST_DATABASE_URL:-}" ]; then
@@ -18,9 +22,23 @@ installations=${1:-100000}
 seconds=${2:-10}
 rounds=${3:-3}
 users=100
-scripts/ensure-packages wrk curl python3 libpng-dev libturbojpeg0-dev libwebp-dev pkg-config
+scripts/ensure-packages wrk nginx-light openssl curl python3 libpng-dev libturbojpeg0-dev libwebp-dev pkg-config util-linux
 source Benchmarks/support/common.sh
 bench_build_gateway
+chmod 755 "$bench_work"
+bench_start_apns_sink
+bench_apns_gateway_flags
+sink_processes=${#bench_pids[@]}
+if [ "${PIN:-0}" = 1 ]; then
+    # The private server's processes on core 0 (the backends it starts later inherit it); the gateways on core 1.
+    for server in "$RICHPUSH_TEST_POSTGRES_PID" $(pgrep -P "$RICHPUSH_TEST_POSTGRES_PID"); do
+        taskset -a -p -c 0 "$server" >/dev/null
+    done
+    richpush_binary_unpinned=$richpush_binary
+    richpush_binary="$bench_work/pinned-richpush"
+    printf '#!/bin/sh\nexec taskset -c 1 %s "$@"\n' "$richpush_binary_unpinned" >"$richpush_binary"
+    chmod +x "$richpush_binary"
+fi
 results="$bench_work/results"
 
 # new_database: prints the URL of an empty database on the private server.
@@ -31,11 +49,12 @@ new_database() {
         "$RICHPUSH_TEST_DATABASE_URL" "$name"
 }
 
-# stop_gateways: ends every gateway started so far, gracefully.
+# stop_gateways: ends every gateway started since the APNs sink, gracefully; the sink stays.
 stop_gateways() {
-    for pid in "${bench_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${bench_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    bench_pids=()
+    local gateways=("${bench_pids[@]:$sink_processes}")
+    for pid in "${gateways[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${gateways[@]}"; do wait "$pid" 2>/dev/null || true; done
+    bench_pids=("${bench_pids[@]:0:$sink_processes}")
 }
 
 # now_seconds: a monotonic-enough clock with sub-millisecond resolution.
@@ -43,19 +62,21 @@ now_seconds() { date +%s.%N; }
 
 psql "$RICHPUSH_TEST_DATABASE_URL" -q -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >&2
 
-# fan_out LABEL STORE_FLAGS PROCESSES [DATABASE]: registers the installations through the first process, then times
-# the send; with a DATABASE name, keeps the send's statement statistics of that database in $results-LABEL.
+# fan_out LABEL PLATFORM STORE_FLAGS PROCESSES [DATABASE]: registers the installations of PLATFORM (direct or apns)
+# through the first process, then times the send; with a DATABASE name, keeps the send's statement statistics of that
+# database in $results-LABEL.
 fan_out() {
-    local label=$1 store=$2 processes=$3 database=${4:-} ports=() port
+    local label=$1 platform=$2 store=$3 processes=$4 database=${5:-} ports=() port hub=()
+    [ "$platform" = apns ] && hub=("${apns_flags[@]}")
     for _ in $(seq 1 "$processes"); do
         port=$(bench_free_port)
         # shellcheck disable=SC2086
-        bench_start_gateway "$port" "$bench_work/data-$label" $store
+        bench_start_gateway "$port" "$bench_work/data-$label" $store "${hub[@]}"
         ports+=("$port")
     done
     local base="http://127.0.0.1:${ports[0]}" admin=(-u admin:bench-admin-password)
     echo "$label: registering $installations installations…" >&2
-    bench_import_installations "$base" "$installations" "$users" "${admin[@]}"
+    bench_platform=$platform bench_import_installations "$base" "$installations" "$users" "${admin[@]}"
     echo "$label: sending…" >&2
     local start created id status finished
     [ -z "$database" ] || psql "$RICHPUSH_TEST_DATABASE_URL" -q -t -c "SELECT pg_stat_statements_reset()" >/dev/null
@@ -74,11 +95,15 @@ fan_out() {
     stop_gateways
 }
 
-fan_out sqlite-1 "" 1
-profiled=$(new_database)
-profiled_name=${profiled##*/}
-fan_out postgresql-1 "--database-url $profiled" 1 "${profiled_name%%\?*}"
-fan_out postgresql-2 "--database-url $(new_database)" 2
+# database_name URL: the database a URL names.
+database_name() { python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).path.lstrip("/"))' "$1"; }
+
+for platform in direct apns; do
+    fan_out "sqlite-$platform-1" "$platform" "" 1
+    profiled=$(new_database)
+    fan_out "postgresql-$platform-1" "$platform" "--database-url $profiled" 1 "$(database_name "$profiled")"
+    fan_out "postgresql-$platform-2" "$platform" "--database-url $(new_database)" 2
+done
 
 # fetch_setup LABEL STORE_FLAGS: a gateway with one image notification; prints its payload URL.
 python3 Benchmarks/support/noise_png.py 112000 "$bench_work/payload.png"
@@ -117,19 +142,22 @@ import statistics, sys
 path, installations, seconds, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rows = [line.split() for line in open(path)]
 fanout = {r[1]: (float(r[3]) - float(r[2]), float(r[4]) - float(r[3])) for r in rows if r[0] == "fanout"}
-print(f"fan-out to {installations} direct installations: POST answered, then every delivery sent")
-for label in ("sqlite-1", "postgresql-1", "postgresql-2"):
-    create, dispatch = fanout[label]
-    print(f"  {label:14} create {create:6.1f} s   dispatch {dispatch:6.1f} s   {installations / dispatch:9.0f} deliveries/s")
-one, two = fanout["postgresql-1"][1], fanout["postgresql-2"][1]
-print(f"  ratio two processes / one on PostgreSQL: {one / two:.2f}x the rate")
-print(f"  ratio PostgreSQL / SQLite, one process:  {fanout['sqlite-1'][1] / one:.2f}x the rate")
-print("PostgreSQL's execution time per push in postgresql-1's send, by statement (pg_stat_statements, server time only)")
-statements = [line.rstrip("\n").split("\t", 3) for line in open(path + "-postgresql-1") if line.strip()]
-total = sum(float(s[1]) for s in statements)
-print(f"  {'µs/push':>8} {'calls':>8} {'rows':>9}  statement   (the {len(statements)} costliest: {total * 1000 / installations:.1f} µs/push)")
-for calls, milliseconds, affected, query in statements:
-    print(f"  {float(milliseconds) * 1000 / installations:8.1f} {int(calls):8d} {int(affected):9d}  {query[:110]}")
+for platform in ("direct", "apns"):
+    print(f"fan-out to {installations} {platform} installations: POST answered, then every delivery sent")
+    for processes in ("sqlite-1", "postgresql-1", "postgresql-2"):
+        engine, count = processes.split("-")
+        create, dispatch = fanout[f"{engine}-{platform}-{count}"]
+        print(f"  {processes:14} create {create:6.2f} s   dispatch {dispatch:6.2f} s   {installations / dispatch:9.0f} deliveries/s"
+              f"   from the POST {installations / (create + dispatch):9.0f}/s")
+    one, two = fanout[f"postgresql-{platform}-1"][1], fanout[f"postgresql-{platform}-2"][1]
+    print(f"  ratio two processes / one on PostgreSQL: {one / two:.2f}x the rate")
+    print(f"  ratio PostgreSQL / SQLite, one process:  {fanout[f'sqlite-{platform}-1'][1] / one:.2f}x the rate")
+    print(f"PostgreSQL's execution time per push in postgresql-{platform}-1's send, by statement (pg_stat_statements, server time only)")
+    statements = [line.rstrip("\n").split("\t", 3) for line in open(f"{path}-postgresql-{platform}-1") if line.strip()]
+    total = sum(float(s[1]) for s in statements)
+    print(f"  {'µs/push':>8} {'calls':>8} {'rows':>9}  statement   (the {len(statements)} costliest: {total * 1000 / installations:.1f} µs/push)")
+    for calls, milliseconds, affected, query in statements:
+        print(f"  {float(milliseconds) * 1000 / installations:8.1f} {int(calls):8d} {int(affected):9d}  {query[:110]}")
 def fetch(name):
     picked = [(float(r[2]), float(r[3])) for r in rows if r[0] == "fetch" and r[1] == name]
     return statistics.median(x for x, _ in picked), statistics.median(p for _, p in picked)

@@ -75,9 +75,9 @@ bench_wait_for() {
     exit 1
 }
 
-# bench_import_installations BASE_URL COUNT USERS [admin curl flags…]: registers COUNT direct installations
-# (desk-0 and up, tagged topic:bench) spread over the members user1…userUSERS, creating those users, ten thousand per
-# import request.
+# bench_import_installations BASE_URL COUNT USERS [admin curl flags…]: registers COUNT installations (desk-0 and up,
+# tagged topic:bench) spread over the members user1…userUSERS, creating those users, ten thousand per import request.
+# They are direct installations unless $bench_platform is apns (each with its own 64-digit device token).
 bench_import_installations() {
     local base=$1 count=$2 users=$3
     shift 3
@@ -86,11 +86,13 @@ bench_import_installations() {
             "$base/api/users" >/dev/null
     done
     for first in $(seq 0 10000 $((count - 1))); do
-        python3 - "$first" "$count" "$users" >"$bench_work/import.json" <<'PY'
+        python3 - "$first" "$count" "$users" "${bench_platform:-direct}" >"$bench_work/import.json" <<'PY'
 import json, sys
-first, total, users = (int(a) for a in sys.argv[1:])
-entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": "direct",
-            "pushChannel": f"desk-{i}", "tags": ["topic:bench"]} for i in range(first, min(first + 10000, total))]
+first, total, users = (int(a) for a in sys.argv[1:4])
+platform = sys.argv[4]
+entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": platform,
+            "pushChannel": f"{i:064x}" if platform == "apns" else f"desk-{i}", "tags": ["topic:bench"]}
+           for i in range(first, min(first + 10000, total))]
 json.dump({"installations": entries}, sys.stdout)
 PY
         curl -sf "$@" -H 'Content-Type: application/json' --data-binary "@$bench_work/import.json" \

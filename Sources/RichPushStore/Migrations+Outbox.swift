@@ -14,3 +14,19 @@ extension Migrations {
         try await db.create(index: "installation_tags_tag_installation").on("installation_tags").column("tag").column("installation_id").run()
     }
 }
+
+extension Migrations {
+    /// A claim takes the pending deliveries in `(due_at, id)` order. SQLite's index ends with the row id already;
+    /// PostgreSQL's did not, so it read every pending delivery due at the same millisecond (a whole campaign) and
+    /// sorted them on each claim, a cost that grew with the outbox. With `id` in the index a claim reads its rows
+    /// in order and stops at its limit. Half of each new page is left free, so a claim's lease, which changes no
+    /// indexed column, is mostly written beside its row (a HOT update) rather than in another page with new index
+    /// entries: a claim of 1,000 in the middle of a fan-out took 6 ms instead of 11 (a tenth free: 11 ms; 30% free:
+    /// also 11; 70% free: 6), for an outbox twice the size on disk.
+    static func orderPendingDeliveriesById(_ db: any SQLDatabase) async throws {
+        guard db.dialect.name != "sqlite" else { return }
+        try await db.drop(index: "deliveries_pending_due").run()
+        try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()
+        try await db.raw("ALTER TABLE deliveries SET (fillfactor = 50)").run()
+    }
+}

@@ -42,7 +42,7 @@ extension Store {
                 }
                 _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
                 var claimed = try await Self.take(
-                    SQLBinaryExpression(SQLIdentifier("id"), .in, due.query), until: leaseUntil, holding: held, withZones: withZones, in: db)
+                    Self.idIn(due.query, in: db), until: leaseUntil, holding: held, withZones: withZones, in: db)
                 taken += claimed.map(\.deliveryId)
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
@@ -218,6 +218,15 @@ extension Store {
         }
         held?.hold(claimed.map(\.deliveryId), until: leaseUntil)
         return claimed
+    }
+
+    /// `id IN (subquery)`, written for PostgreSQL as `id = ANY(ARRAY(subquery))`: PostgreSQL plans an `UPDATE … WHERE
+    /// id IN (subquery)` as a hash join over a scan of the whole table, so each claim read every delivery ever
+    /// written (25 ms a claim of 1,000 among 100,000, growing with the table), where the array has it take the
+    /// subquery's ids first and then each row by its key (8 ms, whatever the table's size).
+    private static func idIn(_ subquery: SQLSubquery, in db: any SQLDatabase) -> any SQLExpression {
+        guard db.dialect.name != "sqlite" else { return SQLBinaryExpression(SQLIdentifier("id"), .in, subquery) }
+        return SQLBinaryExpression(SQLIdentifier("id"), .equal, SQLFunction("ANY", args: SQLFunction("ARRAY", args: subquery)))
     }
 
     /// `attempts + 1`, for the statements that count a claim's attempt.
