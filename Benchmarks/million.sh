@@ -19,29 +19,6 @@ source Benchmarks/support/common.sh
 bench_build_gateway
 results="$bench_work/results"
 
-new_database() {
-    local name="bench_$(date +%s%N)"
-    psql "$RICHPUSH_TEST_DATABASE_URL" -q -c "CREATE DATABASE $name" >&2
-    python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
-        "$RICHPUSH_TEST_DATABASE_URL" "$name"
-}
-
-# register BASE FIRST COUNT: imports direct installations desk-FIRST… (tagged topic:bench) of the members user1…user100.
-register() {
-    local base=$1 first=$2 count=$3
-    for from in $(seq "$first" 10000 $((first + count - 1))); do
-        python3 - "$from" "$((first + count))" "$users" >"$bench_work/import.json" <<'PY'
-import json, sys
-first, end, users = (int(a) for a in sys.argv[1:])
-entries = [{"installationId": f"desk-{i:07d}", "owner": f"user{i % users + 1}", "platform": "direct",
-            "pushChannel": f"desk-{i}", "tags": ["topic:bench"]} for i in range(first, min(first + 10000, end))]
-json.dump({"installations": entries}, sys.stdout)
-PY
-        curl -sf -u admin:bench-admin-password -H 'Content-Type: application/json' --data-binary "@$bench_work/import.json" \
-            "$base/api/installations/import" >/dev/null
-    done
-}
-
 # campaign ENGINE BASE DEVICES: times one notification to every installation, from the POST to its answer, then to
 # the last delivery sent.
 campaign() {
@@ -58,21 +35,18 @@ campaign() {
 
 for engine in "${engines[@]}"; do
     store=()
-    [ "$engine" = postgresql ] && store=(--database-url "$(new_database)")
+    [ "$engine" = postgresql ] && store=(--database-url "$(bench_new_database)")
     port=$(bench_free_port)
     bench_start_gateway "$port" "$bench_work/data-$engine" "${store[@]}"
     pid=${bench_pids[-1]}
     base="http://127.0.0.1:$port"
-    for user in $(seq 1 "$users"); do
-        curl -sf -u admin:bench-admin-password -d "{\"username\":\"user$user\",\"password\":\"user-password-$user\",\"role\":\"member\"}" \
-            "$base/api/users" >/dev/null
-    done
+    admin=(-u admin:bench-admin-password)
     echo "$engine: registering 100,000 installations…" >&2
-    register "$base" 0 100000
+    bench_import_installations "$base" 100000 "$users" "${admin[@]}"
     echo "$engine: a campaign to 100,000…" >&2
     campaign "$engine" "$base" 100000
     echo "$engine: registering 900,000 more…" >&2
-    register "$base" 100000 900000
+    bench_register_installations "$base" 100000 1000000 "$users" "${admin[@]}"
     echo "$engine: a campaign to 1,000,000…" >&2
     campaign "$engine" "$base" 1000000
     echo "rss $engine $(awk '/VmHWM/ {print $2}' "/proc/$pid/status")" >>"$results"

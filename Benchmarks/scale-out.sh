@@ -41,14 +41,6 @@ if [ "${PIN:-0}" = 1 ]; then
 fi
 results="$bench_work/results"
 
-# new_database: prints the URL of an empty database on the private server.
-new_database() {
-    local name="bench_$(date +%s%N)"
-    psql "$RICHPUSH_TEST_DATABASE_URL" -q -c "CREATE DATABASE $name" >&2
-    python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
-        "$RICHPUSH_TEST_DATABASE_URL" "$name"
-}
-
 # stop_gateways: ends every gateway started since the APNs sink, gracefully; the sink stays.
 stop_gateways() {
     local gateways=("${bench_pids[@]:$sink_processes}")
@@ -100,9 +92,9 @@ database_name() { python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sy
 
 for platform in direct apns; do
     fan_out "sqlite-$platform-1" "$platform" "" 1
-    profiled=$(new_database)
+    profiled=$(bench_new_database)
     fan_out "postgresql-$platform-1" "$platform" "--database-url $profiled" 1 "$(database_name "$profiled")"
-    fan_out "postgresql-$platform-2" "$platform" "--database-url $(new_database)" 2
+    fan_out "postgresql-$platform-2" "$platform" "--database-url $(bench_new_database)" 2
 done
 
 # fetch_setup LABEL STORE_FLAGS: a gateway with one image notification; prints its payload URL.
@@ -123,7 +115,7 @@ fetch_setup() {
 }
 # Not in $(…): a subshell would keep the gateways' pids from stop_gateways and leave them running.
 fetch_setup sqlite "" >"$bench_work/url-sqlite"
-fetch_setup postgresql "--database-url $(new_database)" >"$bench_work/url-postgresql"
+fetch_setup postgresql "--database-url $(bench_new_database)" >"$bench_work/url-postgresql"
 sqlite_url=$(cat "$bench_work/url-sqlite")
 postgresql_url=$(cat "$bench_work/url-postgresql")
 authorization="Authorization: Basic $(printf 'alice:alice-password' | base64)"

@@ -75,9 +75,8 @@ bench_wait_for() {
     exit 1
 }
 
-# bench_import_installations BASE_URL COUNT USERS [admin curl flags…]: registers COUNT installations (desk-0 and up,
-# tagged topic:bench) spread over the members user1…userUSERS, creating those users, ten thousand per import request.
-# They are direct installations unless $bench_platform is apns (each with its own 64-digit device token).
+# bench_import_installations BASE_URL COUNT USERS [admin curl flags…]: creates the members user1…userUSERS, then
+# registers COUNT installations over them as bench_register_installations does, from desk-0.
 bench_import_installations() {
     local base=$1 count=$2 users=$3
     shift 3
@@ -85,19 +84,38 @@ bench_import_installations() {
         curl -sf "$@" -d "{\"username\":\"user$user\",\"password\":\"user-password-$user\",\"role\":\"member\"}" \
             "$base/api/users" >/dev/null
     done
-    for first in $(seq 0 10000 $((count - 1))); do
-        python3 - "$first" "$count" "$users" "${bench_platform:-direct}" >"$bench_work/import.json" <<'PY'
+    bench_register_installations "$base" 0 "$count" "$users" "$@"
+}
+
+# bench_register_installations BASE_URL FIRST END USERS [admin curl flags…]: registers the installations desk-FIRST up
+# to desk-END (not included), tagged topic:bench, spread over the existing members user1…userUSERS, ten thousand per
+# import request. They are direct installations unless $bench_platform is apns (each with its own 64-digit device
+# token).
+bench_register_installations() {
+    local base=$1 from=$2 end=$3 users=$4
+    shift 4
+    for first in $(seq "$from" 10000 $((end - 1))); do
+        python3 - "$first" "$end" "$users" "${bench_platform:-direct}" >"$bench_work/import.json" <<'PY'
 import json, sys
-first, total, users = (int(a) for a in sys.argv[1:4])
+first, end, users = (int(a) for a in sys.argv[1:4])
 platform = sys.argv[4]
 entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": platform,
             "pushChannel": f"{i:064x}" if platform == "apns" else f"desk-{i}", "tags": ["topic:bench"]}
-           for i in range(first, min(first + 10000, total))]
+           for i in range(first, min(first + 10000, end))]
 json.dump({"installations": entries}, sys.stdout)
 PY
         curl -sf "$@" -H 'Content-Type: application/json' --data-binary "@$bench_work/import.json" \
             "$base/api/installations/import" >/dev/null
     done
+}
+
+# bench_new_database: creates an empty database on the private PostgreSQL server of scripts/with-postgres and prints
+# its URL.
+bench_new_database() {
+    local name="bench_$(date +%s%N)"
+    psql "$RICHPUSH_TEST_DATABASE_URL" -q -c "CREATE DATABASE $name" >&2
+    python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
+        "$RICHPUSH_TEST_DATABASE_URL" "$name"
 }
 
 # bench_json FIELD: reads a JSON document on stdin and prints one top-level field.
