@@ -104,6 +104,10 @@ struct TemplateTests {
         (#"{"name":"winter","message":"{{#open}}"}"#, 422, "template.invalid"),
         (#"{"name":"winter","message":"m","richType":"gif"}"#, 422, "notification.invalidRichType"),
         (#"{"name":"winter","message":"m","expiresIn":"soon"}"#, 422, "notification.invalidExpiry"),
+        (#"{"name":"winter","message":"m","badge":-435119133}"#, 422, "notification.invalidBadge"),
+        (#"{"name":"winter","message":"m","sound":"bell ring"}"#, 422, "notification.invalidSound"),
+        (#"{"name":"winter","message":"m","category":""}"#, 422, "notification.invalidCategory"),
+        (#"{"name":"winter","message":"m","threadId":""}"#, 422, "notification.invalidThreadId"),
         (#"{"name":"winter","message":"m","audience":"a &&"}"#, 400, "audience.invalid"),
         (#"{"name":"winter","mesage":"m"}"#, 400, "request.unknownField"),
     ])

@@ -99,14 +99,22 @@ struct CampaignFields: Codable {
 
     /// Title, sound, badge, category, thread, data and localizations, each checked.
     private func content(style: PushStyle, richType: RichType) throws -> PushContent {
-        if let sound {
-            guard style == .alert else {
-                throw APIError.unprocessable(
-                    "notification.invalidSound", "sound is for the alert push style; a silent push makes no sound.")
-            }
-            guard sound == "default" || Self.isName(sound, maximumLength: 64) else {
-                throw APIError.unprocessable("notification.invalidSound", "sound must be default or a name of 1 to 64 of A-Z a-z 0-9 . _ -.")
-            }
+        if sound != nil, style != .alert {
+            throw APIError.unprocessable("notification.invalidSound", "sound is for the alert push style; a silent push makes no sound.")
+        }
+        try checkPlainValues()
+        let data = try Self.checkedData(self.data ?? [:])
+        let localizations = try Self.checkedLocalizations(self.localizations ?? [:], richType: richType)
+        return PushContent(
+            title: try title.map { try Self.title($0, field: "title") }, sound: sound, badge: badge, category: category, threadId: threadId,
+            data: data, localizations: localizations)
+    }
+
+    /// The sound, badge, category and thread, which hold no placeholders, so a template is checked for them as a
+    /// notification is.
+    func checkPlainValues() throws {
+        if let sound, sound != "default", !Self.isName(sound, maximumLength: 64) {
+            throw APIError.unprocessable("notification.invalidSound", "sound must be default or a name of 1 to 64 of A-Z a-z 0-9 . _ -.")
         }
         if case .number(let number) = badge, !Badge.range.contains(number) {
             throw APIError.unprocessable("notification.invalidBadge", "badge must be a number from 0 to 99999, or \"unread\".")
@@ -117,11 +125,6 @@ struct CampaignFields: Codable {
         if let threadId, threadId.isEmpty || threadId.count > 64 {
             throw APIError.unprocessable("notification.invalidThreadId", "threadId must be 1 to 64 characters.")
         }
-        let data = try Self.checkedData(self.data ?? [:])
-        let localizations = try Self.checkedLocalizations(self.localizations ?? [:], richType: richType)
-        return PushContent(
-            title: try title.map { try Self.title($0, field: "title") }, sound: sound, badge: badge, category: category, threadId: threadId,
-            data: data, localizations: localizations)
     }
 
     static let maximumDataKeys = 20

@@ -41,7 +41,8 @@ struct Template: ResponseEncodable {
     }
 
     /// The fields as stored, once what can be checked before the placeholders are filled in holds: the placeholders
-    /// parse, the rich type, push style, audience and lifetime are valid. The rest is checked by each notification.
+    /// parse, the rich type, push style, audience, lifetime, sound, badge, category and thread are valid. The rest is
+    /// checked by each notification.
     static func checked(_ fields: CampaignFields, description: String?) throws -> String {
         if let description, description.count > 1000 {
             throw APIError.unprocessable("template.invalidDescription", "description must be at most 1000 characters.")
@@ -61,6 +62,7 @@ struct Template: ResponseEncodable {
             }
         }
         _ = try fields.lifetime()
+        try fields.checkPlainValues()
         return String(decoding: try JSONEncoder.compact.encode(fields), as: UTF8.self)
     }
 }
