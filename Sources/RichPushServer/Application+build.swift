@@ -59,6 +59,7 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
             metrics: metrics),
         dispatcherDoorbell: Doorbell(),
         statePushDoorbell: Doorbell(),
+        outboxes: OutboxQueue(),
         linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadMemory(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
@@ -87,7 +88,8 @@ private func buildApplication(_ configuration: ServerConfiguration, store: Store
         ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes,
         StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
         OutboxCompleter(
-            store: store, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease, clock: configuration.clock,
+            store: store, queue: gateway.outboxes, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease,
+            clock: configuration.clock,
             logger: dispatcherLogger),
     ]
     let certificate = try configuration.tlsFiles.map { files throws(ConfigurationError) in try ServingCertificate(files: files) }
@@ -187,7 +189,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     ImageController(imageLimits: gateway.configuration.imageLimits, metrics: gateway.metrics, library: library).addRoutes(to: authenticated)
     NotificationController(
         store: gateway.store, library: library, payloads: gateway.payloads, linkSigner: gateway.linkSigner, broadcaster: gateway.broadcaster,
-        dispatcherDoorbell: gateway.dispatcherDoorbell, statePushDoorbell: gateway.statePushDoorbell, rateLimits: gateway.rateLimits,
+        dispatcherDoorbell: gateway.dispatcherDoorbell, statePushDoorbell: gateway.statePushDoorbell, outboxes: gateway.outboxes,
+        rateLimits: gateway.rateLimits,
         metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone
     ).addRoutes(to: authenticated)
     ResultsController(store: gateway.store, fetches: gateway.payloads.fetches).addRoutes(to: authenticated)

@@ -18,6 +18,8 @@ struct Gateway: Sendable {
     let dispatcherDoorbell: Doorbell
     /// Rung when a state change put state pushes in their outbox.
     let statePushDoorbell: Doorbell
+    /// Outboxes begun by a POST, completed after its answer.
+    let outboxes: OutboxQueue
     let linkSigner: LinkSigner
     let payloads: PayloadMemory
     let metrics: GatewayMetrics

@@ -1,6 +1,7 @@
 import Foundation
 import RichPushCore
 import RichPushStore
+import Synchronization
 import Testing
 
 /// A large outbox is written in chunks after its notification, so its first pushes go out while its last deliveries
@@ -10,9 +11,9 @@ struct OutboxChunkTests {
     /// More installations than the first chunk holds, tagged for one audience.
     static let count = 2_600
 
-    func registerMany(_ store: Store, platform: Platform = .direct) async throws {
+    func registerMany(_ store: Store, platform: Platform = .direct, count: Int = Self.count) async throws {
         let now = Date.now
-        let installations = (0..<Self.count).map { index in
+        let installations = (0..<count).map { index in
             InstallationRecord(
                 id: String(format: "d%05d", index), owner: "user\(index % 300)", platform: platform,
                 pushChannel: platform == .apns ? String(format: "%064x", index) : "channel-\(index)", tags: ["topic:sale"], createdAt: now,
@@ -40,6 +41,23 @@ struct OutboxChunkTests {
             #expect(try await store.notification(id: notification.id)?.outboxComplete == true)
             let jobs = try await store.claimDueDeliveries(limit: 10_000, lease: 60)
             #expect(Set(jobs.map(\.installationId)).count == Self.count)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func eachLaterChunkContinuesWhereTheLastEndedSoEveryInstallationGetsOneDelivery(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            // The first chunk, a whole later chunk and a part of one.
+            let count = 2_000 + 10_000 + 600
+            try await registerMany(store, count: count)
+            let (notification, _) = try await store.send("topic:sale")
+            let chunks = Atomic(0)
+            try await store.completeOutbox(of: notification.id) { chunks.add(1, ordering: .relaxed) }
+            #expect(chunks.load(ordering: .relaxed) == 2)
+            #expect(try await deliveryCount(store, of: notification.id) == count)
+            let jobs = try await store.claimDueDeliveries(limit: 20_000, lease: 60)
+            #expect(jobs.count == count)
+            #expect(Set(jobs.map(\.installationId)).count == count)
         }
     }
 

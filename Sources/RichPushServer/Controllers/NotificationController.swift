@@ -14,6 +14,7 @@ struct NotificationController {
     let broadcaster: EventBroadcaster
     let dispatcherDoorbell: Doorbell
     let statePushDoorbell: Doorbell
+    let outboxes: OutboxQueue
     let rateLimits: RateLimits
     let metrics: GatewayMetrics
     let clock: any WallClock
@@ -56,15 +57,13 @@ struct NotificationController {
                 id in try await store.image(id: id) != nil
             }
         }
-        var (record, created) = try await store.createNotification(draft, now: now)
+        let (record, created) = try await store.createNotification(draft, now: now)
         if created {
             metrics.notificationsCreated.increment()
             dispatcherDoorbell.ring()
-            if !record.outboxComplete {
-                // The answer waits for the whole outbox, while the dispatcher sends each chunk as it is written.
-                try await store.completeOutbox(of: record.id, now: now) { [dispatcherDoorbell] in dispatcherDoorbell.ring() }
-                record.outboxComplete = true
-            }
+            // The rest of a large outbox is written after the answer, while the dispatcher sends each chunk; a crash
+            // meanwhile leaves it to the next start (or, on a shared store, another process) to complete.
+            if !record.outboxComplete { outboxes.add(record.id) }
             context.logger.info(
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
             await store.audit(

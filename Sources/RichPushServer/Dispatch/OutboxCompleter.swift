@@ -3,11 +3,13 @@ import Logging
 import RichPushStore
 import ServiceLifecycle
 
-/// Completes the outboxes whose writer died: a process that crashed while it wrote a large notification's outbox in
-/// chunks left the rest unwritten, and the notification must still reach its whole audience. On an exclusive store
-/// every unfinished outbox is this process's own at start; on a shared one, those untouched for a lease are.
+/// Writes the rest of the outboxes written in chunks: those whose first chunk a POST wrote before it answered, and
+/// those whose writer died (a process that crashed or stopped while it wrote one left the rest unwritten, and the
+/// notification must still reach its whole audience). On an exclusive store every unfinished outbox is this
+/// process's own at start; on a shared one, those untouched for a lease are.
 struct OutboxCompleter: Service {
     let store: Store
+    let queue: OutboxQueue
     let doorbell: Doorbell
     /// How long an outbox's writer may be silent before another process takes it over.
     let lease: TimeInterval
@@ -16,19 +18,44 @@ struct OutboxCompleter: Service {
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
-            var stale = store.isShared ? lease : 0
-            while true {
-                do {
-                    for id in try await store.abandonedOutboxes(stale: stale, now: clock.now) {
-                        logger.notice("completing an abandoned outbox", metadata: ["richpush.notification.id": "\(id)"])
-                        try await store.completeOutbox(of: id, now: clock.now) { doorbell.ring() }
-                    }
-                } catch {
-                    logger.error("completing outboxes failed", metadata: ["error": "\(error)"])
-                }
-                stale = lease
-                try await Task.sleep(for: .seconds(min(lease, 10)))
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await completeQueued() }
+                try await completeAbandoned()
             }
         }
+    }
+
+    /// Each queued outbox at once, so a large one does not hold up the next campaign's.
+    private func completeQueued() async {
+        await withDiscardingTaskGroup { group in
+            for await id in queue.ids {
+                group.addTask { await complete(id) }
+            }
+        }
+    }
+
+    private func completeAbandoned() async throws {
+        var stale = store.isShared ? lease : 0
+        while true {
+            do {
+                for id in try await store.abandonedOutboxes(stale: stale, now: clock.now) {
+                    logger.notice("completing an abandoned outbox", metadata: ["richpush.notification.id": "\(id)"])
+                    await complete(id)
+                }
+            } catch {
+                logger.error("finding abandoned outboxes failed", metadata: ["error": "\(error)"])
+            }
+            stale = lease
+            try await Task.sleep(for: .seconds(min(lease, 10)))
+        }
+    }
+
+    private func complete(_ id: Int64) async {
+        do {
+            try await store.completeOutbox(of: id, now: clock.now) { doorbell.ring() }
+        } catch  where !Task.isCancelled {
+            // Taken over by this or another process once its lease runs out.
+            logger.error("completing an outbox failed", metadata: ["richpush.notification.id": "\(id)", "error": "\(error)"])
+        } catch {}
     }
 }
