@@ -10,12 +10,12 @@ extension EndToEndTests {
     @Suite("The daemon through restarts, silence and signals")
     struct DaemonLifecycleTests {
         struct Scene {
-            let gateway: TestGateway
+            let gateway: SpawnedGateway
             let alice: (String, String)
             let daemon: DaemonProcess
 
             init() async throws {
-                gateway = try await TestGateway()
+                gateway = try await SpawnedGateway()
                 try await gateway.start()
                 alice = try gateway.createMember("alice")
                 daemon = try DaemonProcess(gateway: gateway, user: alice)
@@ -71,7 +71,7 @@ extension EndToEndTests {
             try await scene.daemon.start(desktop: nil, extraArguments: ["--tags", "topic:sale, lang:en"])
             let id = try String(contentsOfFile: scene.daemon.home.path + "/.local/state/richpush/installation-id", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            let installation = TestGateway.object(try scene.gateway.request(.get, "/api/installations/\(id)", as: scene.alice).body)
+            let installation = SpawnedGateway.object(try scene.gateway.request(.get, "/api/installations/\(id)", as: scene.alice).body)
             #expect(installation?["platform"] as? String == "direct")
             #expect(installation?["pushChannel"] as? String == id)
             let tags = Set(installation?["tags"] as? [String] ?? [])
@@ -100,7 +100,7 @@ extension EndToEndTests {
         @Test func anAPITokenStandsInForUserAndPassword() async throws {
             let scene = try await Scene()
             defer { scene.stop() }
-            let created = TestGateway.object(try scene.gateway.request(.post, "/api/tokens", as: scene.alice, json: #"{"name":"desktop"}"#).body)
+            let created = SpawnedGateway.object(try scene.gateway.request(.post, "/api/tokens", as: scene.alice, json: #"{"name":"desktop"}"#).body)
             let home = scene.daemon.home.path
             _ = try scene.daemon.home.write("token", try #require(created?["token"] as? String) + "\n")
             let arguments = ["--server", scene.gateway.baseURL, "--token-file", home + "/token", "--once"]
@@ -206,7 +206,7 @@ extension EndToEndTests {
             #expect(try await scene.daemon.runOnce().status == 0)
             let id = try scene.gateway.sendImage(message: "Flash sale", to: scene.alice.0)
             #expect(await eventually { (try? scene.gateway.status(id)["sent"] as? Int) == 1 })
-            #expect(try scene.gateway.request(.delete, "/api/notifications/\(id)", as: TestGateway.admin).status == 204)
+            #expect(try scene.gateway.request(.delete, "/api/notifications/\(id)", as: SpawnedGateway.admin).status == 204)
             let run = try await scene.daemon.runOnce()
             #expect(run.status == 0)
             #expect(run.output == "richpush \(id) [img] New image: Flash sale\n")

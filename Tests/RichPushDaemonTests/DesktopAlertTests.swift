@@ -19,13 +19,13 @@ extension EndToEndTests {
         /// A desktop, a gateway with alice, and alice's daemon connected.
         struct Scene {
             let desktop: TestDesktop
-            let gateway: TestGateway
+            let gateway: SpawnedGateway
             let alice: (String, String)
             let daemon: DaemonProcess
 
             init(https: Bool = false) async throws {
                 desktop = try await TestDesktop()
-                gateway = try await TestGateway(https: https)
+                gateway = try await SpawnedGateway(https: https)
                 try await gateway.start()
                 alice = try gateway.createMember("alice")
                 daemon = try DaemonProcess(gateway: gateway, user: alice)
@@ -215,7 +215,7 @@ extension EndToEndTests {
             let scene = try await Scene()
             defer { scene.stop() }
             let id = try await scene.showImage()
-            #expect(try scene.gateway.request(.delete, "/api/notifications/\(id)", as: TestGateway.admin).status == 204)
+            #expect(try scene.gateway.request(.delete, "/api/notifications/\(id)", as: SpawnedGateway.admin).status == 204)
             #expect(await eventually { (try? await scene.desktop.displayedCount()) == 0 })
             #expect(await eventually { !FileManager.default.fileExists(atPath: scene.daemon.home.path + "/.cache/richpush/\(id).png") })
         }

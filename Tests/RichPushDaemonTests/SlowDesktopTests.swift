@@ -15,7 +15,7 @@ extension EndToEndTests {
                 outputFile: desktop.directory.path + "/held-server.out")
             defer { server.stop() }
             _ = try await server.waitForOutput("ready")
-            let gateway = try await TestGateway()
+            let gateway = try await SpawnedGateway()
             try await gateway.start()
             defer { gateway.kill() }
             let alice = try gateway.createMember("alice")

@@ -4,12 +4,12 @@ import TestSupport
 /// The real `richpushd` executable, run as the user would, with its own home, state and cache directories.
 final class DaemonProcess: @unchecked Sendable {
     let home: TemporaryDirectory
-    let gateway: TestGateway
+    let gateway: SpawnedGateway
     let user: (String, String)
     private(set) var process: ChildProcess?
     private var runs = 0
 
-    init(gateway: TestGateway, user: (String, String)) throws {
+    init(gateway: SpawnedGateway, user: (String, String)) throws {
         home = try TemporaryDirectory()
         self.gateway = gateway
         self.user = user

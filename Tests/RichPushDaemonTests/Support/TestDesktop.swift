@@ -117,7 +117,7 @@ final class TestDesktop: @unchecked Sendable {
     /// The alerts dunst closed, newest first, as field → value (dunst lists an alert only once it is closed).
     func history() async throws -> [[String: Any]] {
         let output = try await control(["history"]).output
-        guard let object = TestGateway.object(output), let data = object["data"] as? [[[String: Any]]], let entries = data.first else { return [] }
+        guard let object = SpawnedGateway.object(output), let data = object["data"] as? [[[String: Any]]], let entries = data.first else { return [] }
         return entries.map { entry in entry.compactMapValues { ($0 as? [String: Any])?["data"] } }
     }
 

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The real `richpush` gateway as a separate process, on a fresh store; restartable on the same port and data. The
 /// daemon's tests speak to it with the daemon's own HTTP client.
-final class TestGateway: @unchecked Sendable {
+final class SpawnedGateway: @unchecked Sendable {
     let process: GatewayProcess
     static let adminPassword = "admin-secret-1"
     private var imageIds: [String: Int64] = [:]
