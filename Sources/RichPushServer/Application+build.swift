@@ -17,8 +17,7 @@ import ServiceLifecycle
 /// try await buildApplication(configuration).runService()
 /// ```
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
-    var logger = logger ?? Logger(label: "richpush")
-    logger.logLevel = configuration.logLevel
+    let logger = logger ?? gatewayLogger(configuration)
     let store = try await openStore(configuration, logger: logger)
     do {
         return try await buildApplication(configuration, store: store, logger: logger)
@@ -28,7 +27,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
 }
 
-private func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) async throws -> some ApplicationProtocol {
+/// The gateway's logger, at the configured level.
+func gatewayLogger(_ configuration: ServerConfiguration) -> Logger {
+    var logger = Logger(label: "richpush")
+    logger.logLevel = configuration.logLevel
+    return logger
+}
+
+func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) async throws -> some ApplicationProtocol {
     var store = store
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
     try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
@@ -211,13 +217,24 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
 /// The store the configuration names: PostgreSQL for a `database-url`, SQLite under the data directory otherwise.
 func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> Store {
     if let url = configuration.databaseURL {
+        let engine = try await openPostgresEngine(url: url, runsPool: true, logger: logger)
         do {
-            return try await Store.openPostgres(url: url, logger: logger)
-        } catch let error as PostgresEngineError {
-            throw ConfigurationError("database-url: \(error.description)")
+            return try await Store.open(engine: engine, logger: logger)
+        } catch {
+            try? await engine.close()
+            throw error
         }
     }
     return try await Store.openSQLite(directory: configuration.dataDirectory, logger: logger)
+}
+
+/// Connects to the database `url` names; a wrong address, password or database is a configuration error.
+func openPostgresEngine(url: String, runsPool: Bool, logger: Logger) async throws -> PostgresEngine {
+    do {
+        return try await PostgresEngine.open(url: url, runsPool: runsPool, logger: logger)
+    } catch let error as PostgresEngineError {
+        throw ConfigurationError("database-url: \(error.description)")
+    }
 }
 
 /// Creates the first admin on an empty store when a password is configured.

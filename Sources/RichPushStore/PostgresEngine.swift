@@ -6,21 +6,26 @@ import NIOSSL
 import PostgresKit
 import PostgresNIO
 public import SQLKit
+public import ServiceLifecycle
 
 /// The scale-out engine: one PostgreSQL database shared by any number of gateway processes.
 ///
-/// Connections come from a `PostgresClient` pool that the engine runs itself, so the store works before the
-/// application's services start (migrations, the first admin) and in one-shot commands such as `richpush user add`.
-/// Transactions run at PostgreSQL's default READ COMMITTED level; the store's claims lock rows with
+/// Connections come from a `PostgresClient` pool. `richpush serve` hands it to its service group as ``pool``, listed
+/// before the gateway so it stops after everything that uses the store; one-shot commands such as `richpush user add`
+/// and tests let the engine run it. Transactions run at PostgreSQL's default READ COMMITTED level; the store's claims lock rows with
 /// `FOR UPDATE SKIP LOCKED`, and ``announce(_:in:)`` sends `NOTIFY`s that every process's ``listen(_:)`` hears.
 public final class PostgresEngine: DatabaseEngine {
     private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// The pool's run, when the engine runs it itself.
+    private let runner: Task<Void, Never>?
     private let logger: Logger
 
     public var isExclusive: Bool { false }
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+    /// The connection pool, for a service group to run when the engine was opened with `runsPool` false.
+    public var pool: any Service { client }
+
+    private init(client: PostgresClient, runner: Task<Void, Never>?, logger: Logger) {
         self.client = client
         self.runner = runner
         self.logger = logger
@@ -29,8 +34,11 @@ public final class PostgresEngine: DatabaseEngine {
     /// Connects to the database `url` names (`postgres://user:password@host:port/database?sslmode=…`).
     ///
     /// One connection is made first on its own, so a wrong address, password or database name is reported at once
-    /// with PostgreSQL's own words instead of after the pool's retries.
-    public static func open(url: String, maximumConnections: Int = 20, logger: Logger) async throws -> PostgresEngine {
+    /// with PostgreSQL's own words instead of after the pool's retries. With `runsPool` false, nothing is read or
+    /// written until a service group runs ``pool``.
+    public static func open(url: String, maximumConnections: Int = 20, runsPool: Bool = true, logger: Logger) async throws
+        -> PostgresEngine
+    {
         let location = try PostgresLocation(url: url)
         do {
             let probe = try await PostgresConnection.connect(
@@ -43,7 +51,7 @@ public final class PostgresEngine: DatabaseEngine {
         configuration.options.maximumConnections = maximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         // Started immediately so the pool is running before the first lease, which would otherwise warn.
-        let runner = Task.immediate { await client.run() }
+        let runner = runsPool ? Task.immediate { await client.run() } : nil
         return PostgresEngine(client: client, runner: runner, logger: logger)
     }
 
@@ -130,7 +138,9 @@ public final class PostgresEngine: DatabaseEngine {
     /// An arbitrary key that names the schema's migrations among the database's advisory locks ("richpush").
     private static let migrationLockKey: Int64 = 0x7269_6368_7075_7368
 
+    /// Stops the pool the engine runs; a pool a service group runs stops with the group.
     public func close() async throws {
+        guard let runner else { return }
         runner.cancel()
         await runner.value
     }
