@@ -14,10 +14,12 @@ extension Store {
     /// Writes the rest of notification `id`'s outbox, a chunk per transaction, and calls `chunkWritten` after each
     /// commit; stops at once if the notification is canceled or recalled meanwhile. The chunks follow the installations'
     /// order, so a process that completes an outbox another began (``abandonedOutboxes(stale:now:)``) writes each
-    /// delivery once.
+    /// delivery once. A cancelled task stops between chunks with `CancellationError`, leaving the rest to whoever
+    /// completes the outbox next.
     public func completeOutbox(of id: Int64, now: Date = .now, chunkWritten: @Sendable () -> Void = {}) async throws {
         while try await writeOutboxChunk(of: id, now: now) {
             chunkWritten()
+            try Task.checkCancellation()
         }
         chunkWritten()
     }

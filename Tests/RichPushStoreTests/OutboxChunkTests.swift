@@ -62,6 +62,24 @@ struct OutboxChunkTests {
     }
 
     @Test(arguments: Engine.allCases)
+    func aWriterStoppedBetweenChunksLeavesTheRestToTheNextOne(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let count = 2_000 + 10_000 + 600
+            try await registerMany(store, count: count)
+            let (notification, _) = try await store.send("topic:sale")
+            let stopped = await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await store.completeOutbox(of: notification.id)
+            }.result
+            #expect(throws: CancellationError.self) { try stopped.get() }
+            #expect(try await store.notification(id: notification.id)?.outboxComplete == false)
+            #expect(try await deliveryCount(store, of: notification.id) < count)
+            try await store.completeOutbox(of: notification.id)
+            #expect(try await deliveryCount(store, of: notification.id) == count)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
     func anOutboxWhoseWriterFellSilentIsCompletedByAnotherProcessAfterALease(_ engine: Engine) async throws {
         try await withStores(engine, count: 2) { stores in
             try await registerMany(stores[0])

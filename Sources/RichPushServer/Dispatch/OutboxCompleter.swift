@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Writes the rest of the outboxes written in chunks: those whose first chunk a POST wrote before it answered, and
 /// those whose writer died (a process that crashed or stopped while it wrote one left the rest unwritten, and the
 /// notification must still reach its whole audience). On an exclusive store every unfinished outbox is this
-/// process's own at start; on a shared one, those untouched for a lease are.
+/// process's own at start; on a shared one, those untouched for a lease are. On shutdown it stops between chunks.
 struct OutboxCompleter: Service {
     let store: Store
     let queue: OutboxQueue
