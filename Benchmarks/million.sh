@@ -5,7 +5,10 @@
 # from the answer until every delivery is sent (the goal: the million's within 20% of the 100,000's), and the
 # gateway's peak RSS over the whole run (the goal: 400 MB).
 #
-#   Benchmarks/million.sh [engine…]      engines: sqlite postgresql (both unless given)
+# The installations belong to USERS members (100 unless set), round robin: the direct channel's events are indexed
+# by user, so a batch of 1,000 touches one place of that index per distinct member.
+#
+#   [USERS=n] Benchmarks/million.sh [engine…]      engines: sqlite postgresql (both unless given)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${RICHPUSH_TEST_DATABASE_URL:-}" ]; then
@@ -13,7 +16,7 @@ if [ -z "${RICHPUSH_TEST_DATABASE_URL:-}" ]; then
 fi
 engines=("${@:-sqlite postgresql}")
 read -r -a engines <<<"${engines[*]}"
-users=100
+users=${USERS:-100}
 scripts/ensure-packages curl python3 libpng-dev libturbojpeg0-dev libwebp-dev pkg-config
 source Benchmarks/support/common.sh
 bench_build_gateway
@@ -54,7 +57,7 @@ for engine in "${engines[@]}"; do
     wait "$pid" 2>/dev/null || true
 done
 
-python3 - "$results" <<'PY'
+python3 - "$results" "$users" <<'PY'
 import sys
 rows = [line.split() for line in open(sys.argv[1])]
 rss = {r[1]: int(r[2]) / 1024 for r in rows if r[0] == "rss"}
@@ -62,7 +65,7 @@ campaigns = {}
 for engine, devices, start, answered, finished in (r for r in rows if r[0] != "rss"):
     devices, start, answered, finished = int(devices), float(start), float(answered), float(finished)
     campaigns[(engine, devices)] = (answered - start, devices / (finished - answered), devices / (finished - start))
-print("one campaign to N direct installations (100 members), the POST's answer and then every delivery sent")
+print(f"one campaign to N direct installations ({sys.argv[2]} members), the POST's answer and then every delivery sent")
 for engine in dict.fromkeys(e for e, _ in campaigns):
     for devices in (100000, 1000000):
         accept, dispatch, total = campaigns[(engine, devices)]
