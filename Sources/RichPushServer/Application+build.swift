@@ -217,13 +217,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
 /// The store the configuration names: PostgreSQL for a `database-url`, SQLite under the data directory otherwise.
 func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> Store {
     if let url = configuration.databaseURL {
-        let engine = try await openPostgresEngine(url: url, runsPool: true, logger: logger)
-        do {
-            return try await Store.open(engine: engine, logger: logger)
-        } catch {
-            try? await engine.close()
-            throw error
-        }
+        return try await Store.open(engine: try await openPostgresEngine(url: url, runsPool: true, logger: logger), logger: logger)
     }
     return try await Store.openSQLite(directory: configuration.dataDirectory, logger: logger)
 }

@@ -12,8 +12,8 @@ public import ServiceLifecycle
 ///
 /// Connections come from a `PostgresClient` pool. `richpush serve` hands it to its service group as ``pool``, listed
 /// before the gateway so it stops after everything that uses the store; one-shot commands such as `richpush user add`
-/// and tests let the engine run it. Transactions run at PostgreSQL's default READ COMMITTED level; the store's claims lock rows with
-/// `FOR UPDATE SKIP LOCKED`, and ``announce(_:in:)`` sends `NOTIFY`s that every process's ``listen(_:)`` hears.
+/// and tests let the engine run it. Transactions run at PostgreSQL's default READ COMMITTED level; the store's claims
+/// lock rows with `FOR UPDATE SKIP LOCKED`, and ``announce(_:in:)`` sends `NOTIFY`s that every process's ``listen(_:)`` hears.
 public final class PostgresEngine: DatabaseEngine {
     private let client: PostgresClient
     /// The pool's run, when the engine runs it itself.

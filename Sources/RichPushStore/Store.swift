@@ -47,24 +47,23 @@ public struct Store: Sendable {
     /// Connects to the PostgreSQL database `url` names and brings its schema up to date; any number of gateway
     /// processes may share it.
     public static func openPostgres(url: String, logger: Logger) async throws -> Store {
-        let engine = try await PostgresEngine.open(url: url, logger: logger)
+        try await open(engine: try await PostgresEngine.open(url: url, logger: logger), logger: logger)
+    }
+
+    /// Brings the schema of `engine` up to date and readies it for a new process; closes `engine` if it cannot.
+    public static func open(engine: any DatabaseEngine, logger: Logger) async throws -> Store {
         do {
-            return try await open(engine: engine, logger: logger)
+            try await Migrations.run(on: engine)
+            let store = Store(engine: engine, logger: logger)
+            if engine.isExclusive {
+                // Claims held by a process that died are stale: this process is the only dispatcher.
+                try await store.releaseAllClaims()
+            }
+            return store
         } catch {
             try? await engine.close()
             throw error
         }
-    }
-
-    /// Brings the schema of `engine` up to date and readies it for a new process.
-    public static func open(engine: any DatabaseEngine, logger: Logger) async throws -> Store {
-        try await Migrations.run(on: engine)
-        let store = Store(engine: engine, logger: logger)
-        if engine.isExclusive {
-            // Claims held by a process that died are stale: this process is the only dispatcher.
-            try await store.releaseAllClaims()
-        }
-        return store
     }
 
     /// Whether other gateway processes may use the same data, so what one process changes the others must hear of
