@@ -22,6 +22,15 @@ struct OutboxChunkTests {
         _ = try await store.importInstallations(installations)
     }
 
+    /// The first chunk, a whole later chunk and a part of one.
+    static let severalChunks = 2_000 + 10_000 + 600
+
+    /// A notification to ``severalChunks`` installations, its first chunk written.
+    func sendToSeveralChunks(_ store: Store) async throws -> NotificationRecord {
+        try await registerMany(store, count: Self.severalChunks)
+        return try await store.send("topic:sale").notification
+    }
+
     func deliveryCount(_ store: Store, of id: Int64) async throws -> Int {
         try await store.counts(notificationId: id).tally.targeted
     }
@@ -47,10 +56,8 @@ struct OutboxChunkTests {
     @Test(arguments: Engine.allCases)
     func eachLaterChunkContinuesWhereTheLastEndedSoEveryInstallationGetsOneDelivery(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            // The first chunk, a whole later chunk and a part of one.
-            let count = 2_000 + 10_000 + 600
-            try await registerMany(store, count: count)
-            let (notification, _) = try await store.send("topic:sale")
+            let count = Self.severalChunks
+            let notification = try await sendToSeveralChunks(store)
             let chunks = Atomic(0)
             try await store.completeOutbox(of: notification.id) { chunks.add(1, ordering: .relaxed) }
             #expect(chunks.load(ordering: .relaxed) == 2)
@@ -64,9 +71,8 @@ struct OutboxChunkTests {
     @Test(arguments: Engine.allCases)
     func aWriterStoppedBetweenChunksLeavesTheRestToTheNextOne(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            let count = 2_000 + 10_000 + 600
-            try await registerMany(store, count: count)
-            let (notification, _) = try await store.send("topic:sale")
+            let count = Self.severalChunks
+            let notification = try await sendToSeveralChunks(store)
             let stopped = await Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 try await store.completeOutbox(of: notification.id)
