@@ -77,19 +77,18 @@ nginx_url="$bench_scheme://127.0.0.1:$nginx_port/api/notifications/$id"
     echo "gateway: $richpush_binary"
 } >&2
 
-# CPU ticks (user and system) of the processes given and their children, and the machine's stolen ticks: a rate
-# moves with the CPU the machine gives, the CPU a request costs does not.
+# The server's CPU ticks and the machine's stolen ticks: a rate moves with the CPU the machine gives, the CPU a
+# request costs does not.
 gateway_pid=${bench_pids[0]}
 nginx_pid=$(cat "$bench_work/nginx/nginx.pid")
-ticks_of() { for pid in "$1" $(pgrep -P "$1"); do awk '{print $14 + $15}' "/proc/$pid/stat"; done | awk '{sum += $1} END {print sum}'; }
 stolen_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
 # measure NAME PID URL [wrk flags…]: bench_wrk's line, then the server's CPU µs per request and the stolen share.
 measure() {
     local name=$1 pid=$2 url=$3 before stolen line
     shift 3
-    before=$(ticks_of "$pid") stolen=$(stolen_ticks)
+    before=$(bench_ticks "$pid") stolen=$(stolen_ticks)
     line=$(bench_wrk "$name" "$url" "$@")
-    echo "$line $(($(ticks_of "$pid") - before)) $(($(stolen_ticks) - stolen)) $(getconf CLK_TCK)"
+    echo "$line $(($(bench_ticks "$pid") - before)) $(($(stolen_ticks) - stolen)) $(getconf CLK_TCK)"
 }
 
 results="$bench_work/results"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Scale-out on PostgreSQL, against the release gateway and a private PostgreSQL server (durable settings):
 #  1. fan-out: one notification to N installations (100 users), direct streams and then APNs (the loopback nginx
-#     HTTP/2 + TLS sink of apns-fanout.sh), from the POST until every delivery is recorded as sent, on SQLite's single
-#     process and on PostgreSQL with one gateway process and with two on the same database (the notification created
-#     on the first, both dispatching);
+#     HTTP/2 + TLS sink of apns-fanout.sh), from the POST until the last delivery was sent (its `sentAt`; the status
+#     is polled every 0.5 s, as `richpush send --follow` does, so the polling's own counts weigh as they do for a
+#     user), on SQLite's single process and on PostgreSQL with one gateway process and with two on the same database
+#     (the notification created on the first, both dispatching), with the CPU each part used per push;
 #  2. the device's payload fetch (P1: an authorized GET of a ~110 KB PNG, wrk -t2 -c64) on PostgreSQL and on SQLite.
 # Prints the rates and the ratios two processes / one and PostgreSQL / SQLite, and where one process's fan-outs on
 # PostgreSQL spend the database's time: each statement's execution time per push, from pg_stat_statements (server
@@ -52,6 +53,15 @@ stop_gateways() {
 # now_seconds: a monotonic-enough clock with sub-millisecond resolution.
 now_seconds() { date +%s.%N; }
 
+# cpu_ticks GATEWAY_PID…: the CPU ticks so far of the gateways, of the database server (its backends included; 0 on
+# SQLite's runs, where the database is in the gateway), of the APNs sink and of the whole machine (busy, not idle or
+# stolen), as "gateways,database,sink,machine".
+cpu_ticks() {
+    local database=0
+    [ -n "${RICHPUSH_TEST_POSTGRES_PID:-}" ] && database=$(bench_ticks "$RICHPUSH_TEST_POSTGRES_PID")
+    echo "$(bench_ticks "$@"),$database,$(bench_ticks "${bench_pids[@]:0:$sink_processes}"),$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)"
+}
+
 psql "$RICHPUSH_TEST_DATABASE_URL" -q -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >&2
 
 # fan_out LABEL PLATFORM STORE_FLAGS PROCESSES [DATABASE]: registers the installations of PLATFORM (direct or apns)
@@ -70,20 +80,26 @@ fan_out() {
     echo "$label: registering $installations installations…" >&2
     bench_platform=$platform bench_import_installations "$base" "$installations" "$users" "${admin[@]}"
     echo "$label: sending…" >&2
-    local start created id status finished
+    local start created id status finished gateways=("${bench_pids[@]:$sink_processes}") cpu_before cpu_after
     [ -z "$database" ] || psql "$RICHPUSH_TEST_DATABASE_URL" -q -t -c "SELECT pg_stat_statements_reset()" >/dev/null
+    cpu_before=$(cpu_ticks "${gateways[@]}")
     start=$(now_seconds)
     id=$(curl -sf "${admin[@]}" -d '{"message":"Benchmark","richType":"text","text":"x","audience":"topic:bench"}' \
         "$base/api/notifications" | bench_json id)
     created=$(now_seconds)
-    status=$(bench_await_status "$base/api/notifications/$id/status" "${admin[@]}")
-    finished=$(now_seconds)
+    # A look every 0.5 s, as `richpush send --follow` takes; the end is when the last push was sent.
+    status=$(bench_poll_seconds=0.5 bench_await_status "$base/api/notifications/$id/status" "${admin[@]}")
+    cpu_after=$(cpu_ticks "${gateways[@]}")
     [[ $status =~ \"state\":\"delivered\" ]] || { echo "$label: the notification ended: $status" >&2; exit 1; }
-    echo "fanout $label $start $created $finished" >>"$results"
     [ -z "$database" ] || psql "$RICHPUSH_TEST_DATABASE_URL" -q -t -A -F $'\t' -c "
         SELECT calls, total_exec_time, rows, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$database') ORDER BY total_exec_time DESC LIMIT 12" \
         >"$results-$label"
+    local export_start exported
+    export_start=$(now_seconds)
+    finished=$(bench_last_sent "$base/api/notifications/$id/deliveries" "${admin[@]}")
+    exported=$(now_seconds)
+    echo "fanout $label $start $created $finished $cpu_before $cpu_after $export_start $exported" >>"$results"
     stop_gateways
 }
 
@@ -130,17 +146,25 @@ done
 stop_gateways
 
 python3 - "$results" "$installations" "$seconds" "$rounds" <<'PY'
-import statistics, sys
+import os, statistics, sys
 path, installations, seconds, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rows = [line.split() for line in open(path)]
-fanout = {r[1]: (float(r[3]) - float(r[2]), float(r[4]) - float(r[3])) for r in rows if r[0] == "fanout"}
+hz = os.sysconf("SC_CLK_TCK")
+def cpu(before, after):
+    """CPU µs per push of the gateways, the database server, the sink and the whole machine."""
+    spent = [int(b) - int(a) for a, b in zip(before.split(","), after.split(","))]
+    return [ticks / hz / installations * 1e6 for ticks in spent]
+fanout = {r[1]: (float(r[3]) - float(r[2]), float(r[4]) - float(r[3]), cpu(r[5], r[6]), float(r[8]) - float(r[7]))
+          for r in rows if r[0] == "fanout"}
 for platform in ("direct", "apns"):
-    print(f"fan-out to {installations} {platform} installations: POST answered, then every delivery sent")
+    print(f"fan-out to {installations} {platform} installations: POST answered, then every delivery sent; CPU µs per push from the")
+    print("POST to the end (the gateways, the database server, the APNs sink, the whole machine); then the CSV export of its results")
     for processes in ("sqlite-1", "postgresql-1", "postgresql-2"):
         engine, count = processes.split("-")
-        create, dispatch = fanout[f"{engine}-{platform}-{count}"]
-        print(f"  {processes:14} create {create:6.2f} s   dispatch {dispatch:6.2f} s   {installations / dispatch:9.0f} deliveries/s"
-              f"   from the POST {installations / (create + dispatch):9.0f}/s")
+        create, dispatch, (gateways, database, sink, machine), export = fanout[f"{engine}-{platform}-{count}"]
+        print(f"  {processes:14} create {create:5.2f} s  dispatch {dispatch:5.2f} s {installations / dispatch:7.0f}/s"
+              f"  from the POST {installations / (create + dispatch):7.0f}/s"
+              f"  CPU {gateways:5.1f} {database:5.1f} {sink:5.1f} {machine:5.1f}  export {export:5.2f} s")
     one, two = fanout[f"postgresql-{platform}-1"][1], fanout[f"postgresql-{platform}-2"][1]
     print(f"  ratio two processes / one on PostgreSQL: {one / two:.2f}x the rate")
     print(f"  ratio PostgreSQL / SQLite, one process:  {fanout[f'sqlite-{platform}-1'][1] / one:.2f}x the rate")

@@ -125,17 +125,36 @@ bench_json() {
 
 # bench_await_status STATUS_URL [curl flags…]: polls a notification's status until it is no longer sending and prints
 # the last status document. The state is matched in bash: a Python start-up per poll would take a good part of one of
-# the two cores from the gateway being measured.
+# the two cores from the gateway being measured. A look every $bench_poll_seconds (0.05 unless set): the figure it
+# ends is read within that time of the last push.
 bench_await_status() {
     local url=$1 status
     shift
     while true; do
         status=$(curl -sf "$@" "$url")
         [[ $status =~ \"state\":\"sending\" ]] || break
-        # A look every 50 ms: the figure it ends is read within a twentieth of a second of the last push.
-        sleep 0.05
+        sleep "${bench_poll_seconds:-0.05}"
     done
     printf '%s\n' "$status"
+}
+
+# bench_ticks PID…: the CPU ticks (user and system) the processes given and their children have used so far.
+bench_ticks() {
+    local pid
+    for pid in "$@"; do
+        for process in "$pid" $(pgrep -P "$pid"); do awk '{print $14 + $15}' "/proc/$process/stat" 2>/dev/null || true; done
+    done | awk '{sum += $1} END {print sum + 0}'
+}
+
+# bench_last_sent DELIVERIES_URL [curl flags…]: the time the last delivery of a notification was sent, in seconds
+# since the epoch, from its deliveries' CSV export (the gateway's clock, to the millisecond).
+bench_last_sent() {
+    local url=$1
+    shift
+    curl -sf "$@" "$url?format=csv" | python3 -c '
+import csv, sys, datetime
+sent = [row["sentAt"] for row in csv.DictReader(sys.stdin) if row["sentAt"]]
+print(max(datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() for t in sent))'
 }
 
 # bench_wrk NAME URL [wrk flags…]: runs wrk and prints "NAME req_per_s p99_ms".

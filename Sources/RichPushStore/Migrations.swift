@@ -12,7 +12,7 @@ enum Migrations {
         createInitialSchema, createHubMirror, createEventCounter, createSignInFailures, indexDeliveriesByNotificationState,
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
         addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants, addFeedRemovals, addSegments,
-        createAPITokens, createAuditTrail, createStatePushes, addOutboxChunks, orderPendingDeliveriesById,
+        createAPITokens, createAuditTrail, createStatePushes, addOutboxChunks, orderPendingDeliveriesById, pageDeliveriesByNotification,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).

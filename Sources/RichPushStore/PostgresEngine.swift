@@ -138,6 +138,10 @@ public final class PostgresEngine: DatabaseEngine {
     /// An arbitrary key that names the schema's migrations among the database's advisory locks ("richpush").
     private static let migrationLockKey: Int64 = 0x7269_6368_7075_7368
 
+    public func refreshStatistics(of table: String) async throws {
+        try await read { db in try await db.raw("ANALYZE \(ident: table)").run() }
+    }
+
     /// Stops the pool the engine runs; a pool a service group runs stops with the group.
     public func close() async throws {
         guard let runner else { return }

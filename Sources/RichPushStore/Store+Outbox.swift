@@ -15,28 +15,33 @@ extension Store {
     /// commit; stops at once if the notification is canceled or recalled meanwhile. The chunks follow the installations'
     /// order, so a process that completes an outbox another began (``abandonedOutboxes(stale:now:)``) writes each
     /// delivery once. A cancelled task stops between chunks with `CancellationError`, leaving the rest to whoever
-    /// completes the outbox next.
+    /// completes the outbox next. Once the outbox is whole, the planner's statistics of the outbox are refreshed: a
+    /// campaign's results are often exported right after it.
     public func completeOutbox(of id: Int64, now: Date = .now, chunkWritten: @Sendable () -> Void = {}) async throws {
-        while try await writeOutboxChunk(of: id, now: now) {
+        var written = 0
+        while true {
+            let chunk = try await writeOutboxChunk(of: id, now: now)
+            written += chunk.count
             chunkWritten()
+            guard chunk.more else { break }
             try Task.checkCancellation()
         }
-        chunkWritten()
+        if written > 0 { try await engine.refreshStatistics(of: "deliveries") }
     }
 
-    /// Writes the next chunk of `id`'s outbox; whether more is to come.
-    private func writeOutboxChunk(of id: Int64, now: Date) async throws -> Bool {
+    /// Writes the next chunk of `id`'s outbox; how many deliveries it wrote and whether more is to come.
+    private func writeOutboxChunk(of id: Int64, now: Date) async throws -> (count: Int, more: Bool) {
         try await engine.transaction { db in
             // The row is locked for the chunk, so two writers of one outbox take turns.
             var read = db.select().columns("outbox_through", "audience", "deliver_at", "canceled_at", "deleted_at", "released_at", "variants")
                 .from("notifications").where("id", .equal, id)
             if let lock = db.dialect.exclusiveSelectLockExpression { read = read.lockingClause(lock) }
-            guard let row = try await read.first(), let through = try row.optionalString("outbox_through") else { return false }
+            guard let row = try await read.first(), let through = try row.optionalString("outbox_through") else { return (0, false) }
             guard try row.optionalDate("canceled_at") == nil, try row.optionalDate("deleted_at") == nil,
                 let audience = try? TagExpression(parsing: row.string("audience"))
             else {
                 try await db.update("notifications").set("outbox_through", to: String?.none).where("id", .equal, id).run()
-                return false
+                return (0, false)
             }
             let chunk = try await Self.insertDeliveries(
                 notificationId: id, audience: audience, due: SQLBind(EpochMilliseconds(try row.date("deliver_at"))),
@@ -55,7 +60,7 @@ extension Store {
             try await db.update("notifications").set("outbox_through", to: more ? chunk.last : nil)
                 .set("outbox_claimed_at", to: EpochMilliseconds(now)).where("id", .equal, id).run()
             if chunk.count > 0, try row.optionalDate("released_at") != nil { try await engine.announce([.deliveriesDue], in: db) }
-            return more
+            return (chunk.count, more)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import RichPushCore
 import RichPushStore
+import SQLKit
 import Synchronization
 import Testing
 
@@ -65,6 +66,53 @@ struct OutboxChunkTests {
             let jobs = try await store.claimDueDeliveries(limit: 20_000, lease: 60)
             #expect(jobs.count == count)
             #expect(Set(jobs.map(\.installationId)).count == count)
+        }
+    }
+
+    @Test func aCompletedOutboxIsAnalyzedSoPostgreSQLPlansItsExportByTheOutboxSize() async throws {
+        try await withStoreAndEngine(.postgresql) { store, engine in
+            let notification = try await sendToSeveralChunks(store)
+            try await store.completeOutbox(of: notification.id)
+            // What the planner believes the table holds; a table never analyzed reads -1.
+            let planned = try await engine.read { db in
+                try await db.raw("SELECT reltuples::bigint AS n FROM pg_class WHERE relname = 'deliveries'").first()!.decode(
+                    column: "n", as: Int.self)
+            }
+            #expect(planned == Self.severalChunks)
+        }
+    }
+
+    @Test func onSQLiteAPageOfResultsIsReadInIdOrderWithoutSortingTheWholeOutbox() async throws {
+        try await withStoreAndEngine(.sqlite) { store, engine in
+            let notification = try await sendToSeveralChunks(store)
+            try await store.completeOutbox(of: notification.id)
+            let plan = try await engine.read { db in
+                try await db.raw(
+                    """
+                    EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE notification_id = \(bind: notification.id) AND id > 5000
+                    ORDER BY id LIMIT 1000
+                    """
+                ).all().map { try $0.decode(column: "detail", as: String.self) }
+            }
+            #expect(plan.contains { $0.contains("deliveries_by_notification") })
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") })
+        }
+    }
+
+    /// A store on fresh data of `engine`, with the engine beside it to ask the database what it planned.
+    func withStoreAndEngine(_ kind: Engine, _ body: (Store, any DatabaseEngine) async throws -> Void) async throws {
+        let database = try await TestDatabase(kind)
+        defer { database.remove() }
+        let store = try await database.open()
+        let engine = try await database.openEngine()
+        do {
+            try await body(store, engine)
+            try await engine.close()
+            try await store.close()
+        } catch {
+            try? await engine.close()
+            try? await store.close()
+            throw error
         }
     }
 
