@@ -92,7 +92,7 @@ fan_out() {
     cpu_after=$(cpu_ticks "${gateways[@]}")
     [[ $status =~ \"state\":\"delivered\" ]] || { echo "$label: the notification ended: $status" >&2; exit 1; }
     [ -z "$database" ] || psql "$RICHPUSH_TEST_DATABASE_URL" -q -t -A -F $'\t' -c "
-        SELECT calls, total_exec_time, rows, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
+        SELECT calls, total_exec_time, rows, wal_fpi, wal_bytes, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$database') ORDER BY total_exec_time DESC LIMIT 12" \
         >"$results-$label"
     local export_start exported
@@ -169,11 +169,13 @@ for platform in ("direct", "apns"):
     print(f"  ratio two processes / one on PostgreSQL: {one / two:.2f}x the rate")
     print(f"  ratio PostgreSQL / SQLite, one process:  {fanout[f'sqlite-{platform}-1'][1] / one:.2f}x the rate")
     print(f"PostgreSQL's execution time per push in postgresql-{platform}-1's send, by statement (pg_stat_statements, server time only)")
-    statements = [line.rstrip("\n").split("\t", 3) for line in open(f"{path}-postgresql-{platform}-1") if line.strip()]
+    statements = [line.rstrip("\n").split("\t", 5) for line in open(f"{path}-postgresql-{platform}-1") if line.strip()]
     total = sum(float(s[1]) for s in statements)
-    print(f"  {'µs/push':>8} {'calls':>8} {'rows':>9}  statement   (the {len(statements)} costliest: {total * 1000 / installations:.1f} µs/push)")
-    for calls, milliseconds, affected, query in statements:
-        print(f"  {float(milliseconds) * 1000 / installations:8.1f} {int(calls):8d} {int(affected):9d}  {query[:110]}")
+    print(f"  {'µs/push':>8} {'calls':>8} {'rows':>9} {'WAL B/push':>10} {'full pages':>10}  statement"
+          f"   (the {len(statements)} costliest: {total * 1000 / installations:.1f} µs/push)")
+    for calls, milliseconds, affected, full_pages, wal_bytes, query in statements:
+        print(f"  {float(milliseconds) * 1000 / installations:8.1f} {int(calls):8d} {int(affected):9d}"
+              f" {int(wal_bytes) / installations:10.0f} {int(full_pages):10d}  {query[:90]}")
 def fetch(name):
     picked = [(float(r[2]), float(r[3])) for r in rows if r[0] == "fetch" and r[1] == name]
     return statistics.median(x for x, _ in picked), statistics.median(p for _, p in picked)
