@@ -31,8 +31,18 @@ extension Store {
     static let holdsItsChannel = SQLRaw("COALESCE(dead_reason, '') <> '\(InstallationRecord.replacedReason)'")
 
     /// Registers many installations in one transaction, each as ``upsertInstallation(_:)`` would: all of them, or
-    /// none when one is refused. Returns how many were created.
+    /// none when one is refused. Returns how many were created. An import that created ``bulkImport`` or more leaves
+    /// the planner the installations' new size, so a campaign sent right after it is planned for it.
     public func importInstallations(_ installations: [InstallationRecord]) async throws -> Int {
+        let created = try await insertInstallations(installations)
+        if created >= Self.bulkImport { try await engine.refreshStatistics(of: ["installations", "installation_tags"]) }
+        return created
+    }
+
+    /// How many new installations make an import a bulk write that the planner should hear of at once.
+    static let bulkImport = 1_000
+
+    private func insertInstallations(_ installations: [InstallationRecord]) async throws -> Int {
         let mirrored = mirroredPlatforms
         // Without an id or a push channel twice, new installations go in with a few statements per chunk.
         let distinct =

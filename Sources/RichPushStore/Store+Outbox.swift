@@ -26,7 +26,7 @@ extension Store {
             guard chunk.more else { break }
             try Task.checkCancellation()
         }
-        if written > 0 { try await engine.refreshStatistics(of: "deliveries") }
+        if written > 0 { try await engine.refreshStatistics(of: ["deliveries"]) }
     }
 
     /// Writes the next chunk of `id`'s outbox; how many deliveries it wrote and whether more is to come.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RichPushStore
+import SQLKit
 import TestPostgres
 import Testing
 
@@ -81,5 +82,29 @@ func withDispatchers<T>(_ engine: Engine, count: Int, _ body: ([Store]) async th
     switch engine {
     case .postgresql: try await withStores(engine, count: count, body)
     case .sqlite: try await withStore(engine) { store in try await body(Array(repeating: store, count: count)) }
+    }
+}
+
+/// A store on fresh data of `kind`, with the engine beside it to ask the database what it plans.
+func withStoreAndEngine(_ kind: Engine, _ body: (Store, any DatabaseEngine) async throws -> Void) async throws {
+    let database = try await TestDatabase(kind)
+    defer { database.remove() }
+    let store = try await database.open()
+    let engine = try await database.openEngine()
+    do {
+        try await body(store, engine)
+        try await engine.close()
+        try await store.close()
+    } catch {
+        try? await engine.close()
+        try? await store.close()
+        throw error
+    }
+}
+
+/// How many rows PostgreSQL's planner believes `table` holds; -1 for a table never analyzed.
+func plannedRows(of table: String, in engine: any DatabaseEngine) async throws -> Int {
+    try await engine.read { db in
+        try await db.raw("SELECT reltuples::bigint AS n FROM pg_class WHERE relname = \(bind: table)").first()!.decode(column: "n", as: Int.self)
     }
 }

@@ -167,6 +167,15 @@ struct ImportStoreTests {
         }
     }
 
+    @Test func aBulkImportTellsPostgreSQLsPlannerHowManyInstallationsThereAreNow() async throws {
+        try await withStoreAndEngine(.postgresql) { store, engine in
+            let count = 1_000
+            _ = try await store.importInstallations((0..<count).map { record("desk-\($0)", channel: "channel-\($0)") })
+            #expect(try await plannedRows(of: "installations", in: engine) == count)
+            #expect(try await plannedRows(of: "installation_tags", in: engine) > count)
+        }
+    }
+
     @Test(arguments: Engine.allCases)
     func anImportWithAnotherUsersInstallationStoresNothing(_ engine: Engine) async throws {
         try await withStore(engine) { store in

@@ -73,12 +73,7 @@ struct OutboxChunkTests {
         try await withStoreAndEngine(.postgresql) { store, engine in
             let notification = try await sendToSeveralChunks(store)
             try await store.completeOutbox(of: notification.id)
-            // What the planner believes the table holds; a table never analyzed reads -1.
-            let planned = try await engine.read { db in
-                try await db.raw("SELECT reltuples::bigint AS n FROM pg_class WHERE relname = 'deliveries'").first()!.decode(
-                    column: "n", as: Int.self)
-            }
-            #expect(planned == Self.severalChunks)
+            #expect(try await plannedRows(of: "deliveries", in: engine) == Self.severalChunks)
         }
     }
 
@@ -96,23 +91,6 @@ struct OutboxChunkTests {
             }
             #expect(plan.contains { $0.contains("deliveries_by_notification") })
             #expect(!plan.contains { $0.contains("TEMP B-TREE") })
-        }
-    }
-
-    /// A store on fresh data of `engine`, with the engine beside it to ask the database what it planned.
-    func withStoreAndEngine(_ kind: Engine, _ body: (Store, any DatabaseEngine) async throws -> Void) async throws {
-        let database = try await TestDatabase(kind)
-        defer { database.remove() }
-        let store = try await database.open()
-        let engine = try await database.openEngine()
-        do {
-            try await body(store, engine)
-            try await engine.close()
-            try await store.close()
-        } catch {
-            try? await engine.close()
-            try? await store.close()
-            throw error
         }
     }
 
