@@ -81,11 +81,13 @@ extension SQLDatabase {
 
 /// News one gateway process gives the others through the database.
 public enum StoreSignal: Sendable, Hashable {
-    /// A direct-stream event was appended; the listener reads the event to learn whose streams to wake.
-    case event(id: Int64)
+    /// Direct-stream events of `owner` were appended: that user's streams read them. Named by user rather than by
+    /// event, so a fan-out's thousand events to one user are one signal per transaction (PostgreSQL sends a repeated
+    /// notification of one transaction once) and no process reads the events back to learn whose they are.
+    case events(owner: String)
     /// Deliveries fell due now: dispatchers need not wait for their next look.
     case deliveriesDue
 
-    static let eventChannel = "richpush_events"
+    static let eventChannel = "richpush_user_events"
     static let dispatchChannel = "richpush_dispatch"
 }

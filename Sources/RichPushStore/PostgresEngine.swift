@@ -81,13 +81,14 @@ public final class PostgresEngine: DatabaseEngine {
 
     /// Queues one `NOTIFY` per signal, sent by PostgreSQL when the transaction commits and dropped if it rolls back.
     public func announce(_ signals: [StoreSignal], in db: any SQLDatabase) async throws {
-        let events = signals.compactMap { signal -> Int64? in
-            if case .event(let id) = signal { return id }
-            return nil
-        }
-        if !events.isEmpty {
+        let owners = Set(
+            signals.compactMap { signal -> String? in
+                if case .events(let owner) = signal { return owner }
+                return nil
+            })
+        if !owners.isEmpty {
             try await db.raw(
-                "SELECT pg_notify(\(bind: StoreSignal.eventChannel), id::text) FROM unnest(\(bind: events)::bigint[]) AS id"
+                "SELECT pg_notify(\(bind: StoreSignal.eventChannel), owner) FROM unnest(\(bind: owners.sorted())::text[]) AS owner"
             ).run()
         }
         if signals.contains(.deliveriesDue) {
@@ -106,9 +107,7 @@ public final class PostgresEngine: DatabaseEngine {
                             throw PostgresEngineError("the notification connection closed")
                         }
                         group.addTask {
-                            for try await notification in events {
-                                if let id = Int64(notification.payload) { handler(.event(id: id)) }
-                            }
+                            for try await notification in events { handler(.events(owner: notification.payload)) }
                             throw PostgresEngineError("the notification connection closed")
                         }
                         try await group.next()

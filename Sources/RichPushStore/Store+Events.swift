@@ -30,9 +30,9 @@ extension Store {
                 }
                 appended += try await insert.ignoringConflicts(with: "dedupe_key").returning("id").all().map { try $0.int64("id") }
             }
-            appended.sort()
-            try await engine.announce(appended.map { .event(id: $0) }, in: db)
-            return Set(appended.compactMap { owners[$0] })
+            let notified = Set(appended.compactMap { owners[$0] })
+            try await engine.announce(notified.map { .events(owner: $0) }, in: db)
+            return notified
         }
     }
 
@@ -59,18 +59,6 @@ extension Store {
         }
     }
 
-    /// The users whose events these are: a signal names only an event, its row names whose streams to wake.
-    public func eventOwners(ids: [Int64]) async throws -> Set<String> {
-        try await engine.read { db in
-            var owners: Set<String> = []
-            for chunk in ids.chunked(Self.insertChunk) {
-                let rows = try await db.select().distinct().column("username").from("events").where("id", .in, Array(chunk)).all()
-                owners.formUnion(try rows.map { try $0.string("username") })
-            }
-            return owners
-        }
-    }
-
     /// Appends events for `usernames` and announces them; returns the cursor of each, in order.
     @discardableResult
     static func appendEvents(
@@ -82,7 +70,7 @@ extension Store {
         for (id, username) in zip(ids, usernames) {
             try await appendEvent(event, id: id, username: username, installationId: installationId, dedupeKey: nil, now: now, in: db)
         }
-        try await engine.announce(ids.map { .event(id: $0) }, in: db)
+        try await engine.announce(Set(usernames).map { .events(owner: $0) }, in: db)
         return ids
     }
 

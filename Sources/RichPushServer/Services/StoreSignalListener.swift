@@ -6,10 +6,9 @@ import Synchronization
 /// On a store shared by several gateway processes: hears what the others announce and wakes this process's
 /// streams and dispatcher, as the process that made the change woke its own.
 ///
-/// A signal names only an event; the event's row, read from the store, names the user whose streams to wake, and
-/// the streams read the events themselves, so replay and live delivery keep one source of truth. While the
-/// connection that listens is down nothing is heard: every stream and the dispatcher are woken when it comes back,
-/// to look for what they missed.
+/// A signal names the user whose streams to wake, never the events: the streams read those themselves, so replay
+/// and live delivery keep one source of truth. While the connection that listens is down nothing is heard: every
+/// stream and the dispatcher are woken when it comes back, to look for what they missed.
 struct StoreSignalListener: Service {
     let store: Store
     let broadcaster: EventBroadcaster
@@ -19,7 +18,7 @@ struct StoreSignalListener: Service {
     var reconnectDelay: Duration = .seconds(1)
 
     func run() async throws {
-        let pending = PendingEvents()
+        let pending = PendingOwners()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await listen(into: pending) }
@@ -30,12 +29,12 @@ struct StoreSignalListener: Service {
         }
     }
 
-    private func listen(into pending: PendingEvents) async {
+    private func listen(into pending: PendingOwners) async {
         while !Task.isCancelled {
             do {
                 try await store.listen { signal in
                     switch signal {
-                    case .event(let id): pending.add(id)
+                    case .events(let owner): pending.add(owner)
                     case .deliveriesDue: dispatcherDoorbell.ring()
                     }
                 }
@@ -49,36 +48,30 @@ struct StoreSignalListener: Service {
         }
     }
 
-    /// Takes the event ids heard so far in one go, so a burst of signals costs one query.
-    private func wakeOwners(of pending: PendingEvents) async {
+    /// Takes the users heard of so far in one go, so a burst of signals wakes each stream once.
+    private func wakeOwners(of pending: PendingOwners) async {
         while !Task.isCancelled {
             await pending.doorbell.wait(upTo: .seconds(60))
-            let ids = pending.takeAll()
-            guard !ids.isEmpty else { continue }
-            do {
-                broadcaster.notify(try await store.eventOwners(ids: ids))
-            } catch {
-                logger.warning("could not read the owners of new events; waking every stream", metadata: ["error": "\(error)"])
-                broadcaster.notifyAll()
-            }
+            let owners = pending.takeAll()
+            if !owners.isEmpty { broadcaster.notify(owners) }
         }
     }
 }
 
-/// Event ids heard but not yet looked up.
-private final class PendingEvents: Sendable {
-    private let ids = Mutex<[Int64]>([])
+/// Users with new events whose streams are not yet woken.
+private final class PendingOwners: Sendable {
+    private let owners = Mutex<Set<String>>([])
     let doorbell = Doorbell()
 
-    func add(_ id: Int64) {
-        ids.withLock { $0.append(id) }
+    func add(_ owner: String) {
+        owners.withLock { _ = $0.insert(owner) }
         doorbell.ring()
     }
 
-    func takeAll() -> [Int64] {
-        ids.withLock { ids in
-            defer { ids.removeAll() }
-            return ids
+    func takeAll() -> Set<String> {
+        owners.withLock { owners in
+            defer { owners.removeAll() }
+            return owners
         }
     }
 }
