@@ -53,3 +53,11 @@ extension Migrations {
         try await db.raw("ALTER TABLE deliveries DROP CONSTRAINT deliveries_notification_id_fkey").run()
     }
 }
+
+extension Migrations {
+    /// A claim asks of each delivery whether a hub reported its device gone; the few dead installations get an index
+    /// of their own, so the answer for a live one is a miss in a small index rather than a row of the whole table.
+    static func indexDeadInstallations(_ db: any SQLDatabase) async throws {
+        try await db.raw("CREATE INDEX installations_dead ON installations (id) WHERE dead_at IS NOT NULL").run()
+    }
+}

@@ -187,16 +187,20 @@ extension Store {
     private static func take(
         _ predicate: any SQLExpression, until leaseUntil: Int64, holding held: HeldDeliveries?, withZones: Bool, in db: any SQLDatabase
     ) async throws -> [ClaimedDelivery] {
-        func installation(_ column: String) -> any SQLExpression {
+        func installation(_ column: String, onlyDead: Bool = false) -> any SQLExpression {
             let value = SQLSubquery.select {
-                $0.column(column).from("installations")
+                let installation = $0.column(column).from("installations")
                     .where(SQLColumn("id", table: "installations"), .equal, SQLColumn("installation_id", table: "deliveries"))
+                return onlyDead ? installation.where("dead_at", .isNot, SQLLiteral.null) : installation
             }
             return SQLAlias(value, as: SQLIdentifier(column))
         }
+        // Only the dead installations are looked in, through their own small index: most claimed devices are alive,
+        // and finding that in the whole table cost a claim 1.4 µs a delivery on PostgreSQL.
         var columns: [any SQLExpression] = [
             SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
-            SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), SQLColumn("variant"), installation("dead_at"),
+            SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), SQLColumn("variant"),
+            installation("dead_at", onlyDead: true),
         ]
         if withZones { columns.append(installation("time_zone")) }
         let rows =
@@ -221,10 +225,6 @@ extension Store {
         return claimed
     }
 
-    /// `id IN (subquery)`, written for PostgreSQL as `id = ANY(ARRAY(subquery))`: PostgreSQL plans an `UPDATE … WHERE
-    /// id IN (subquery)` as a hash join over a scan of the whole table, so each claim read every delivery ever
-    /// written (25 ms a claim of 1,000 among 100,000, growing with the table), where the array has it take the
-    /// subquery's ids first and then each row by its key (8 ms, whatever the table's size).
     /// Runs `body`, a claim of due deliveries, planned to read them in order from `deliveries_pending_due`.
     ///
     /// PostgreSQL plans from statistics its autovacuum gathers up to a minute after a campaign's outbox is written:
@@ -239,6 +239,10 @@ extension Store {
         return result
     }
 
+    /// `id IN (subquery)`, written for PostgreSQL as `id = ANY(ARRAY(subquery))`: PostgreSQL plans an `UPDATE … WHERE
+    /// id IN (subquery)` as a hash join over a scan of the whole table, so each claim read every delivery ever
+    /// written (25 ms a claim of 1,000 among 100,000, growing with the table), where the array has it take the
+    /// subquery's ids first and then each row by its key (8 ms, whatever the table's size).
     private static func idIn(_ subquery: SQLSubquery, in db: any SQLDatabase) -> any SQLExpression {
         guard db.dialect.name != "sqlite" else { return SQLBinaryExpression(SQLIdentifier("id"), .in, subquery) }
         return SQLBinaryExpression(SQLIdentifier("id"), .equal, SQLFunction("ANY", args: SQLFunction("ARRAY", args: subquery)))
