@@ -1,7 +1,7 @@
 import SQLKit
 
 extension Migrations {
-    /// A notification's outbox written in chunks after it: `outbox_through` names the last installation whose delivery
+    /// A notification's outbox written in chunks after it: `outbox_through` names the installation through which it
     /// is written while more are to come (empty before the first; null once the outbox is whole), and
     /// `outbox_claimed_at` when a process last wrote a chunk of it, so another completes an outbox whose writer died.
     static func addOutboxChunks(_ db: any SQLDatabase) async throws {

@@ -82,16 +82,15 @@ extension Store {
             let addressed: Bool
             if dues.byZone == nil {
                 // The first chunk only: the rest is written after, while the dispatcher sends this one.
-                let chunk = try await Self.insertDeliveries(
-                    notificationId: id, audience: draft.audience, due: dues.sql, after: nil, limit: Self.firstOutboxChunk, in: db)
-                addressed = chunk.count > 0
-                if chunk.count == Self.firstOutboxChunk {
-                    try await db.update("notifications").set("outbox_through", to: chunk.last).set("outbox_claimed_at", to: EpochMilliseconds(now))
+                let end = try await Self.chunkEnd(of: draft.audience, after: nil, size: Self.firstOutboxChunk, in: db)
+                addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, through: end, in: db) > 0
+                if let end {
+                    try await db.update("notifications").set("outbox_through", to: end).set("outbox_claimed_at", to: EpochMilliseconds(now))
                         .where("id", .equal, id).run()
                 }
             } else {
                 // Deliveries at a local time fall due over hours: nothing is gained by sending the first sooner.
-                addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, in: db).count > 0
+                addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, in: db) > 0
             }
             try await Self.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
             try await Self.assignVariants(draft.variants, notificationId: id, in: db)

@@ -43,9 +43,11 @@ extension Store {
                 try await db.update("notifications").set("outbox_through", to: String?.none).where("id", .equal, id).run()
                 return (0, false)
             }
-            let chunk = try await Self.insertDeliveries(
-                notificationId: id, audience: audience, due: SQLBind(EpochMilliseconds(try row.date("deliver_at"))),
-                after: through.isEmpty ? nil : through, limit: Self.outboxChunk, in: db)
+            let after = through.isEmpty ? nil : through
+            let end = try await Self.chunkEnd(of: audience, after: after, size: Self.outboxChunk, in: db)
+            let written = try await Self.insertDeliveries(
+                notificationId: id, audience: audience, due: SQLBind(EpochMilliseconds(try row.date("deliver_at"))), after: after,
+                through: end, in: db)
             if try row.optionalString("variants") != nil {
                 // The variant each recipient was given when the notification was stored is on its feed entry.
                 try await db.raw(
@@ -56,11 +58,10 @@ extension Store {
                     """
                 ).run()
             }
-            let more = chunk.count == Self.outboxChunk
-            try await db.update("notifications").set("outbox_through", to: more ? chunk.last : nil)
+            try await db.update("notifications").set("outbox_through", to: end)
                 .set("outbox_claimed_at", to: EpochMilliseconds(now)).where("id", .equal, id).run()
-            if chunk.count > 0, try row.optionalDate("released_at") != nil { try await engine.announce([.deliveriesDue], in: db) }
-            return (chunk.count, more)
+            if written > 0, try row.optionalDate("released_at") != nil { try await engine.announce([.deliveriesDue], in: db) }
+            return (written, end != nil)
         }
     }
 

@@ -12,12 +12,14 @@ struct OutboxChunkTests {
     /// More installations than the first chunk holds, tagged for one audience.
     static let count = 2_600
 
-    func registerMany(_ store: Store, platform: Platform = .direct, count: Int = Self.count) async throws {
+    func registerMany(
+        _ store: Store, platform: Platform = .direct, count: Int = Self.count, tags: (Int) -> [String] = { _ in ["topic:sale"] }
+    ) async throws {
         let now = Date.now
         let installations = (0..<count).map { index in
             InstallationRecord(
                 id: String(format: "d%05d", index), owner: "user\(index % 300)", platform: platform,
-                pushChannel: platform == .apns ? String(format: "%064x", index) : "channel-\(index)", tags: ["topic:sale"], createdAt: now,
+                pushChannel: platform == .apns ? String(format: "%064x", index) : "channel-\(index)", tags: tags(index), createdAt: now,
                 updatedAt: now)
         }
         _ = try await store.importInstallations(installations)
@@ -63,6 +65,20 @@ struct OutboxChunkTests {
             try await store.completeOutbox(of: notification.id) { chunks.add(1, ordering: .relaxed) }
             #expect(chunks.load(ordering: .relaxed) == 2)
             #expect(try await deliveryCount(store, of: notification.id) == count)
+            let jobs = try await store.claimDueDeliveries(limit: 20_000, lease: 60)
+            #expect(jobs.count == count)
+            #expect(Set(jobs.map(\.installationId)).count == count)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func anAudienceOfSeveralTagsReachesEachInstallationOnceWhateverChunkItFallsIn(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let count = Self.severalChunks
+            // A third with each tag alone, a third with both, so the tags' chunks end at different installations.
+            try await registerMany(store, count: count) { [["topic:a"], ["topic:b"], ["topic:a", "topic:b"]][$0 % 3] }
+            let notification = try await store.send("topic:a || topic:b").notification
+            try await store.completeOutbox(of: notification.id)
             let jobs = try await store.claimDueDeliveries(limit: 20_000, lease: 60)
             #expect(jobs.count == count)
             #expect(Set(jobs.map(\.installationId)).count == count)
