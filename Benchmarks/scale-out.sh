@@ -4,7 +4,8 @@
 #     HTTP/2 + TLS sink of apns-fanout.sh), from the POST until the last delivery was sent (its `sentAt`; the status
 #     is polled every 0.5 s, as `richpush send --follow` does, so the polling's own counts weigh as they do for a
 #     user), on SQLite's single process and on PostgreSQL with one gateway process and with two on the same database
-#     (the notification created on the first, both dispatching), with the CPU each part used per push;
+#     (the notification created on the first, both dispatching), with the CPU each part used per push, then the time
+#     the CSV export of its results takes;
 #  2. the device's payload fetch (P1: an authorized GET of a ~110 KB PNG, wrk -t2 -c64) on PostgreSQL and on SQLite.
 # Prints the rates and the ratios two processes / one and PostgreSQL / SQLite, and where one process's fan-outs on
 # PostgreSQL spend the database's time: each statement's execution time per push, from pg_stat_statements (server

@@ -140,7 +140,7 @@ bench_await_status() {
 
 # bench_ticks PID…: the CPU ticks (user and system) the processes given and their children have used so far.
 bench_ticks() {
-    local pid
+    local pid process
     for pid in "$@"; do
         for process in "$pid" $(pgrep -P "$pid"); do awk '{print $14 + $15}' "/proc/$process/stat" 2>/dev/null || true; done
     done | awk '{sum += $1} END {print sum + 0}'

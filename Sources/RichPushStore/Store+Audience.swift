@@ -71,8 +71,8 @@ extension Store {
     /// `size`, 0.15 s of its one writer for each chunk at the start of a million.
     static func chunkEnd(of audience: TagExpression, after: String?, size: Int, in db: any SQLDatabase) async throws -> String? {
         func nth(_ column: String, of query: SQLSelectBuilder) async throws -> String? {
-            let after = after.map { query.where(column, .greaterThan, $0) } ?? query
-            return try await after.orderBy(column).limit(1).offset(size - 1).first()?.string(column)
+            let remaining = after.map { query.where(column, .greaterThan, $0) } ?? query
+            return try await remaining.orderBy(column).limit(1).offset(size - 1).first()?.string(column)
         }
         guard let required = audience.requiredTags else {
             return try await nth("id", of: db.select().column("id").from("installations").where("dead_at", .is, SQLLiteral.null))

@@ -235,7 +235,7 @@ extension Store {
         guard db.dialect.name != "sqlite" else { return try await body() }
         try await db.raw("SET LOCAL enable_sort = off").run()
         let result = try await body()
-        try await db.raw("SET LOCAL enable_sort = on").run()
+        try await db.raw("SET LOCAL enable_sort TO DEFAULT").run()
         return result
     }
 
