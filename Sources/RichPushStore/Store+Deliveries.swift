@@ -14,7 +14,8 @@ extension Store {
     ///
     /// Several processes may claim at once on a shared store: rows another claimer holds are skipped, never waited
     /// for (`FOR UPDATE SKIP LOCKED` where the dialect locks rows), and deliveries of a notification that another
-    /// process is still releasing wait for its release.
+    /// process is still releasing wait for its release. There a claim reads on from where this process's last claim
+    /// ended (``ClaimCursor``), and rows freed behind that point are claimed within a second.
     ///
     /// `finished` are the outcomes of earlier claims, recorded in the same transaction as ``recordOutcomes(_:now:)``
     /// would: a dispatcher that records one batch as it claims the next commits once for both.
@@ -25,18 +26,22 @@ extension Store {
         let held = self.held
         let limits = campaignLimits
         let withZones = limits.quietHours != nil
+        let nowMs = EpochMilliseconds(now)
+        let start = claimCursor?.start(at: nowMs)
         var taken: [Int64] = []
         do {
-            let jobs = try await engine.transaction(.deferred) { db in
-                let nowMs = EpochMilliseconds(now)
+            let (jobs, last, readOn) = try await engine.transaction(.deferred) { db in
                 try await Self.record(finished, now: now, countingAttempts: held != nil, in: db)
-                _ = try await Self.releaseDue(now: now, in: db)
+                let released = try await Self.releaseDue(now: now, in: db)
                 let excluded = try await Self.heldIds(held, at: nowMs, in: db)
                 let skipLocked = Self.skipLockedClause(db)
                 let leaseUntil = EpochMilliseconds(now + lease)
                 let due = SQLSubqueryBuilder()
                 _ = Self.claimable(due.column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
                     .where("due_at", .lessThanOrEqual, nowMs)
+                if let start {
+                    _ = due.where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
+                }
                 if !audiencePlatforms.isEmpty {
                     _ = due.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
                 }
@@ -45,6 +50,8 @@ extension Store {
                     try await Self.take(Self.idIn(due.query, in: db), until: leaseUntil, holding: held, withZones: withZones, in: db)
                 }
                 taken += claimed.map(\.deliveryId)
+                let last = claimed.map { ($0.dueAt, $0.deliveryId) }.max { $0 < $1 }
+                let readOn = claimed.count == limit && released.isEmpty
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
                         platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
@@ -54,13 +61,15 @@ extension Store {
                         taken += audience.map(\.deliveryId)
                     }
                 }
-                return try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db)
+                return (try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db), last, readOn)
             }
+            claimCursor?.moved(from: start, at: nowMs, to: last.map { (dueAt: $0.0, id: $0.1) }, readOn: readOn)
             held?.release(finished.map(\.job.deliveryId))
             return jobs
         } catch {
-            // Nothing of the claim was committed: what it held is free again.
+            // Nothing of the claim was committed: what it held is free again, and the next claim reads from the start.
             held?.release(taken)
+            claimCursor?.restart()
             throw error
         }
     }
@@ -151,6 +160,7 @@ extension Store {
     /// need it, the installation's zone.
     struct ClaimedDelivery {
         var deliveryId: Int64
+        var dueAt: Int64
         var attempt: Int
         var notificationId: Int64
         var installationId: String
@@ -198,7 +208,8 @@ extension Store {
         // Only the dead installations are looked in, through their own small index: most claimed devices are alive,
         // and finding that in the whole table cost a claim 1.4 µs a delivery on PostgreSQL.
         var columns: [any SQLExpression] = [
-            SQLColumn("id"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"), SQLColumn("owner"),
+            SQLColumn("id"), SQLColumn("due_at"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"),
+            SQLColumn("owner"),
             SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), SQLColumn("variant"),
             installation("dead_at", onlyDead: true),
         ]
@@ -214,7 +225,7 @@ extension Store {
         let attemptsBefore = held == nil ? 0 : 1
         let claimed = try rows.map { row in
             ClaimedDelivery(
-                deliveryId: try row.int64("id"), attempt: try row.int("attempts") + attemptsBefore,
+                deliveryId: try row.int64("id"), dueAt: try row.int64("due_at"), attempt: try row.int("attempts") + attemptsBefore,
                 notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
                 owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
                 pushChannel: try row.string("push_channel"), language: try row.optionalString("language"),

@@ -12,6 +12,8 @@ public struct Store: Sendable {
     /// The claims of this process's dispatchers, on an engine no other process claims from; nil where leases are
     /// written into the claimed rows.
     let held: HeldDeliveries?
+    /// Where this process's next claim starts among the pending deliveries, where leases are written into the rows.
+    let claimCursor: ClaimCursor?
     /// Platforms whose installations are copied into a remote hub's registrations (Notification Hubs): their
     /// changes queue a sync in the same transaction.
     public var mirroredPlatforms: Set<Platform> = []
@@ -22,6 +24,7 @@ public struct Store: Sendable {
         self.engine = engine
         self.logger = logger
         self.held = engine.isExclusive ? HeldDeliveries() : nil
+        self.claimCursor = engine.isExclusive ? nil : ClaimCursor()
     }
 
     /// Opens the embedded SQLite store in `directory` (created if missing) and brings its schema up to date.

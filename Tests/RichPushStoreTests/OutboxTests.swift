@@ -125,6 +125,27 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases)
+    func deliveriesWhoseLeaseRanOutWhileAFanOutGoesOnAreClaimedAgainWithinASecond(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for index in 0..<22 { try await store.register("i\(index)", owner: "alice") }
+            _ = try await store.send("username:alice")
+            let start = Date.now
+            let abandoned = try await store.claimDueDeliveries(now: start, limit: 2, lease: 0.5)
+            var claims: [(at: TimeInterval, jobs: [DeliveryJob])] = []
+            for step in 1...12 {
+                let at = Double(step) / 5
+                claims.append((at, try await store.claimDueDeliveries(now: start + at, limit: 2, lease: 60)))
+            }
+            let reclaimed = try #require(claims.first { claim in claim.jobs.contains { $0.deliveryId == abandoned[0].deliveryId } })
+            #expect(Set(reclaimed.jobs.map(\.deliveryId)) == Set(abandoned.map(\.deliveryId)))
+            #expect(reclaimed.jobs.allSatisfy { $0.attempt == 2 })
+            #expect(reclaimed.at <= 0.5 + 1)
+            let claimedOnce = claims.flatMap(\.jobs).filter { $0.attempt == 1 }.map(\.installationId)
+            #expect(claimedOnce.sorted() == (2..<22).map { "i\($0)" }.sorted())
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aScheduledDeliveryIsNotDueBeforeItsTime(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
