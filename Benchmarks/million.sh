@@ -5,8 +5,7 @@
 # from the answer until the last delivery's `sentAt` (the goal: the million's within 20% of the 100,000's), and the
 # gateway's peak RSS over the whole run (the goal: 400 MB).
 #
-# The status is followed as `richpush send --follow` does, a look every 0.5 s: each look counts the outbox, which on
-# PostgreSQL costs a million's database about 0.25 s, so a benchmark that looked every 50 ms measured mostly itself.
+# The status is followed as `richpush send --follow` does, a look every 0.5 s.
 #
 # The installations belong to USERS members (100 unless set), round robin: the direct channel's events are indexed
 # by user, so a batch of 1,000 touches one place of that index per distinct member.

@@ -61,3 +61,23 @@ extension Migrations {
         try await db.raw("CREATE INDEX installations_dead ON installations (id) WHERE dead_at IS NOT NULL").run()
     }
 }
+
+extension Migrations {
+    /// Each notification's deliveries counted by state (see `Store.tallyWritten`), so a status reads these rows
+    /// rather than counting the outbox. The outboxes already written are counted once here.
+    static func tallyDeliveries(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "delivery_tallies")
+            .column("notification_id", type: .bigint, .notNull)
+            .column("state", type: .text, .notNull)
+            .column("slot", type: .bigint, .notNull)
+            .column("count", type: .bigint, .notNull)
+            .primaryKey("notification_id", "state", "slot")
+            .run()
+        try await db.raw(
+            """
+            INSERT INTO delivery_tallies (notification_id, state, slot, count)
+            SELECT notification_id, state, 0, COUNT(*) FROM deliveries GROUP BY notification_id, state
+            """
+        ).run()
+    }
+}

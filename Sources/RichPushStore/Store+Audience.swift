@@ -58,7 +58,9 @@ extension Store {
             .where("notification_id", .equal, id)
         if let after { written = written.where("installation_id", .greaterThan, after) }
         if let through { written = written.where("installation_id", .lessThanOrEqual, through) }
-        return try await written.first()!.int("n")
+        let count = try await written.first()!.int("n")
+        try await tallyWritten(count, of: id, in: db)
+        return count
     }
 
     /// The installation id that ends a chunk of `size` candidates of `audience` after `after`, nil when fewer remain

@@ -6,26 +6,10 @@ extension Store {
     /// Delivery counts, user states and failures of one notification.
     public func counts(notificationId id: Int64) async throws -> NotificationCounts {
         try await engine.read { db in
-            var tally = DeliveryTally()
-            // The finished deliveries are counted by state from their index; the pending ones are what is left.
-            let total = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("deliveries")
-                .where("notification_id", .equal, id).first()!.int("n")
-            let byState = try await db.select().column("state").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
-                .from("deliveries").where("notification_id", .equal, id).where(DeliveryState.isFinished).groupBy("state").all()
-            tally.pending = total
-            for row in byState {
-                let count = try row.int("n")
-                tally.pending -= count
-                switch DeliveryState(rawValue: try row.string("state")) {
-                case .pending: break
-                case .sent: tally.sent = count
-                case .failed: tally.failed = count
-                case .expired: tally.expired = count
-                case .canceled: tally.canceled = count
-                case .capped: tally.capped = count
-                case nil: break
-                }
-            }
+            let byState = try await Self.tally(of: id, in: db)
+            let tally = DeliveryTally(
+                pending: byState[.pending] ?? 0, sent: byState[.sent] ?? 0, failed: byState[.failed] ?? 0, expired: byState[.expired] ?? 0,
+                canceled: byState[.canceled] ?? 0, capped: byState[.capped] ?? 0)
             func count(_ build: (SQLSelectBuilder) -> SQLSelectBuilder) async throws -> Int {
                 try await build(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")).first()!.int("n")
             }

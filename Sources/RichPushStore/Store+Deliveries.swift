@@ -300,9 +300,9 @@ extension Store {
         _ ids: [Int64], as state: DeliveryState, code: String, message: String, at nowMs: Int64, in db: any SQLDatabase
     ) async throws {
         for chunk in ids.chunked(insertChunk) {
-            try await db.update("deliveries").set("state", to: state.rawValue).set("finished_at", to: nowMs)
-                .set("lease_until", to: Int64?.none).set("error_code", to: code).set("error_message", to: message)
-                .where(SQLIdSet("id", in: chunk)).run()
+            try await finishPending(
+                db.update("deliveries").set("finished_at", to: nowMs).set("lease_until", to: Int64?.none).set("error_code", to: code)
+                    .set("error_message", to: message).where(SQLIdSet("id", in: chunk)), as: state, in: db)
         }
     }
 

@@ -195,9 +195,9 @@ extension Store {
 
     /// Ends the outstanding deliveries to an installation that can no longer receive them.
     private static func failPendingDeliveries(of id: String, code: String, message: String, in db: any SQLDatabase) async throws {
-        try await db.update("deliveries").set("state", to: DeliveryState.failed.rawValue)
-            .set("error_code", to: code).set("error_message", to: message)
-            .where("installation_id", .equal, id).where(DeliveryState.isPending).run()
+        try await finishPending(
+            db.update("deliveries").set("error_code", to: code).set("error_message", to: message).where("installation_id", .equal, id),
+            as: .failed, in: db)
     }
 
     /// The installation with this id.

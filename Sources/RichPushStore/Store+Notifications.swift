@@ -156,9 +156,9 @@ extension Store {
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
             try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
                 .where("id", .equal, id).run()
-            try await db.update("deliveries").set("state", to: DeliveryState.canceled.rawValue)
-                .set("finished_at", to: EpochMilliseconds(now))
-                .where("notification_id", .equal, id).where(DeliveryState.isPending).run()
+            try await Self.finishPending(
+                db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,
+                in: db)
             var notified: [String] = []
             if try row.optionalDate("released_at") != nil {
                 notified = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)

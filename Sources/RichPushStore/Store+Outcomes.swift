@@ -23,7 +23,7 @@ extension Store {
         }
         let sent = results.compactMap { $0.outcome == .sent ? $0.job.deliveryId : nil }
         for chunk in sent.chunked(Self.insertChunk) {
-            try await update(SQLIdSet("id", in: chunk)).set("state", to: DeliveryState.sent.rawValue).set("finished_at", to: nowMs).run()
+            try await finishPending(update(SQLIdSet("id", in: chunk)).set("finished_at", to: nowMs), as: .sent, in: db)
         }
         for (job, outcome) in results {
             let delivery = SQLBinaryExpression(SQLIdentifier("id"), .equal, SQLBind(job.deliveryId))
@@ -34,8 +34,9 @@ extension Store {
                 try await update(delivery).set("due_at", to: EpochMilliseconds(now + after)).set("error_code", to: code)
                     .set("error_message", to: message).run()
             case .failed(let code, let message), .deviceGone(let code, let message):
-                try await update(delivery).set("state", to: DeliveryState.failed.rawValue).set("finished_at", to: nowMs)
-                    .set("error_code", to: code).set("error_message", to: message).run()
+                try await finishPending(
+                    update(delivery).set("finished_at", to: nowMs).set("error_code", to: code).set("error_message", to: message), as: .failed,
+                    in: db)
                 if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }

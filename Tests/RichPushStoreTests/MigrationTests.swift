@@ -38,4 +38,26 @@ struct MigrationTests {
         #expect(try await store.installation(id: "phone")?.isReplaced == true)
         try await store.close()
     }
+
+    @Test(arguments: Engine.allCases) func outboxesWrittenBeforeDeliveriesWereTalliedAreCountedAfterTheUpgrade(_ engine: Engine) async throws {
+        let database = try await TestDatabase(engine)
+        defer { database.remove() }
+        var store = try await database.open()
+        for id in ["a1", "a2", "a3"] { try await store.register(id, owner: "alice") }
+        let (notification, _) = try await store.send("username:alice")
+        let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
+        try await store.recordOutcomes([(jobs[0], .sent), (jobs[1], .failed(code: "hub.rejected", message: "no"))])
+        try await store.close()
+        // The schema of the release before the tallies, with the outbox that release wrote.
+        let databaseEngine = try await database.openEngine()
+        try await databaseEngine.transaction { db in
+            try await db.drop(table: "delivery_tallies").run()
+            try await db.delete(from: "schema_migrations").where("version", .equal, Migrations.steps.count).run()
+        }
+        try await databaseEngine.close()
+
+        store = try await database.open()
+        #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(pending: 1, sent: 1, failed: 1))
+        try await store.close()
+    }
 }

@@ -167,6 +167,17 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func anAnswerArrivingAfterItsNotificationWasCanceledLeavesTheDeliveryCanceled(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for id in ["a1", "a2"] { try await store.register(id, owner: "alice") }
+            let (notification, _) = try await store.send("username:alice")
+            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
+            #expect(try await store.removeNotification(id: notification.id)?.outcome == .canceled)
+            try await store.recordOutcomes([(jobs[0], .sent), (jobs[1], .failed(code: "hub.rejected", message: "no"))])
+            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 2))
+        }
+    }
+
     @Test(arguments: Engine.allCases) func outcomesAreRecordedPerDelivery(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             for id in ["a1", "a2", "a3", "a4"] { try await store.register(id, owner: "alice") }

@@ -1,0 +1,65 @@
+import RichPushCore
+import SQLKit
+import Synchronization
+
+/// Each notification's deliveries counted by state in `delivery_tallies`, in the transactions that write and finish
+/// them, so a status reads a few rows where it counted the whole outbox: 0.25 s of PostgreSQL's CPU for each look at
+/// a million-device campaign, which `richpush send --follow` takes every half second.
+///
+/// A delivery is pending until it finishes, and a finished delivery's state never changes again: a tally's pending
+/// count grows as the outbox is written and moves to another state's as deliveries finish. Where several processes
+/// share the store, each transaction adds to one of several rows per state (`slot`), so two processes finishing
+/// deliveries of one campaign at once rarely wait on the same row.
+extension Store {
+    /// The rows per notification and state that concurrent writers spread over on a shared store.
+    private static let tallySlots = 16
+
+    /// Counts `written` new pending deliveries of notification `id`.
+    static func tallyWritten(_ written: Int, of id: Int64, in db: any SQLDatabase) async throws {
+        guard written > 0 else { return }
+        try await addToTallies([(id, .pending, written)], in: db)
+    }
+
+    /// Runs `update` on the pending deliveries it selects, which ends them in `state`, and moves them from their
+    /// notifications' pending tallies to those of `state`.
+    static func finishPending(_ update: SQLUpdateBuilder, as state: DeliveryState, in db: any SQLDatabase) async throws {
+        let finished = Mutex<[Int64: Int]>([:])
+        try await update.set("state", to: state.rawValue).where(DeliveryState.isPending).returning("notification_id").run { row in
+            guard let id = try? row.decode(column: "notification_id", as: Int64.self) else { return }
+            finished.withLock { $0[id, default: 0] += 1 }
+        }
+        let moved = finished.withLock { $0 }
+        guard !moved.isEmpty else { return }
+        try await addToTallies(moved.flatMap { id, count in [(id, DeliveryState.pending, -count), (id, state, count)] }, in: db)
+    }
+
+    /// The deliveries of notification `id` by state.
+    static func tally(of id: Int64, in db: any SQLDatabase) async throws -> [DeliveryState: Int] {
+        // PostgreSQL sums integers into a numeric.
+        let sum = SQLRaw("CAST(SUM(count) AS BIGINT)")
+        let rows = try await db.select().column("state").column(sum, as: "n")
+            .from("delivery_tallies").where("notification_id", .equal, id).groupBy("state").all()
+        var tally: [DeliveryState: Int] = [:]
+        for row in rows {
+            guard let state = DeliveryState(rawValue: try row.string("state")) else { continue }
+            tally[state] = try row.int("n")
+        }
+        return tally
+    }
+
+    /// Adds each change to its notification's and state's tally, in one statement whose rows are in key order, so two
+    /// transactions that change the same tallies lock them in the same order.
+    private static func addToTallies(_ changes: [(notificationId: Int64, state: DeliveryState, count: Int)], in db: any SQLDatabase)
+        async throws
+    {
+        let slot = db.dialect.name == "sqlite" ? 0 : Int.random(in: 0..<tallySlots)
+        let rows = changes.sorted { ($0.notificationId, $0.state.rawValue) < ($1.notificationId, $1.state.rawValue) }
+            .map { [SQLBind($0.notificationId), SQLBind($0.state.rawValue), SQLBind(slot), SQLBind($0.count)] as [any SQLExpression] }
+        try await db.insert(into: "delivery_tallies").columns("notification_id", "state", "slot", "count").rows(rows)
+            .onConflict(with: ["notification_id", "state", "slot"]) { update in
+                update.set(
+                    "count", to: SQLBinaryExpression(SQLColumn("count", table: "delivery_tallies"), .add, SQLExcludedColumn("count")))
+            }
+            .run()
+    }
+}
