@@ -81,3 +81,13 @@ extension Migrations {
         ).run()
     }
 }
+
+extension Migrations {
+    /// The status reads its counts from the tallies, so of the finished deliveries only the failures it lists need an
+    /// index: a sent delivery no longer writes an entry into an index of every finished one, which cost each outcome
+    /// an index insertion on top of the row's own.
+    static func indexFailuresOnly(_ db: any SQLDatabase) async throws {
+        try await db.drop(index: "deliveries_finished_by_notification").run()
+        try await db.raw("CREATE INDEX deliveries_failures ON deliveries (notification_id, id) WHERE state IN ('failed', 'expired')").run()
+    }
+}

@@ -28,9 +28,7 @@ extension Store {
                 $0.from("receipts").where("notification_id", .equal, id).where("event", .equal, ReceiptEvent.displayed.rawValue)
             }
             let errors = try await db.select().columns("installation_id", "platform", "error_code", "error_message", "finished_at")
-                .from("deliveries").where("notification_id", .equal, id).where(DeliveryState.isFinished)
-                .where("state", .in, [DeliveryState.failed.rawValue, DeliveryState.expired.rawValue])
-                .orderBy("id").limit(100).all()
+                .from("deliveries").where("notification_id", .equal, id).where(DeliveryState.isFailure).orderBy("id").limit(100).all()
                 .map { row in
                     DeliveryError(
                         installationId: try row.string("installation_id"), platform: try row.enumeration("platform", as: Platform.self),

@@ -15,8 +15,10 @@ enum DeliveryState: String {
     /// `state = 'pending'`, the state written as a literal: the planners match it to the index of pending deliveries,
     /// which a bound value they cannot.
     static let isPending = SQLBinaryExpression(SQLIdentifier("state"), .equal, SQLLiteral.string(pending.rawValue))
-    /// `state <> 'pending'`, which the index of finished deliveries holds.
-    static let isFinished = SQLBinaryExpression(SQLIdentifier("state"), .notEqual, SQLLiteral.string(pending.rawValue))
+    /// `state IN ('failed', 'expired')`, the deliveries that the index of failures holds, written as literals for the
+    /// same reason.
+    static let isFailure = SQLBinaryExpression(
+        SQLIdentifier("state"), .in, SQLGroupExpression([SQLLiteral.string(failed.rawValue), SQLLiteral.string(expired.rawValue)]))
 }
 
 /// What `DELETE /api/notifications/{id}` did.
@@ -150,9 +152,7 @@ extension Store {
             else { return nil }
             let record = try Self.notificationRecord(row)
             if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }
-            let sent = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("deliveries")
-                .where("notification_id", .equal, id).where(DeliveryState.isFinished).where("state", .equal, DeliveryState.sent.rawValue)
-                .first()!.int("n")
+            let sent = try await Self.tally(of: id, in: db)[.sent] ?? 0
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
             try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
                 .where("id", .equal, id).run()

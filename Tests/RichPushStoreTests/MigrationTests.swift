@@ -10,6 +10,8 @@ import Testing
 struct MigrationTests {
     /// The schema of the release before installations could be marked replaced and usernames were folded.
     static let roundOneSchema = 6
+    /// The schema of the release before deliveries were tallied by state.
+    static let beforeTallies = 24
 
     @Test(arguments: Engine.allCases) func anUpgradeKeepsEveryInstallationWithItsTags(_ engine: Engine) async throws {
         let database = try await TestDatabase(engine)
@@ -52,7 +54,11 @@ struct MigrationTests {
         let databaseEngine = try await database.openEngine()
         try await databaseEngine.transaction { db in
             try await db.drop(table: "delivery_tallies").run()
-            try await db.delete(from: "schema_migrations").where("version", .equal, Migrations.steps.count).run()
+            try await db.drop(index: "deliveries_failures").run()
+            try await db.raw(
+                "CREATE INDEX deliveries_finished_by_notification ON deliveries (notification_id, state) WHERE state <> 'pending'"
+            ).run()
+            try await db.delete(from: "schema_migrations").where("version", .greaterThan, Self.beforeTallies).run()
         }
         try await databaseEngine.close()
 
