@@ -168,6 +168,9 @@ struct MultiProcessTests {
             let sent = [try await GatewayCluster.sentDeliveries(by: cluster[0]), try await GatewayCluster.sentDeliveries(by: cluster[1])]
             #expect(sent.reduce(0, +) == 10_000)
             #expect(sent.allSatisfy { $0 > 0 }, "one process did all the sending: \(sent)")
+            // Both processes counted what they finished into the notification's tallies, which the status reads.
+            let status = try await cluster[1].request(.GET, "/api/notifications/\(id)/status", as: .admin).body
+            #expect(status.contains(#""sent":10000"#) && status.contains(#""pending":0"#), "\(status)")
             #expect(fcm.violations.isEmpty)
         }
     }
