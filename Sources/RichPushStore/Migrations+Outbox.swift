@@ -69,14 +69,13 @@ extension Migrations {
         try await db.create(table: "delivery_tallies")
             .column("notification_id", type: .bigint, .notNull)
             .column("state", type: .text, .notNull)
-            .column("slot", type: .bigint, .notNull)
             .column("count", type: .bigint, .notNull)
-            .primaryKey("notification_id", "state", "slot")
             .run()
+        try await db.create(index: "delivery_tallies_by_notification").on("delivery_tallies").column("notification_id").run()
         try await db.raw(
             """
-            INSERT INTO delivery_tallies (notification_id, state, slot, count)
-            SELECT notification_id, state, 0, COUNT(*) FROM deliveries GROUP BY notification_id, state
+            INSERT INTO delivery_tallies (notification_id, state, count)
+            SELECT notification_id, state, COUNT(*) FROM deliveries GROUP BY notification_id, state
             """
         ).run()
     }
