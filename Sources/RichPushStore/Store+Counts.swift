@@ -6,10 +6,7 @@ extension Store {
     /// Delivery counts, user states and failures of one notification.
     public func counts(notificationId id: Int64) async throws -> NotificationCounts {
         try await engine.read { db in
-            let byState = try await Self.tally(of: id, in: db)
-            let tally = DeliveryTally(
-                pending: byState[.pending] ?? 0, sent: byState[.sent] ?? 0, failed: byState[.failed] ?? 0, expired: byState[.expired] ?? 0,
-                canceled: byState[.canceled] ?? 0, capped: byState[.capped] ?? 0)
+            let tally = try await Self.tally(of: id, in: db)
             func count(_ build: (SQLSelectBuilder) -> SQLSelectBuilder) async throws -> Int {
                 try await build(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")).first()!.int("n")
             }

@@ -50,7 +50,7 @@ extension Store {
                     try await Self.take(Self.idIn(due.query, in: db), until: leaseUntil, holding: held, withZones: withZones, in: db)
                 }
                 taken += claimed.map(\.deliveryId)
-                let last = claimed.map { ($0.dueAt, $0.deliveryId) }.max { $0 < $1 }
+                let last = claimed.map { (dueAt: $0.dueAt, id: $0.deliveryId) }.max { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
                 let readOn = claimed.count == limit && released.isEmpty
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
@@ -63,7 +63,7 @@ extension Store {
                 }
                 return (try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db), last, readOn)
             }
-            claimCursor?.moved(from: start, at: nowMs, to: last.map { (dueAt: $0.0, id: $0.1) }, readOn: readOn)
+            claimCursor?.moved(from: start, at: nowMs, to: last, readOn: readOn)
             held?.release(finished.map(\.job.deliveryId))
             return jobs
         } catch {

@@ -152,7 +152,7 @@ extension Store {
             else { return nil }
             let record = try Self.notificationRecord(row)
             if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }
-            let sent = try await Self.tally(of: id, in: db)[.sent] ?? 0
+            let sent = try await Self.tally(of: id, in: db).sent
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
             try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
                 .where("id", .equal, id).run()

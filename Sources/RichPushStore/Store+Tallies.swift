@@ -49,15 +49,23 @@ extension Store {
     }
 
     /// The deliveries of notification `id` by state.
-    static func tally(of id: Int64, in db: any SQLDatabase) async throws -> [DeliveryState: Int] {
+    static func tally(of id: Int64, in db: any SQLDatabase) async throws -> DeliveryTally {
         // PostgreSQL sums integers into a numeric.
         let sum = SQLRaw("CAST(SUM(count) AS BIGINT)")
         let rows = try await db.select().column("state").column(sum, as: "n")
             .from("delivery_tallies").where("notification_id", .equal, id).groupBy("state").all()
-        var tally: [DeliveryState: Int] = [:]
+        var tally = DeliveryTally()
         for row in rows {
-            guard let state = DeliveryState(rawValue: try row.string("state")) else { continue }
-            tally[state] = try row.int("n")
+            let count = try row.int("n")
+            switch DeliveryState(rawValue: try row.string("state")) {
+            case .pending: tally.pending = count
+            case .sent: tally.sent = count
+            case .failed: tally.failed = count
+            case .expired: tally.expired = count
+            case .canceled: tally.canceled = count
+            case .capped: tally.capped = count
+            case nil: break
+            }
         }
         return tally
     }
