@@ -56,7 +56,7 @@ public final class PostgresEngine: DatabaseEngine {
     }
 
     public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in try await body(connection.sql(queryLogLevel: nil)) }
+        try await client.withConnection { connection in try await body(PostgresSession(connection: connection)) }
     }
 
     /// Runs `body` in a transaction; a deadlock or serialization failure, which PostgreSQL resolves by aborting one
@@ -66,7 +66,7 @@ public final class PostgresEngine: DatabaseEngine {
         while true {
             do {
                 return try await client.withConnection { connection in
-                    try await connection.sql(queryLogLevel: nil).inTransaction(begin: "BEGIN") { db in
+                    try await PostgresSession(connection: connection).inTransaction(begin: "BEGIN") { db in
                         // The server answers the commit before its WAL record is flushed, for this transaction only.
                         if durability == .deferred { try await db.raw("SET LOCAL synchronous_commit = off").run() }
                         return try await body(db)
@@ -121,7 +121,7 @@ public final class PostgresEngine: DatabaseEngine {
     /// Holds a session advisory lock on a connection of its own while `body` runs on others.
     public func withMigrationLock<T>(_ body: () async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            let db = connection.sql(queryLogLevel: nil)
+            let db = PostgresSession(connection: connection)
             try await db.raw("SELECT pg_advisory_lock(\(bind: Self.migrationLockKey))").run()
             do {
                 let result = try await body()
