@@ -90,3 +90,18 @@ extension Migrations {
         try await db.raw("CREATE INDEX deliveries_failures ON deliveries (notification_id, id) WHERE state IN ('failed', 'expired')").run()
     }
 }
+
+extension Migrations {
+    /// A finished delivery leaves its row for a new one (its state is in the pending index's condition), so every
+    /// outcome writes an entry into each index of the outbox. PostgreSQL's `(notification_id, installation_id)` key
+    /// compared text and looked for a duplicate on each: 4.9 µs an outcome against 4.1 with an index on the
+    /// notification and the delivery's id, which also serves a notification's results in id order. The outbox's chunks
+    /// are written under their notification's row lock, each after the installation where the last one ended, so
+    /// no installation gets two deliveries of one notification without the key. SQLite keeps the key: it cannot drop
+    /// it without rebuilding the table, and its own `deliveries_by_notification` pages the results already.
+    static func keyDeliveriesByNotification(_ db: any SQLDatabase) async throws {
+        guard db.dialect.name != "sqlite" else { return }
+        try await db.raw("ALTER TABLE deliveries DROP CONSTRAINT deliveries_notification_id_installation_id_key").run()
+        try await db.create(index: "deliveries_by_notification").on("deliveries").column("notification_id").column("id").run()
+    }
+}

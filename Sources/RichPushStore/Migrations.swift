@@ -13,7 +13,7 @@ enum Migrations {
         narrowOutboxIndexes, foldUsernamesForUniqueness, keepReplacedInstallations, addCampaignContent, createTemplates,
         addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants, addFeedRemovals, addSegments,
         createAPITokens, createAuditTrail, createStatePushes, addOutboxChunks, orderPendingDeliveriesById, pageDeliveriesByNotification,
-        writeOutboxesWithoutAForeignKeyCheck, indexDeadInstallations, tallyDeliveries, indexFailuresOnly,
+        writeOutboxesWithoutAForeignKeyCheck, indexDeadInstallations, tallyDeliveries, indexFailuresOnly, keyDeliveriesByNotification,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
