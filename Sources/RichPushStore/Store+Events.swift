@@ -14,7 +14,8 @@ extension Store {
             var owners: [Int64: String] = [:]
             var appended: [Int64] = []
             for chunk in Array(zip(first..., jobs)).chunked(Self.insertChunk) {
-                var insert = db.insert(into: "events").columns(Self.eventColumns)
+                var rows: [RichEventRow] = []
+                rows.reserveCapacity(chunk.count)
                 for (id, job) in chunk {
                     let push = job.push
                     let event = StreamEvent(
@@ -23,17 +24,46 @@ extension Store {
                             richId: job.notificationId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle,
                             data: push.data))
                     owners[id] = job.owner
-                    insert = insert.values(
-                        Self.eventValues(
-                            event, id: id, username: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)",
-                            now: now))
+                    rows.append(
+                        RichEventRow(
+                            id: id, owner: job.owner, installationId: job.installationId, kind: event.name, richId: job.notificationId,
+                            data: event.data, dedupeKey: "rich:\(job.deliveryId)"))
                 }
-                appended += try await insert.ignoringConflicts(with: "dedupe_key").returning("id").all().map { try $0.int64("id") }
+                appended += try await Self.insertRichEvents(rows, now: now, in: db)
             }
             let notified = Set(appended.compactMap { owners[$0] })
             try await engine.announce(notified.map { .events(owner: $0) }, in: db)
             return notified
         }
+    }
+
+    /// Inserts `rich` events, skipping those whose dedupe key is taken; returns the ids of those it inserted.
+    ///
+    /// PostgreSQL takes each column as one array: as a row of binds per event, a chunk of 1,000 was a statement of
+    /// 8,000 parameters for the gateway to encode and the server to parse and plan.
+    private static func insertRichEvents(_ rows: [RichEventRow], now: Date, in db: any SQLDatabase) async throws -> [Int64] {
+        let createdAt = EpochMilliseconds(now)
+        let inserted: [any SQLRow]
+        if db.dialect.name == "sqlite" {
+            var insert = db.insert(into: "events").columns(eventColumns)
+            for row in rows {
+                insert = insert.values(
+                    [row.id, row.owner, row.installationId, row.kind, row.richId, row.data, row.dedupeKey, createdAt] as [any Encodable & Sendable])
+            }
+            inserted = try await insert.ignoringConflicts(with: "dedupe_key").returning("id").all()
+        } else {
+            inserted = try await db.raw(
+                """
+                INSERT INTO events (\(SQLList(eventColumns.map { SQLIdentifier($0) })))
+                SELECT id, username, installation_id, kind, rich_id, data, dedupe_key, \(bind: createdAt)
+                FROM unnest(\(bind: rows.map(\.id))::bigint[], \(bind: rows.map(\.owner))::text[], \(bind: rows.map(\.installationId))::text[],
+                    \(bind: rows.map(\.kind))::text[], \(bind: rows.map(\.richId))::bigint[], \(bind: rows.map(\.data))::text[],
+                    \(bind: rows.map(\.dedupeKey))::text[]) AS new (id, username, installation_id, kind, rich_id, data, dedupe_key)
+                ON CONFLICT (dedupe_key) DO NOTHING RETURNING id
+                """
+            ).all()
+        }
+        return try inserted.map { try $0.int64("id") }
     }
 
     /// The events of `username` after `cursor`, oldest first: those for every device of the user, and with an
@@ -88,6 +118,17 @@ extension Store {
             .values(eventValues(event, id: id, username: username, installationId: installationId, dedupeKey: dedupeKey, now: now))
             .ignoringConflicts(with: "dedupe_key")
             .returning("id").first() != nil
+    }
+
+    /// A delivery's event on the direct channel, as ``insertRichEvents(_:now:in:)`` writes it.
+    private struct RichEventRow {
+        var id: Int64
+        var owner: String
+        var installationId: String
+        var kind: String
+        var richId: Int64
+        var data: String
+        var dedupeKey: String
     }
 
     private static let eventColumns = ["id", "username", "installation_id", "kind", "rich_id", "data", "dedupe_key", "created_at"]
