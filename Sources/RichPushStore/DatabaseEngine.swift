@@ -27,7 +27,10 @@ public protocol DatabaseEngine: Sendable {
     /// installations was planned as a scan of every installation left and a sort (158 ms instead of 18), and an
     /// export's page by id as a sort of the whole outbox. SQLite's statistics would reach only the connection that
     /// gathered them, so its plans come from its indexes alone, and the SQLite engine does nothing here.
-    func refreshStatistics(of tables: [String]) async throws
+    ///
+    /// `detail` is how many values of each column the statistics keep (PostgreSQL's statistics target, which also
+    /// sizes the sample read: 300 rows per value), nil for the server's default of 100.
+    func refreshStatistics(of tables: [String], detail: Int?) async throws
     /// Closes every connection.
     func close() async throws
 }
@@ -55,7 +58,12 @@ extension DatabaseEngine {
 
     public func announce(_ signals: [StoreSignal], in db: any SQLDatabase) async throws {}
 
-    public func refreshStatistics(of tables: [String]) async throws {}
+    public func refreshStatistics(of tables: [String], detail: Int?) async throws {}
+
+    /// Gathers the statistics of `tables` in the server's default detail.
+    public func refreshStatistics(of tables: [String]) async throws {
+        try await refreshStatistics(of: tables, detail: nil)
+    }
 
     public func listen(_ handler: @escaping @Sendable (StoreSignal) -> Void) async throws {
         throw StoreError.notShared

@@ -137,8 +137,12 @@ public final class PostgresEngine: DatabaseEngine {
     /// An arbitrary key that names the schema's migrations among the database's advisory locks ("richpush").
     private static let migrationLockKey: Int64 = 0x7269_6368_7075_7368
 
-    public func refreshStatistics(of tables: [String]) async throws {
-        try await read { db in try await db.raw("ANALYZE \(SQLList(tables.map { SQLIdentifier($0) }))").run() }
+    public func refreshStatistics(of tables: [String], detail: Int?) async throws {
+        // Statistics lost to a crash are gathered again by autovacuum: the commit need not wait for the disk.
+        try await transaction(.deferred) { db in
+            if let detail { try await db.raw("SELECT set_config('default_statistics_target', \(bind: String(detail)), true)").run() }
+            try await db.raw("ANALYZE \(SQLList(tables.map { SQLIdentifier($0) }))").run()
+        }
     }
 
     /// Stops the pool the engine runs; a pool a service group runs stops with the group.

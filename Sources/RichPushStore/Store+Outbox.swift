@@ -26,7 +26,9 @@ extension Store {
             guard chunk.more else { break }
             try Task.checkCancellation()
         }
-        if written > 0 { try await engine.refreshStatistics(of: ["deliveries"]) }
+        // A rough sample is enough to show the planner an outbox's size and its notifications: one of 3,000 rows took
+        // PostgreSQL 8 ms where the default 30,000 took 58, in the middle of the fan-out it plans for.
+        if written > 0 { try await engine.refreshStatistics(of: ["deliveries"], detail: 10) }
     }
 
     /// Writes the next chunk of `id`'s outbox; how many deliveries it wrote and whether more is to come.
