@@ -60,11 +60,6 @@ extension DatabaseEngine {
 
     public func refreshStatistics(of tables: [String], detail: Int?) async throws {}
 
-    /// Gathers the statistics of `tables` in the server's default detail.
-    public func refreshStatistics(of tables: [String]) async throws {
-        try await refreshStatistics(of: tables, detail: nil)
-    }
-
     public func listen(_ handler: @escaping @Sendable (StoreSignal) -> Void) async throws {
         throw StoreError.notShared
     }

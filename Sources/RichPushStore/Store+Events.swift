@@ -25,9 +25,7 @@ extension Store {
                             data: push.data))
                     owners[id] = job.owner
                     rows.append(
-                        RichEventRow(
-                            id: id, owner: job.owner, installationId: job.installationId, kind: event.name, richId: job.notificationId,
-                            data: event.data, dedupeKey: "rich:\(job.deliveryId)"))
+                        RichEventRow(event: event, id: id, owner: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)"))
                 }
                 appended += try await Self.insertRichEvents(rows, now: now, in: db)
             }
@@ -42,22 +40,21 @@ extension Store {
     /// PostgreSQL takes each column as one array: as a row of binds per event, a chunk of 1,000 was a statement of
     /// 8,000 parameters for the gateway to encode and the server to parse and plan.
     private static func insertRichEvents(_ rows: [RichEventRow], now: Date, in db: any SQLDatabase) async throws -> [Int64] {
-        let createdAt = EpochMilliseconds(now)
         let inserted: [any SQLRow]
         if db.dialect.name == "sqlite" {
             var insert = db.insert(into: "events").columns(eventColumns)
             for row in rows {
                 insert = insert.values(
-                    [row.id, row.owner, row.installationId, row.kind, row.richId, row.data, row.dedupeKey, createdAt] as [any Encodable & Sendable])
+                    eventValues(row.event, id: row.id, username: row.owner, installationId: row.installationId, dedupeKey: row.dedupeKey, now: now))
             }
             inserted = try await insert.ignoringConflicts(with: "dedupe_key").returning("id").all()
         } else {
             inserted = try await db.raw(
                 """
                 INSERT INTO events (\(SQLList(eventColumns.map { SQLIdentifier($0) })))
-                SELECT id, username, installation_id, kind, rich_id, data, dedupe_key, \(bind: createdAt)
+                SELECT id, username, installation_id, kind, rich_id, data, dedupe_key, \(bind: EpochMilliseconds(now))
                 FROM unnest(\(bind: rows.map(\.id))::bigint[], \(bind: rows.map(\.owner))::text[], \(bind: rows.map(\.installationId))::text[],
-                    \(bind: rows.map(\.kind))::text[], \(bind: rows.map(\.richId))::bigint[], \(bind: rows.map(\.data))::text[],
+                    \(bind: rows.map(\.event.name))::text[], \(bind: rows.map(\.event.richId))::bigint[], \(bind: rows.map(\.event.data))::text[],
                     \(bind: rows.map(\.dedupeKey))::text[]) AS new (id, username, installation_id, kind, rich_id, data, dedupe_key)
                 ON CONFLICT (dedupe_key) DO NOTHING RETURNING id
                 """
@@ -122,12 +119,10 @@ extension Store {
 
     /// A delivery's event on the direct channel, as ``insertRichEvents(_:now:in:)`` writes it.
     private struct RichEventRow {
+        var event: StreamEvent
         var id: Int64
         var owner: String
         var installationId: String
-        var kind: String
-        var richId: Int64
-        var data: String
         var dedupeKey: String
     }
 
@@ -137,11 +132,7 @@ extension Store {
     private static func eventValues(
         _ event: StreamEvent, id: Int64, username: String, installationId: String?, dedupeKey: String?, now: Date
     ) -> [any Encodable & Sendable] {
-        let richId: Int64
-        switch event.body {
-        case .rich(let id, _, _, _, _), .state(let id, _, _), .deleted(let id): richId = id
-        }
-        return [id, username, installationId, event.name, richId, event.data, dedupeKey, EpochMilliseconds(now)]
+        [id, username, installationId, event.name, event.richId, event.data, dedupeKey, EpochMilliseconds(now)]
     }
 
     /// Advances counter `name` by `count` and returns the first of the numbers reserved.
@@ -150,5 +141,14 @@ extension Store {
             .set("value", to: SQLBinaryExpression(SQLIdentifier("value"), .add, SQLLiteral.numeric("\(count)")))
             .where("name", .equal, name).returning("value").first()!.int64("value")
         return last - Int64(count) + 1
+    }
+}
+
+extension StreamEvent {
+    /// The notification the event is about, the `rich_id` column of its row.
+    fileprivate var richId: Int64 {
+        switch body {
+        case .rich(let id, _, _, _, _), .state(let id, _, _), .deleted(let id): id
+        }
     }
 }

@@ -35,7 +35,7 @@ extension Store {
     /// the planner the installations' new size, so a campaign sent right after it is planned for it.
     public func importInstallations(_ installations: [InstallationRecord]) async throws -> Int {
         let created = try await insertInstallations(installations)
-        if created >= Self.bulkImport { try await engine.refreshStatistics(of: ["installations", "installation_tags"]) }
+        if created >= Self.bulkImport { try await engine.refreshStatistics(of: ["installations", "installation_tags"], detail: nil) }
         return created
     }
 
