@@ -4,22 +4,41 @@ import GatewayTesting
 import HubTestServers
 import NIOHTTP1
 import RichPushHubs
+import TestPostgres
 import TestSupport
 import Testing
 
 /// A `kill -9` in the middle of a large APNs send, with the real process.
 @Suite("Crash safety under fan-out", .serialized)
 struct FanOutCrashTests {
-    /// Runs `body` with a gateway process sending to a loopback APNs, `devices` of alice's iPhones tagged `topic:crash`.
-    func withAPNsDevices(_ devices: Int, _ body: (GatewayProcess, APNsTestServer) async throws -> Void) async throws {
+    /// The database a gateway process keeps its outbox in.
+    enum Database: CaseIterable {
+        /// The embedded SQLite database, which only this process writes: a claim carries the outcomes answered since
+        /// the last.
+        case sqlite
+        /// A PostgreSQL database other processes could share: outcomes are recorded beside the claims.
+        case postgresql
+    }
+
+    /// Runs `body` with a gateway process on `database` sending to a loopback APNs, `devices` of alice's iPhones tagged
+    /// `topic:crash`.
+    func withAPNsDevices(_ devices: Int, on database: Database = .sqlite, _ body: (GatewayProcess, APNsTestServer) async throws -> Void)
+        async throws
+    {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-fanout-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: keys) }
+        let databaseURL = database == .postgresql ? try await TestPostgres.createDatabase() : nil
+        defer { databaseURL.map(TestPostgres.dropDatabase) }
+        // A restarted process finds its own claims in a shared database only once their lease runs out.
+        let databaseArguments =
+            databaseURL.map { ["--database-url", $0, "--dispatch-lease", String(GatewayCluster.leaseSeconds)] } ?? []
         let apns = try await APNsTestServer.start(directory: keys)
-        let gateway = try GatewayProcess(extraArguments: [
-            "--apns-key-file", apns.keyFile, "--apns-key-id", APNsTestServer.keyId, "--apns-team-id", APNsTestServer.teamId,
-            "--apns-topic", APNsTestServer.topic, "--apns-endpoint", apns.endpoint, "--tls-ca-file", apns.authority.caFile,
-        ])
+        let gateway = try GatewayProcess(
+            extraArguments: [
+                "--apns-key-file", apns.keyFile, "--apns-key-id", APNsTestServer.keyId, "--apns-team-id", APNsTestServer.teamId,
+                "--apns-topic", APNsTestServer.topic, "--apns-endpoint", apns.endpoint, "--tls-ca-file", apns.authority.caFile,
+            ] + databaseArguments)
         // The gateway goes before the hub on either path, so the hub never shuts down under a connection that may still
         // open streams.
         do {
@@ -78,10 +97,10 @@ struct FanOutCrashTests {
 
     /// A hub that answers one push every 3 ms keeps a batch of 1000 out for seconds; what it answered is recorded
     /// meanwhile, not when the batch is back.
-    @Test func aKillDuringASendToASlowHubRepeatsOnlyThePushesAnsweredJustBefore() async throws {
+    @Test(arguments: Database.allCases) func aKillDuringASendToASlowHubRepeatsOnlyThePushesAnsweredJustBefore(_ database: Database) async throws {
         let devices = 2000
         let pace = Duration.milliseconds(3)
-        try await withAPNsDevices(devices) { gateway, apns in
+        try await withAPNsDevices(devices, on: database) { gateway, apns in
             apns.paceAnswers(every: pace)
             let (_, byDevice) = try await killAndRestart(gateway, apns, devices: devices, killAfter: 600)
             #expect(byDevice.count == devices)

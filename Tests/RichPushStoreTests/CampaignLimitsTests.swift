@@ -124,7 +124,7 @@ struct CampaignLimitsTests {
             let now = Self.utc("2026-11-02T22:30:00Z")
             _ = try await campaign(at: now, in: store)
             #expect(try await sent(at: now, in: store) == ["new-york"])
-            #expect(try await store.nextDeliveryDue() == Self.utc("2026-11-02T23:00:00Z"))
+            #expect(try await store.nextDeliveryDue(now: now) == Self.utc("2026-11-02T23:00:00Z"))
             #expect(try await sent(at: Self.utc("2026-11-02T22:59:59Z"), in: store) == [])
             #expect(try await sent(at: Self.utc("2026-11-02T23:00:00Z"), in: store) == ["tokyo"])
             #expect(try await sent(at: Self.utc("2026-11-03T06:59:59Z"), in: store) == [])

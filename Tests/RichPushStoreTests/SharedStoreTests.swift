@@ -164,6 +164,18 @@ struct SharedStoreTests {
         }
     }
 
+    @Test func aDeliveryAnotherProcessHoldsIsNotDueUntilItsLeaseRunsOut() async throws {
+        try await withStores(.postgresql, count: 2) { stores in
+            try await stores[0].register("a1", owner: "alice")
+            _ = try await stores[0].send("username:alice")
+            let now = Date.now
+            let due = try #require(try await stores[1].nextDeliveryDue(now: now))
+            #expect(try await stores[0].claimDueDeliveries(now: now, limit: 10, lease: 60).count == 1)
+            #expect(try await stores[1].nextDeliveryDue(now: now + 59) == nil)
+            #expect(try await stores[1].nextDeliveryDue(now: now + 61) == due)
+        }
+    }
+
     @Test func aProcessHearsTheEventsAndNewWorkOfAnother() async throws {
         try await withStores(.postgresql, count: 2) { stores in
             let heard = Recorder<StoreSignal>()

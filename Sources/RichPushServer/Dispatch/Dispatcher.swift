@@ -56,7 +56,7 @@ struct Dispatcher: Service {
         await withTaskGroup(of: Void.self) { sending in
             var inFlight = 0
             while !doorbell.isClosed {
-                var recording = answered.take()
+                var recording = outcomesRideClaims ? answered.take() : []
                 do {
                     let (jobs, mirrored) = try await claimBatch(recording: recording)
                     recording = []
@@ -88,8 +88,17 @@ struct Dispatcher: Service {
         }
     }
 
-    /// While batches are out, records every window what the hubs answered and no claim carried; sleeps while none
-    /// is; records the last of them when the dispatcher is done.
+    /// Whether each claim records the outcomes answered since the last, in its own transaction.
+    ///
+    /// An exclusive store (SQLite) writes one transaction at a time: a claim that carries them commits once for both.
+    /// A shared one (PostgreSQL) runs transactions side by side, so the outcomes are recorded beside the next claim
+    /// instead of inside it: carried, they had made each claim of 1,000 take 21 ms, and a fan-out's pushes waited on
+    /// its claims, not on the hubs.
+    private var outcomesRideClaims: Bool { !store.isShared }
+
+    /// While batches are out, records every window (and, where claims do not carry them, as each batch goes out)
+    /// what the hubs answered and no claim carried; sleeps while none is; records the last of them when the
+    /// dispatcher is done.
     private func recordAnswers(_ answered: AnsweredDeliveries) async {
         // On a fixed beat, so the time a record takes does not stretch the window.
         var beat = ContinuousClock.now
@@ -99,7 +108,11 @@ struct Dispatcher: Service {
                 beat = .now
             } else {
                 beat = max(beat + answered.window, .now)
-                try? await Task.sleep(until: beat)
+                if outcomesRideClaims {
+                    try? await Task.sleep(until: beat)
+                } else if await answered.departures.wait(upTo: beat - ContinuousClock.now) {
+                    beat = .now
+                }
             }
             await record(answered)
         }
@@ -193,7 +206,7 @@ struct Dispatcher: Service {
     }
 
     private func idleWait() async throws -> Duration {
-        let deliveryDue = try await store.nextDeliveryDue()
+        let deliveryDue = try await store.nextDeliveryDue(now: clock.now)
         let mirrorDue = hubs.mirror == nil ? nil : try await store.nextMirrorTaskDue()
         guard let due = [deliveryDue, mirrorDue].compactMap({ $0 }).min() else { return policy.idleInterval }
         return policy.idleWait(until: due, now: clock.now)
