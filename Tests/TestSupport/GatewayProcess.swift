@@ -47,7 +47,8 @@ public final class GatewayProcess: @unchecked Sendable {
         environment["RICHPUSH_ADMIN_PASSWORD"] = adminPassword
         let process = try SpawnedProcess(Self.executable.path, arguments, environment: environment, output: .file(logFile.path))
         self.process = process
-        guard try await eventually(within: .seconds(30), { try await isHealthy() || !process.isRunning }), process.isRunning else {
+        // The whole suite starts dozens of gateways at once on two cores: one was seen to need 34 s to answer.
+        guard try await eventually(within: .seconds(90), { try await isHealthy() || !process.isRunning }), process.isRunning else {
             throw TestFailure(process.isRunning ? "richpush did not become healthy: \(log)" : "richpush exited: \(log)")
         }
     }
