@@ -80,6 +80,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         hubs: hubs,
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(
+            batchSize: configuration.dispatchBatchSize, batchesInFlight: configuration.dispatchBatchesInFlight,
             lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval, defaultLifetime: configuration.defaultTTL),
         clock: configuration.clock,
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },

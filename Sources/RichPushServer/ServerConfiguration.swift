@@ -35,6 +35,10 @@ public struct ServerConfiguration: Sendable {
     /// How long deliveries claimed by a dispatcher are its own: if its process dies, another process sends them once
     /// this has passed. It must exceed the time one batch takes to reach its hubs.
     public var dispatchLease = ServeSettings.dispatchLease.defaultValue.timeInterval
+    /// Deliveries a dispatcher claims in one transaction.
+    public var dispatchBatchSize = ServeSettings.dispatchBatchSize.defaultValue
+    /// Claimed batches on their way to the hubs at once.
+    public var dispatchBatchesInFlight = ServeSettings.dispatchBatchesInFlight.defaultValue
     /// Load balancers whose `X-Forwarded-For` names the client that the login throttle counts by.
     public var trustedProxies = TrustedProxies()
     /// The most installations a user registers itself; an admin's import is not limited.
@@ -104,6 +108,8 @@ public struct ServerConfiguration: Sendable {
         logLevel = try sources.value(S.logLevel)
         heartbeatInterval = try sources.value(S.heartbeatInterval)
         dispatchLease = try sources.value(S.dispatchLease).timeInterval
+        dispatchBatchSize = try sources.value(S.dispatchBatchSize)
+        dispatchBatchesInFlight = try sources.value(S.dispatchBatchesInFlight)
         publicURL = try sources.value(S.publicURL)
         defaultTimeZone = try sources.value(S.defaultTimeZone)
         protectedTagPrefixes = try sources.value(S.protectedTagPrefixes)

@@ -24,6 +24,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .setting(ServeSettings.maximumImagePixels), help: .setting(ServeSettings.maximumImagePixels)) var maximumImagePixels: String?
     @Option(name: .setting(ServeSettings.heartbeatInterval), help: .setting(ServeSettings.heartbeatInterval)) var heartbeatInterval: String?
     @Option(name: .setting(ServeSettings.dispatchLease), help: .setting(ServeSettings.dispatchLease)) var dispatchLease: String?
+    @Option(name: .setting(ServeSettings.dispatchBatchSize), help: .setting(ServeSettings.dispatchBatchSize)) var dispatchBatchSize: String?
+    @Option(name: .setting(ServeSettings.dispatchBatchesInFlight), help: .setting(ServeSettings.dispatchBatchesInFlight))
+    var dispatchBatchesInFlight: String?
     @Option(name: .setting(ServeSettings.trustedProxies), help: .setting(ServeSettings.trustedProxies)) var trustedProxies: String?
     @Option(name: .setting(ServeSettings.maximumInstallationsPerUser), help: .setting(ServeSettings.maximumInstallationsPerUser))
     var maximumInstallationsPerUser: String?
@@ -53,6 +56,8 @@ struct Serve: AsyncParsableCommand {
         flags.add(ServeSettings.maximumImagePixels, maximumImagePixels)
         flags.add(ServeSettings.heartbeatInterval, heartbeatInterval)
         flags.add(ServeSettings.dispatchLease, dispatchLease)
+        flags.add(ServeSettings.dispatchBatchSize, dispatchBatchSize)
+        flags.add(ServeSettings.dispatchBatchesInFlight, dispatchBatchesInFlight)
         flags.add(ServeSettings.trustedProxies, trustedProxies)
         flags.add(ServeSettings.maximumInstallationsPerUser, maximumInstallationsPerUser)
         flags.add(ServeSettings.maximumStreamsPerUser, maximumStreamsPerUser)

@@ -56,6 +56,8 @@ public final class APNsTestServer: Sendable {
         var nextAnswerAt = ContinuousClock.now
         var heldTokens: Set<String> = []
         var held: [CheckedContinuation<Void, Never>] = []
+        var open = 0
+        var mostOpen = 0
     }
 
     public static let keyId = "RPKEY00001"
@@ -101,6 +103,9 @@ public final class APNsTestServer: Sendable {
 
     /// Every push that passed the checks, in arrival order.
     public var accepted: [Push] { state.withLockedValue { $0.accepted } }
+
+    /// The most requests that were waiting for their answer at one moment.
+    public var mostRequestsOpenAtOnce: Int { state.withLockedValue { $0.mostOpen } }
     /// Requests that broke the protocol (bad JWT, header or payload), each with its reason.
     public var violations: [String] { state.withLockedValue { $0.violations } }
     /// The distinct provider tokens seen.
@@ -166,6 +171,11 @@ public final class APNsTestServer: Sendable {
         -> Response
     {
         let token = context.parameters.get("token") ?? ""
+        state.withLockedValue { state in
+            state.open += 1
+            state.mostOpen = max(state.mostOpen, state.open)
+        }
+        defer { state.withLockedValue { $0.open -= 1 } }
         try await waitForTurn(of: token, state: state)
         let body = try await request.body.collect(upTo: 64 * 1024)
         func refuse(_ status: Int, _ reason: String, violation: Bool = true) -> Response {

@@ -22,9 +22,9 @@ struct FanOutCrashTests {
 
     /// Runs `body` with a gateway process on `database` sending to a loopback APNs, `devices` of alice's iPhones tagged
     /// `topic:crash`.
-    func withAPNsDevices(_ devices: Int, on database: Database = .sqlite, _ body: (GatewayProcess, APNsTestServer) async throws -> Void)
-        async throws
-    {
+    func withAPNsDevices(
+        _ devices: Int, on database: Database = .sqlite, arguments: [String] = [], _ body: (GatewayProcess, APNsTestServer) async throws -> Void
+    ) async throws {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-fanout-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: keys) }
@@ -38,7 +38,7 @@ struct FanOutCrashTests {
             extraArguments: [
                 "--apns-key-file", apns.keyFile, "--apns-key-id", APNsTestServer.keyId, "--apns-team-id", APNsTestServer.teamId,
                 "--apns-topic", APNsTestServer.topic, "--apns-endpoint", apns.endpoint, "--tls-ca-file", apns.authority.caFile,
-            ] + databaseArguments)
+            ] + databaseArguments + arguments)
         // The gateway goes before the hub on either path, so the hub never shuts down under a connection that may still
         // open streams.
         do {
@@ -110,6 +110,21 @@ struct FanOutCrashTests {
             let answeredInAWindow = Int(Duration.milliseconds(250) / pace)
             let repeated = byDevice.values.filter { $0.count > 1 }.count
             #expect(repeated <= 4 * answeredInAWindow, "\(repeated) devices got the push twice")
+        }
+    }
+
+    /// What a crash can send again is bounded by what the dispatcher keeps out at once.
+    @Test func theHubNeverHasMoreRequestsOpenThanTheBatchesInFlightHold() async throws {
+        let devices = 100
+        let arguments = ["--dispatch-batch-size", "5", "--dispatch-batches-in-flight", "2"]
+        try await withAPNsDevices(devices, arguments: arguments) { gateway, apns in
+            apns.delayAnswers(by: .milliseconds(20))
+            _ = try await gateway.request(
+                .POST, "/api/notifications", as: .admin, json: #"{"message":"Flash sale","richType":"text","text":"x","audience":"topic:crash"}"#)
+            try #require(await eventually(within: .seconds(120)) { apns.accepted.count >= devices })
+            #expect(Set(apns.accepted.map(\.deviceToken)).count == devices)
+            #expect(apns.mostRequestsOpenAtOnce <= 2 * 5)
+            #expect(apns.mostRequestsOpenAtOnce > 1, "the batches went one push at a time")
         }
     }
 }

@@ -26,6 +26,12 @@ public enum ServeSettings {
     public static let dispatchLease = Setting.duration(
         "dispatch-lease", "How long deliveries a dead process claimed wait before another process sends them",
         in: .seconds(5)...(.seconds(3600)), default: .seconds(60))
+    public static let dispatchBatchSize = Setting.integer(
+        "dispatch-batch-size", "Deliveries a dispatcher claims at once, in one transaction", in: 1...10_000, default: 1000)
+    public static let dispatchBatchesInFlight = Setting.integer(
+        "dispatch-batches-in-flight",
+        "Claimed batches on their way to the hubs at once",
+        in: 1...64, default: 4)
     public static let trustedProxies = Setting.optional(
         "trusted-proxies", "Load balancers whose X-Forwarded-For names the client, comma-separated",
         expected: "addresses or CIDR networks, comma-separated, such as 10.0.0.0/8,::1", parse: TrustedProxies.init(parsing:))
@@ -127,7 +133,8 @@ public enum ServeSettings {
     /// In the order of `--help` and the README's table.
     public static let all: [any SettingDescription] = [
         dataDirectory, databaseURL, config, hostname, port, publicDirectory, imageDirectory, maximumImageBytes, maximumImagePixels,
-        heartbeatInterval, dispatchLease, trustedProxies, maximumInstallationsPerUser, maximumStreamsPerUser, rateLimit, sendRateLimit,
+        heartbeatInterval, dispatchLease, dispatchBatchSize, dispatchBatchesInFlight, trustedProxies, maximumInstallationsPerUser,
+        maximumStreamsPerUser, rateLimit, sendRateLimit,
         maximumUnauthenticatedConnections, publicURL, defaultTimeZone, frequencyCap, defaultTTL, protectedTagPrefixes, quietHours,
         tlsCertificateFile, tlsKeyFile, logLevel, adminUser, adminPassword, apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic, apnsEndpoint,
         fcmServiceAccountFile, fcmEndpoint, notificationHubsConnectionString, notificationHubsHub, notificationHubsEndpoint, wnsClientId,
