@@ -50,8 +50,8 @@ struct Dispatcher: Service {
         }
     }
 
-    /// Claims and sends until shut down, with up to `batchesInFlight` batches out at once; each claim also records
-    /// the outcomes answered since the last.
+    /// Claims and sends until shut down, with up to `batchesInFlight` batches out at once; where outcomes ride claims,
+    /// each claim also records those answered since the last.
     private func dispatch(_ answered: AnsweredDeliveries) async {
         await withTaskGroup(of: Void.self) { sending in
             var inFlight = 0
