@@ -13,11 +13,15 @@ final class AnsweredDeliveries: Sendable {
         var batches: [AnsweredBatch] = []
         /// Outcomes a failed transaction could not record, to go with the next one.
         var givenBack: [SentDelivery] = []
+        /// Outcomes taken by records still running.
+        var recording = 0
     }
 
     private let state = Mutex(State())
     /// Rung when a batch goes out; closed when the dispatcher is done.
     let departures = Doorbell()
+    /// Rung when a record of outcomes ends.
+    let records = Doorbell()
     let window: Duration
 
     init(window: Duration = .milliseconds(250)) {
@@ -43,6 +47,24 @@ final class AnsweredDeliveries: Sendable {
             state.batches.removeAll { batch in batch.take(into: &taken) }
             return taken
         }
+    }
+
+    /// Takes every outcome in hand for a record of its own, which reports its end with ``recordEnded(_:)``.
+    func takeForRecord() -> [SentDelivery] {
+        let taken = take()
+        state.withLock { $0.recording += taken.count }
+        return taken
+    }
+
+    /// A record of `count` outcomes taken with ``takeForRecord()`` ended, written or given back.
+    func recordEnded(_ count: Int) {
+        state.withLock { $0.recording -= count }
+        records.ring()
+    }
+
+    /// Outcomes the hubs answered that are not recorded yet: in hand, given back, or in a record still running.
+    var unrecorded: Int {
+        state.withLock { state in state.givenBack.count + state.recording + state.batches.reduce(0) { $0 + $1.untakenCount } }
     }
 
     /// Gives back outcomes taken for a transaction that failed, to go with the next one.
@@ -90,6 +112,9 @@ final class AnsweredBatch: Sendable {
             state.isBack = true
         }
     }
+
+    /// How many outcomes are in hand and not taken yet.
+    fileprivate var untakenCount: Int { state.withLock { $0.untaken.count } }
 
     /// Moves the untaken outcomes to `taken`; says whether the batch is back and has nothing more to give.
     fileprivate func take(into taken: inout [SentDelivery]) -> Bool {

@@ -56,6 +56,13 @@ struct Dispatcher: Service {
         await withTaskGroup(of: Void.self) { sending in
             var inFlight = 0
             while !doorbell.isClosed {
+                if !outcomesRideClaims {
+                    // Claims never run far ahead of the records beside them: what is answered and unrecorded is what
+                    // a crash sends again, and it is kept in memory until then.
+                    while answered.unrecorded > policy.batchSize * policy.batchesInFlight * 2, !doorbell.isClosed {
+                        await answered.records.wait(upTo: policy.idleInterval)
+                    }
+                }
                 var recording = outcomesRideClaims ? answered.take() : []
                 do {
                     let (jobs, mirrored) = try await claimBatch(recording: recording)
@@ -182,7 +189,8 @@ struct Dispatcher: Service {
 
     /// Records the outcomes no claim carried; those a failed transaction could not record go with the next claim.
     private func record(_ answered: AnsweredDeliveries) async {
-        let finished = answered.take()
+        let finished = answered.takeForRecord()
+        defer { answered.recordEnded(finished.count) }
         guard !finished.isEmpty else { return }
         do {
             try await store.recordOutcomes(finished, now: clock.now)
