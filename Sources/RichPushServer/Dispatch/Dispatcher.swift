@@ -56,14 +56,16 @@ struct Dispatcher: Service {
         await withTaskGroup(of: Void.self) { sending in
             var inFlight = 0
             while !doorbell.isClosed {
-                if !outcomesRideClaims {
+                var recording: [SentDelivery] = []
+                if outcomesRideClaims {
+                    recording = answered.take()
+                } else {
                     // Claims never run far ahead of the records beside them: what is answered and unrecorded is what
                     // a crash sends again, and it is kept in memory until then.
                     while answered.unrecorded > policy.batchSize * policy.batchesInFlight * 2, !doorbell.isClosed {
                         await answered.records.wait(upTo: policy.idleInterval)
                     }
                 }
-                var recording = outcomesRideClaims ? answered.take() : []
                 do {
                     let (jobs, mirrored) = try await claimBatch(recording: recording)
                     recording = []
