@@ -33,7 +33,7 @@ extension Store {
     ) async throws -> [ClaimedDelivery] {
         guard limits.isActive, !marketing.isEmpty else { return claimed }
         var passing: [ClaimedDelivery] = []
-        var waiting: [Date: [Int64]] = [:]
+        var waiting: [Date: [(notificationId: Int64, deliveryId: Int64)]] = [:]
         var capCandidates: [ClaimedDelivery] = []
         for delivery in claimed {
             guard marketing.contains(delivery.notificationId) else {
@@ -42,13 +42,13 @@ extension Store {
             }
             let zone = delivery.timeZone.flatMap(TimeZone.init(identifier:)) ?? limits.defaultTimeZone
             if let quietHours = limits.quietHours, let end = quietHours.end(after: now, in: zone) {
-                waiting[end, default: []].append(delivery.deliveryId)
+                waiting[end, default: []].append(delivery.key)
             } else {
                 capCandidates.append(delivery)
             }
         }
         try await postpone(waiting, countedAttempt: held == nil, in: db)
-        held?.release(waiting.values.flatMap { $0 })
+        held?.release(waiting.values.flatMap { $0.map(\.deliveryId) })
         guard let cap = limits.frequencyCap else { return passing + capCandidates }
         let (allowed, capped) = try await count(capCandidates, against: cap, now: now, in: db)
         try await finish(
@@ -60,13 +60,15 @@ extension Store {
 
     /// Makes deliveries due again at the instants they are keyed by, unleased, taking back the attempt their claim
     /// counted where it did. Their reason says why they wait, so the deliveries list shows it while they do.
-    private static func postpone(_ waiting: [Date: [Int64]], countedAttempt: Bool, in db: any SQLDatabase) async throws {
-        for (due, ids) in waiting {
-            for chunk in ids.chunked(insertChunk) {
+    private static func postpone(
+        _ waiting: [Date: [(notificationId: Int64, deliveryId: Int64)]], countedAttempt: Bool, in db: any SQLDatabase
+    ) async throws {
+        for (due, deliveries) in waiting {
+            for chunk in deliveries.chunked(insertChunk) {
                 let update = db.update("deliveries").set("due_at", to: EpochMilliseconds(due)).set("lease_until", to: Int64?.none)
                     .set("error_code", to: "delivery.quietHours")
                     .set("error_message", to: "its device's quiet hours (--quiet-hours) last until \(Timestamp.format(due))")
-                    .where(SQLIdSet("id", in: chunk))
+                    .where(SQLDeliveryKeys(chunk))
                 if countedAttempt {
                     _ = update.set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .subtract, SQLLiteral.numeric("1")))
                 }
@@ -78,7 +80,7 @@ extension Store {
     /// Splits `deliveries` into those within their users' caps, which are counted, and those past them.
     private static func count(
         _ deliveries: [ClaimedDelivery], against cap: FrequencyCap, now: Date, in db: any SQLDatabase
-    ) async throws -> (allowed: [ClaimedDelivery], capped: [Int64]) {
+    ) async throws -> (allowed: [ClaimedDelivery], capped: [(notificationId: Int64, deliveryId: Int64)]) {
         guard !deliveries.isEmpty else { return ([], []) }
         let owners = Set(deliveries.map(\.owner)).sorted()
         try await lockCounts(of: owners, in: db)
@@ -93,7 +95,7 @@ extension Store {
             for row in rows { counted[try row.string("owner"), default: []].insert(try row.int64("notification_id")) }
         }
         var allowed: [ClaimedDelivery] = []
-        var capped: [Int64] = []
+        var capped: [(notificationId: Int64, deliveryId: Int64)] = []
         var newlyCounted: [(owner: String, notificationId: Int64)] = []
         for delivery in deliveries.sorted(by: { $0.deliveryId < $1.deliveryId }) {
             let reached = counted[delivery.owner, default: []]
@@ -104,7 +106,7 @@ extension Store {
                 newlyCounted.append((delivery.owner, delivery.notificationId))
                 allowed.append(delivery)
             } else {
-                capped.append(delivery.deliveryId)
+                capped.append(delivery.key)
             }
         }
         for chunk in newlyCounted.chunked(insertChunk) {

@@ -37,7 +37,7 @@ extension Store {
                 let skipLocked = Self.skipLockedClause(db)
                 let leaseUntil = EpochMilliseconds(now + lease)
                 let due = SQLSubqueryBuilder()
-                _ = Self.claimable(due.column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
+                _ = Self.claimable(due.from("deliveries"), nowMs: nowMs, excluding: excluded)
                     .where("due_at", .lessThanOrEqual, nowMs)
                 if let start {
                     _ = due.where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
@@ -47,7 +47,7 @@ extension Store {
                 }
                 _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
                 var claimed = try await Self.inIndexOrder(in: db) {
-                    try await Self.take(Self.idIn(due.query, in: db), until: leaseUntil, holding: held, withZones: withZones, in: db)
+                    try await Self.take(Self.rows(of: due, in: db), until: leaseUntil, holding: held, withZones: withZones, in: db)
                 }
                 taken += claimed.map(\.deliveryId)
                 let last = claimed.map { (dueAt: $0.dueAt, id: $0.deliveryId) }.max { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
@@ -55,8 +55,8 @@ extension Store {
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
                         platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
-                    for chunk in audiences.sorted().chunked(Self.insertChunk) {
-                        let audience = try await Self.take(SQLIdSet("id", in: chunk), until: leaseUntil, holding: held, withZones: withZones, in: db)
+                    for chunk in audiences.chunked(Self.insertChunk) {
+                        let audience = try await Self.take(SQLDeliveryKeys(chunk), until: leaseUntil, holding: held, withZones: withZones, in: db)
                         claimed += audience
                         taken += audience.map(\.deliveryId)
                     }
@@ -83,15 +83,15 @@ extension Store {
         let nowMs = EpochMilliseconds(now)
         let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
         var live: [ClaimedDelivery] = []
-        var gone: [Int64] = []
-        var expired: [Int64] = []
+        var gone: [(notificationId: Int64, deliveryId: Int64)] = []
+        var expired: [(notificationId: Int64, deliveryId: Int64)] = []
         live.reserveCapacity(claimed.count)
         for delivery in claimed {
             guard let notification = notifications[delivery.notificationId] else { continue }
             if delivery.deviceGone {
-                gone.append(delivery.deliveryId)
+                gone.append(delivery.key)
             } else if let expiresAt = notification.expiresAt, expiresAt <= now {
-                expired.append(delivery.deliveryId)
+                expired.append(delivery.key)
             } else {
                 live.append(delivery)
             }
@@ -250,13 +250,16 @@ extension Store {
         return result
     }
 
-    /// `id IN (subquery)`, written for PostgreSQL as `id = ANY(ARRAY(subquery))`: PostgreSQL plans an `UPDATE … WHERE
-    /// id IN (subquery)` as a hash join over a scan of the whole table, so each claim read every delivery ever
-    /// written (25 ms a claim of 1,000 among 100,000, growing with the table), where the array has it take the
-    /// subquery's ids first and then each row by its key (8 ms, whatever the table's size).
-    private static func idIn(_ subquery: SQLSubquery, in db: any SQLDatabase) -> any SQLExpression {
-        guard db.dialect.name != "sqlite" else { return SQLBinaryExpression(SQLIdentifier("id"), .in, subquery) }
-        return SQLBinaryExpression(SQLIdentifier("id"), .equal, SQLFunction("ANY", args: SQLFunction("ARRAY", args: subquery)))
+    /// The rows `subquery` selects: `id IN (subquery)`, written for PostgreSQL as `ctid = ANY(ARRAY(subquery))`.
+    /// PostgreSQL plans an `UPDATE … WHERE id IN (subquery)` as a hash join over a scan of the whole table, so each
+    /// claim read every delivery ever written (25 ms a claim of 1,000 among 100,000, growing with the table), where
+    /// the array has it take the subquery's rows first and then each one where it lies, without looking it up in an
+    /// index. The subquery locks the rows, so none moves before the update reaches it; a row another claimer updated
+    /// since the statement began is left for a later claim.
+    private static func rows(of subquery: SQLSubqueryBuilder, in db: any SQLDatabase) -> any SQLExpression {
+        guard db.dialect.name != "sqlite" else { return SQLBinaryExpression(SQLIdentifier("id"), .in, subquery.column("id").query) }
+        let rows = SQLFunction("ANY", args: SQLFunction("ARRAY", args: subquery.column("ctid").query))
+        return SQLBinaryExpression(SQLIdentifier("ctid"), .equal, rows)
     }
 
     /// `attempts + 1`, for the statements that count a claim's attempt.
@@ -297,12 +300,13 @@ extension Store {
 
     /// Ends pending deliveries without sending them.
     static func finish(
-        _ ids: [Int64], as state: DeliveryState, code: String, message: String, at nowMs: Int64, in db: any SQLDatabase
+        _ deliveries: [(notificationId: Int64, deliveryId: Int64)], as state: DeliveryState, code: String, message: String, at nowMs: Int64,
+        in db: any SQLDatabase
     ) async throws {
-        for chunk in ids.chunked(insertChunk) {
+        for chunk in deliveries.chunked(insertChunk) {
             try await finishPending(
                 db.update("deliveries").set("finished_at", to: nowMs).set("lease_until", to: Int64?.none).set("error_code", to: code)
-                    .set("error_message", to: message).where(SQLIdSet("id", in: chunk)), as: state, in: db)
+                    .set("error_message", to: message).where(SQLDeliveryKeys(chunk)), as: state, in: db)
         }
     }
 
@@ -326,7 +330,7 @@ extension Store {
     /// notification's audience, so two processes never each send it to the same audience.
     private static func claimAudiences(
         platforms: Set<Platform>, nowMs: Int64, excluding excluded: [Int64]?, skipLocked: (any SQLExpression)?, in db: any SQLDatabase
-    ) async throws -> [Int64] {
+    ) async throws -> [(notificationId: Int64, deliveryId: Int64)] {
         let platformNames = platforms.map(\.rawValue).sorted()
         let due = try await claimable(
             db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs, excluding: excluded
@@ -340,16 +344,16 @@ extension Store {
         .orderBy("notification_id").limit(10).all()
         var audiences: [Int64: [String]] = [:]
         for row in due { audiences[try row.int64("notification_id"), default: []].append(try row.string("platform")) }
-        var ids: [Int64] = []
+        var deliveries: [(notificationId: Int64, deliveryId: Int64)] = []
         for (notificationId, audience) in audiences.sorted(by: { $0.key < $1.key }) {
             let locked = try await db.select().column("id").from("notifications").where("id", .equal, notificationId)
                 .skippingLocked(skipLocked).first()
             guard locked != nil else { continue }
-            ids += try await claimable(db.select().column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
+            deliveries += try await claimable(db.select().column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
                 .where("notification_id", .equal, notificationId).where("platform", .in, audience)
-                .skippingLocked(skipLocked).all().map { try $0.int64("id") }
+                .skippingLocked(skipLocked).all().map { (notificationId, try $0.int64("id")) }
         }
-        return ids
+        return deliveries
     }
 
     /// `FOR UPDATE SKIP LOCKED` where the dialect locks selected rows; nil where a transaction excludes all others

@@ -1,4 +1,5 @@
 public import Foundation
+public import RichPushCore
 import SQLKit
 
 /// How long claimed deliveries stay their claimer's own, and when an idle dispatcher looks again.
@@ -17,14 +18,14 @@ extension Store {
 
     /// Keeps claimed deliveries that are still being sent to their claimer for another `lease`, so a batch that
     /// takes longer than the lease is not claimed and sent a second time by another process.
-    public func extendLease(of deliveryIds: [Int64], by lease: TimeInterval, now: Date = .now) async throws {
+    public func extendLease(of jobs: [DeliveryJob], by lease: TimeInterval, now: Date = .now) async throws {
         if let held {
-            return held.extend(deliveryIds, until: EpochMilliseconds(now + lease))
+            return held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease))
         }
         try await engine.transaction(.deferred) { db in
-            for chunk in deliveryIds.chunked(Self.insertChunk) {
+            for chunk in jobs.map(\.key).chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
-                    .where(SQLIdSet("id", in: chunk)).where(DeliveryState.isPending)
+                    .where(SQLDeliveryKeys(chunk)).where(DeliveryState.isPending)
                     .where("lease_until", .isNot, SQLLiteral.null).run()
             }
         }

@@ -21,12 +21,12 @@ extension Store {
             guard countingAttempts else { return update }
             return update.set("attempts", to: Self.oneMoreAttempt)
         }
-        let sent = results.compactMap { $0.outcome == .sent ? $0.job.deliveryId : nil }
+        let sent = results.compactMap { $0.outcome == .sent ? $0.job.key : nil }
         for chunk in sent.chunked(Self.insertChunk) {
-            try await finishPending(update(SQLIdSet("id", in: chunk)).set("finished_at", to: nowMs), as: .sent, in: db)
+            try await finishPending(update(SQLDeliveryKeys(chunk)).set("finished_at", to: nowMs), as: .sent, in: db)
         }
         for (job, outcome) in results {
-            let delivery = SQLBinaryExpression(SQLIdentifier("id"), .equal, SQLBind(job.deliveryId))
+            let delivery = SQLDeliveryKeys([job.key])
             switch outcome {
             case .sent:
                 continue

@@ -59,7 +59,8 @@ struct MigrationTests {
                 "CREATE INDEX deliveries_finished_by_notification ON deliveries (notification_id, state) WHERE state <> 'pending'"
             ).run()
             if engine == .postgresql {
-                try await db.drop(index: "deliveries_by_notification").run()
+                try await db.raw("ALTER TABLE deliveries DROP CONSTRAINT deliveries_pkey").run()
+                try await db.raw("ALTER TABLE deliveries ADD PRIMARY KEY (id)").run()
                 try await db.raw("ALTER TABLE deliveries ADD UNIQUE (notification_id, installation_id)").run()
             }
             try await db.delete(from: "schema_migrations").where("version", .greaterThan, Self.beforeTallies).run()

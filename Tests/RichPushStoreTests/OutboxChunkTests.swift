@@ -94,20 +94,34 @@ struct OutboxChunkTests {
     }
 
     @Test func onSQLiteAPageOfResultsIsReadInIdOrderWithoutSortingTheWholeOutbox() async throws {
-        try await withStoreAndEngine(.sqlite) { store, engine in
+        let plan = try await planOfAPageOfResults(.sqlite)
+        #expect(plan.contains { $0.contains("deliveries_by_notification") })
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") })
+    }
+
+    @Test func onPostgreSQLAPageOfResultsIsReadInIdOrderThroughTheOutboxKey() async throws {
+        let plan = try await planOfAPageOfResults(.postgresql)
+        #expect(plan.contains { $0.contains("deliveries_pkey") })
+        #expect(!plan.contains { $0.contains("Sort") })
+    }
+
+    /// The lines of the engine's plan for a page of the results of an outbox written in several chunks.
+    private func planOfAPageOfResults(_ kind: Engine) async throws -> [String] {
+        var plan: [String] = []
+        try await withStoreAndEngine(kind) { store, engine in
             let notification = try await sendToSeveralChunks(store)
             try await store.completeOutbox(of: notification.id)
-            let plan = try await engine.read { db in
+            let (explain, column) = kind == .sqlite ? ("EXPLAIN QUERY PLAN", "detail") : ("EXPLAIN", "QUERY PLAN")
+            plan = try await engine.read { db in
                 try await db.raw(
                     """
-                    EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE notification_id = \(bind: notification.id) AND id > 5000
+                    \(unsafeRaw: explain) SELECT id FROM deliveries WHERE notification_id = \(bind: notification.id) AND id > 5000
                     ORDER BY id LIMIT 1000
                     """
-                ).all().map { try $0.decode(column: "detail", as: String.self) }
+                ).all().map { try $0.decode(column: column, as: String.self) }
             }
-            #expect(plan.contains { $0.contains("deliveries_by_notification") })
-            #expect(!plan.contains { $0.contains("TEMP B-TREE") })
         }
+        return plan
     }
 
     @Test(arguments: Engine.allCases)

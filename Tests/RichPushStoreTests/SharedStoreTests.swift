@@ -158,7 +158,7 @@ struct SharedStoreTests {
             let now = Date.now
             let claimed = try await stores[0].claimDueDeliveries(now: now, limit: 10, lease: 60)
             #expect(claimed.count == 1)
-            try await stores[0].extendLease(of: claimed.map(\.deliveryId), by: 60, now: now + 50)
+            try await stores[0].extendLease(of: claimed, by: 60, now: now + 50)
             #expect(try await stores[1].claimDueDeliveries(now: now + 70, limit: 10, lease: 60).isEmpty)
             #expect(try await stores[1].claimDueDeliveries(now: now + 111, limit: 10, lease: 60).map(\.attempt) == [2])
         }

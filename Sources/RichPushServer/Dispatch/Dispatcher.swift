@@ -148,7 +148,7 @@ struct Dispatcher: Service {
         let renewal = Task {
             while true {
                 try await Task.sleep(for: .seconds(policy.lease / 3))
-                try await store.extendLease(of: jobs.map(\.deliveryId), by: policy.lease)
+                try await store.extendLease(of: jobs, by: policy.lease)
             }
         }
         defer { renewal.cancel() }
