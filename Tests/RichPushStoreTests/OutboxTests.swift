@@ -19,6 +19,25 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func aBatchOfOneDeviceNoticesToManyUsersIsLeasedAndRecordedWhole(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let users = (0..<40).map { "user\($0)" }
+            var notifications: [Int64] = []
+            for user in users {
+                try await store.register("\(user)-phone", owner: user)
+                notifications.append(try await store.send("username:\(user)").notification.id)
+            }
+            let jobs = try await store.claimDueDeliveries(limit: 100, lease: 60)
+            #expect(Set(jobs.map(\.notificationId)) == Set(notifications))
+            try await store.extendLease(of: jobs, by: 60)
+            try await store.recordOutcomes(jobs.map { ($0, .sent) })
+            for id in notifications {
+                #expect(try await store.counts(notificationId: id).tally == DeliveryTally(sent: 1))
+            }
+            #expect(try await store.claimDueDeliveries(now: .now + 120, limit: 100, lease: 60).isEmpty)
+        }
+    }
+
     @Test(arguments: Engine.allCases) func anExpressionWithoutRequiredTagsIsEvaluatedAgainstEveryInstallation(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice", tags: ["lang:fr"])
