@@ -1,6 +1,9 @@
 import RichPushCore
 import SQLKit
 
+/// A delivery's key in the outbox: its notification and its id.
+typealias DeliveryKey = (notificationId: Int64, deliveryId: Int64)
+
 /// A predicate that a delivery is one of a set, each named by its notification and its id: the outbox's key on
 /// PostgreSQL is `(notification_id, id)`, so each notification's ids are looked up under it, as an ``SQLIdSet``.
 /// SQLite keys its rows by id alone and is given the ids only.
@@ -15,7 +18,7 @@ struct SQLDeliveryKeys: SQLExpression {
 
     private let byNotification: [(notificationId: Int64, ids: [Int64])]
 
-    init(_ deliveries: some Sequence<(notificationId: Int64, deliveryId: Int64)>) {
+    init(_ deliveries: some Sequence<DeliveryKey>) {
         var ids: [Int64: [Int64]] = [:]
         for delivery in deliveries { ids[delivery.notificationId, default: []].append(delivery.deliveryId) }
         byNotification = ids.sorted { $0.key < $1.key }.map { (notificationId: $0.key, ids: $0.value) }
@@ -49,10 +52,10 @@ struct SQLDeliveryKeys: SQLExpression {
 
 extension DeliveryJob {
     /// The delivery's key in the outbox.
-    var key: (notificationId: Int64, deliveryId: Int64) { (notificationId, deliveryId) }
+    var key: DeliveryKey { (notificationId, deliveryId) }
 }
 
 extension Store.ClaimedDelivery {
     /// The delivery's key in the outbox.
-    var key: (notificationId: Int64, deliveryId: Int64) { (notificationId, deliveryId) }
+    var key: DeliveryKey { (notificationId, deliveryId) }
 }

@@ -33,7 +33,7 @@ extension Store {
     ) async throws -> [ClaimedDelivery] {
         guard limits.isActive, !marketing.isEmpty else { return claimed }
         var passing: [ClaimedDelivery] = []
-        var waiting: [Date: [(notificationId: Int64, deliveryId: Int64)]] = [:]
+        var waiting: [Date: [DeliveryKey]] = [:]
         var capCandidates: [ClaimedDelivery] = []
         for delivery in claimed {
             guard marketing.contains(delivery.notificationId) else {
@@ -61,7 +61,7 @@ extension Store {
     /// Makes deliveries due again at the instants they are keyed by, unleased, taking back the attempt their claim
     /// counted where it did. Their reason says why they wait, so the deliveries list shows it while they do.
     private static func postpone(
-        _ waiting: [Date: [(notificationId: Int64, deliveryId: Int64)]], countedAttempt: Bool, in db: any SQLDatabase
+        _ waiting: [Date: [DeliveryKey]], countedAttempt: Bool, in db: any SQLDatabase
     ) async throws {
         for (due, deliveries) in waiting {
             for chunk in deliveries.chunked(insertChunk) {
@@ -80,7 +80,7 @@ extension Store {
     /// Splits `deliveries` into those within their users' caps, which are counted, and those past them.
     private static func count(
         _ deliveries: [ClaimedDelivery], against cap: FrequencyCap, now: Date, in db: any SQLDatabase
-    ) async throws -> (allowed: [ClaimedDelivery], capped: [(notificationId: Int64, deliveryId: Int64)]) {
+    ) async throws -> (allowed: [ClaimedDelivery], capped: [DeliveryKey]) {
         guard !deliveries.isEmpty else { return ([], []) }
         let owners = Set(deliveries.map(\.owner)).sorted()
         try await lockCounts(of: owners, in: db)
@@ -95,7 +95,7 @@ extension Store {
             for row in rows { counted[try row.string("owner"), default: []].insert(try row.int64("notification_id")) }
         }
         var allowed: [ClaimedDelivery] = []
-        var capped: [(notificationId: Int64, deliveryId: Int64)] = []
+        var capped: [DeliveryKey] = []
         var newlyCounted: [(owner: String, notificationId: Int64)] = []
         for delivery in deliveries.sorted(by: { $0.deliveryId < $1.deliveryId }) {
             let reached = counted[delivery.owner, default: []]

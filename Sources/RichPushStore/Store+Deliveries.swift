@@ -83,8 +83,8 @@ extension Store {
         let nowMs = EpochMilliseconds(now)
         let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
         var live: [ClaimedDelivery] = []
-        var gone: [(notificationId: Int64, deliveryId: Int64)] = []
-        var expired: [(notificationId: Int64, deliveryId: Int64)] = []
+        var gone: [DeliveryKey] = []
+        var expired: [DeliveryKey] = []
         live.reserveCapacity(claimed.count)
         for delivery in claimed {
             guard let notification = notifications[delivery.notificationId] else { continue }
@@ -300,7 +300,7 @@ extension Store {
 
     /// Ends pending deliveries without sending them.
     static func finish(
-        _ deliveries: [(notificationId: Int64, deliveryId: Int64)], as state: DeliveryState, code: String, message: String, at nowMs: Int64,
+        _ deliveries: [DeliveryKey], as state: DeliveryState, code: String, message: String, at nowMs: Int64,
         in db: any SQLDatabase
     ) async throws {
         for chunk in deliveries.chunked(insertChunk) {
@@ -330,7 +330,7 @@ extension Store {
     /// notification's audience, so two processes never each send it to the same audience.
     private static func claimAudiences(
         platforms: Set<Platform>, nowMs: Int64, excluding excluded: [Int64]?, skipLocked: (any SQLExpression)?, in db: any SQLDatabase
-    ) async throws -> [(notificationId: Int64, deliveryId: Int64)] {
+    ) async throws -> [DeliveryKey] {
         let platformNames = platforms.map(\.rawValue).sorted()
         let due = try await claimable(
             db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs, excluding: excluded
@@ -344,7 +344,7 @@ extension Store {
         .orderBy("notification_id").limit(10).all()
         var audiences: [Int64: [String]] = [:]
         for row in due { audiences[try row.int64("notification_id"), default: []].append(try row.string("platform")) }
-        var deliveries: [(notificationId: Int64, deliveryId: Int64)] = []
+        var deliveries: [DeliveryKey] = []
         for (notificationId, audience) in audiences.sorted(by: { $0.key < $1.key }) {
             let locked = try await db.select().column("id").from("notifications").where("id", .equal, notificationId)
                 .skippingLocked(skipLocked).first()

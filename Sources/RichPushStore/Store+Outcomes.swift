@@ -26,16 +26,16 @@ extension Store {
             try await finishPending(update(SQLDeliveryKeys(chunk)).set("finished_at", to: nowMs), as: .sent, in: db)
         }
         for (job, outcome) in results {
-            let delivery = SQLDeliveryKeys([job.key])
             switch outcome {
             case .sent:
                 continue
             case .retry(let after, let code, let message):
-                try await update(delivery).set("due_at", to: EpochMilliseconds(now + after)).set("error_code", to: code)
+                try await update(SQLDeliveryKeys([job.key])).set("due_at", to: EpochMilliseconds(now + after)).set("error_code", to: code)
                     .set("error_message", to: message).run()
             case .failed(let code, let message), .deviceGone(let code, let message):
                 try await finishPending(
-                    update(delivery).set("finished_at", to: nowMs).set("error_code", to: code).set("error_message", to: message), as: .failed,
+                    update(SQLDeliveryKeys([job.key])).set("finished_at", to: nowMs).set("error_code", to: code).set("error_message", to: message),
+                    as: .failed,
                     in: db)
                 if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
