@@ -81,7 +81,8 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(
             batchSize: configuration.dispatchBatchSize, batchesInFlight: configuration.dispatchBatchesInFlight,
-            lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval, defaultLifetime: configuration.defaultTTL),
+            lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval,
+            recordWindow: configuration.dispatchRecordWindow, defaultLifetime: configuration.defaultTTL),
         clock: configuration.clock,
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
         logger: dispatcherLogger

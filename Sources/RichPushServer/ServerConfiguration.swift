@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     var bcryptCost = PasswordHasher.productionCost
     /// How long an idle dispatcher waits before looking for scheduled work.
     public var dispatchIdleInterval: Duration = .seconds(1)
+    /// How often, at the longest, what the hubs answered is recorded while batches are out: what a crash sends again.
+    public var dispatchRecordWindow: Duration = .milliseconds(250)
     /// How long deliveries claimed by a dispatcher are its own: if its process dies, another process sends them once
     /// this has passed. It must exceed the time one batch takes to reach its hubs.
     public var dispatchLease = ServeSettings.dispatchLease.defaultValue.timeInterval

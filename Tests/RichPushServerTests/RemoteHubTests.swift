@@ -5,6 +5,7 @@ import HubTestServers
 import HummingbirdTesting
 import RichPushCore
 import RichPushHubs
+import TestPostgres
 import TestSupport
 import Testing
 
@@ -15,7 +16,8 @@ import Testing
 struct RemoteHubTests {
     /// A gateway configured for a loopback APNs and FCM.
     func withDirectHubs(
-        concurrency: Int = 64, publicURL: String? = nil, _ body: @Sendable (Session, APNsTestServer, FCMTestServer) async throws -> Void
+        concurrency: Int = 64, publicURL: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (Session, APNsTestServer, FCMTestServer) async throws -> Void
     ) async throws {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
@@ -33,6 +35,7 @@ struct RemoteHubTests {
             configuration.hubs.fcmEndpoint = fcm.endpoint
             configuration.hubs.maximumConcurrentRequests = concurrency
             configuration.publicURL = publicURL
+            configure(&configuration)
         }
         do {
             try await gateway.run { session in try await body(session, apns, fcm) }
@@ -42,6 +45,24 @@ struct RemoteHubTests {
             await apns.stop()
             await fcm.stop()
             throw error
+        }
+    }
+
+    /// On a shared store the outcomes are recorded beside the claims, at least every window while batches are out;
+    /// the last answers of a send are recorded as they arrive, so its status does not lag a window behind the hub.
+    @Test func onPostgreSQLTheLastAnswersOfASendAreRecordedAsTheyArriveNotAtTheNextWindow() async throws {
+        let url = try await TestPostgres.createDatabase()
+        defer { TestPostgres.dropDatabase(url) }
+        try await withDirectHubs(configure: { configuration in
+            configuration.databaseURL = url
+            configuration.dispatchRecordWindow = .seconds(3600)
+        }) { session, apns, _ in
+            let alice = try await session.createUser("alice")
+            for phone in ["iphone", "ipad"] { try await session.register(phone, of: alice, platform: .apns) }
+            let created = try await session.request(.post, "/api/notifications", as: alice).json()
+            let id = try #require(created["id"] as? Int64)
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 2)
+            #expect(apns.accepted.count == 2)
         }
     }
 

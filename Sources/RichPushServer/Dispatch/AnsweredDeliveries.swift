@@ -19,13 +19,13 @@ final class AnsweredDeliveries: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Rung when a batch goes out; closed when the dispatcher is done.
+    /// Rung when a batch goes out and when the last batch out comes back; closed when the dispatcher is done.
     let departures = Doorbell()
     /// Rung when a record of outcomes ends.
     let records = Doorbell()
     let window: Duration
 
-    init(window: Duration = .milliseconds(250)) {
+    init(window: Duration) {
         self.window = window
     }
 
@@ -35,6 +35,13 @@ final class AnsweredDeliveries: Sendable {
         state.withLock { $0.batches.append(batch) }
         departures.ring()
         return batch
+    }
+
+    /// `batch` is back with every job's outcome, in the batch's order. When it was the last one out, the recorder is
+    /// rung: a fan-out's last outcomes are recorded as its last answer arrives, not at the next window.
+    func back(_ batch: AnsweredBatch, _ outcomes: [DeliveryOutcome]) {
+        batch.back(outcomes)
+        if state.withLock({ $0.batches.allSatisfy(\.isBack) }) { departures.ring() }
     }
 
     /// Whether no batch is out and every outcome was taken.
@@ -104,7 +111,7 @@ final class AnsweredBatch: Sendable {
     }
 
     /// The batch is back with every job's outcome, in the batch's order: those not told before are kept.
-    func back(_ outcomes: [DeliveryOutcome]) {
+    fileprivate func back(_ outcomes: [DeliveryOutcome]) {
         state.withLock { state in
             for (position, outcome) in outcomes.enumerated() where state.outcomes[position] == nil {
                 state.outcomes[position] = outcome
@@ -113,6 +120,8 @@ final class AnsweredBatch: Sendable {
             state.isBack = true
         }
     }
+
+    fileprivate var isBack: Bool { state.withLock { $0.isBack } }
 
     /// How many outcomes are in hand and not taken yet.
     fileprivate var untakenCount: Int { state.withLock { $0.untaken.count } }

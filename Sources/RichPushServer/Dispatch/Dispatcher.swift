@@ -20,6 +20,8 @@ struct Dispatcher: Service {
         var lease: TimeInterval = 60
         /// The longest an idle dispatcher sleeps before looking for scheduled work.
         var idleInterval: Duration = .seconds(1)
+        /// The longest that answered pushes wait to be recorded while their batch is still out.
+        var recordWindow: Duration = .milliseconds(250)
         var maximumAttempts = 8
         var firstRetryDelay: TimeInterval = 2
         var longestRetryDelay: TimeInterval = 600
@@ -37,7 +39,7 @@ struct Dispatcher: Service {
     let logger: Logger
 
     func run() async throws {
-        let answered = AnsweredDeliveries()
+        let answered = AnsweredDeliveries(window: policy.recordWindow)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await recordAnswers(answered) }
@@ -157,7 +159,7 @@ struct Dispatcher: Service {
         let batch = answered.sending(jobs)
         let outcomes = await Self.deliver(
             imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, policy: policy, clock: clock, logger: logger, told: batch.told)
-        batch.back(outcomes)
+        answered.back(batch, outcomes)
     }
 
     /// Hands `jobs` to the hubs of their platforms at once and answers each job's outcome, in the order of `jobs`,
