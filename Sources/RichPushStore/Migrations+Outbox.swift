@@ -120,3 +120,23 @@ extension Migrations {
         try await db.raw("ALTER TABLE deliveries ADD PRIMARY KEY (notification_id, id)").run()
     }
 }
+
+extension Migrations {
+    /// Installation ids are compared byte by byte on PostgreSQL, as SQLite compares them, whatever the database's
+    /// locale: a language's collation is for words people read, not for keys, and it ordered ids unlike SQLite. It
+    /// also cost the outbox's writer, which joins and sorts installation ids: 5.0 µs a row written under ICU's `en-US`
+    /// and 4.7 under `C.UTF-8`, against 4.0 byte by byte. Every column that holds installation ids changes at once,
+    /// since PostgreSQL cannot compare two of different collations. The tables are not rewritten; the indexes on these
+    /// columns are rebuilt.
+    static func compareInstallationIdsByteByByte(_ db: any SQLDatabase) async throws {
+        guard db.dialect.name != "sqlite" else { return }
+        let columns = [
+            ("installation_tags", "installation_id"), ("installations", "id"), ("deliveries", "installation_id"),
+            ("receipts", "installation_id"), ("events", "installation_id"), ("hub_mirror", "installation_id"),
+            ("state_pushes", "installation_id"),
+        ]
+        for (table, column) in columns {
+            try await db.raw("ALTER TABLE \(ident: table) ALTER COLUMN \(ident: column) TYPE text COLLATE \"C\"").run()
+        }
+    }
+}

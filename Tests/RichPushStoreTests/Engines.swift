@@ -18,13 +18,14 @@ struct TestDatabase: Sendable {
     let engine: Engine
     private let location: String
 
-    init(_ engine: Engine) async throws {
+    /// A PostgreSQL database's text compares in `icuLocale`'s collation when given; SQLite has none but its own.
+    init(_ engine: Engine, icuLocale: String? = nil) async throws {
         self.engine = engine
         switch engine {
         case .sqlite:
             location = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-store-\(UUID().uuidString)").path
         case .postgresql:
-            location = try await TestPostgres.createDatabase()
+            location = try await TestPostgres.createDatabase(icuLocale: icuLocale)
         }
     }
 
@@ -55,14 +56,14 @@ struct TestDatabase: Sendable {
     }
 }
 
-/// A store on fresh data of `engine`.
-func withStore<T>(_ engine: Engine, _ body: (Store) async throws -> T) async throws -> T {
-    try await withStores(engine, count: 1) { try await body($0[0]) }
+/// A store on fresh data of `engine`, a PostgreSQL database in `icuLocale`'s collation when given.
+func withStore<T>(_ engine: Engine, icuLocale: String? = nil, _ body: (Store) async throws -> T) async throws -> T {
+    try await withStores(engine, count: 1, icuLocale: icuLocale) { try await body($0[0]) }
 }
 
 /// `count` stores on the same fresh data, as `count` gateway processes sharing it would have.
-func withStores<T>(_ engine: Engine, count: Int, _ body: ([Store]) async throws -> T) async throws -> T {
-    let database = try await TestDatabase(engine)
+func withStores<T>(_ engine: Engine, count: Int, icuLocale: String? = nil, _ body: ([Store]) async throws -> T) async throws -> T {
+    let database = try await TestDatabase(engine, icuLocale: icuLocale)
     defer { database.remove() }
     var stores: [Store] = []
     do {

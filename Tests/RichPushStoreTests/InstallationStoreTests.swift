@@ -13,6 +13,17 @@ struct InstallationStoreTests {
         }
     }
 
+    /// Installation ids are keys, not words: in a database created for English readers, as on SQLite, `B` sorts
+    /// before `_`, which sorts before `a`, and an audience's outbox is written in that order.
+    @Test(arguments: Engine.allCases) func installationsAreOrderedByTheBytesOfTheirIdsWhateverTheDatabasesLanguage(_ engine: Engine) async throws {
+        try await withStore(engine, icuLocale: "en-US") { store in
+            for id in ["a-phone", "_tablet", "B-laptop"] { try await store.register(id, owner: "alice", tags: ["topic:sale"]) }
+            #expect(try await store.installations(owner: "alice").map(\.id) == ["B-laptop", "_tablet", "a-phone"])
+            let id = try await store.send("topic:sale").notification.id
+            #expect(try await store.deliveryResults(notificationId: id, limit: 10).map(\.installationId) == ["B-laptop", "_tablet", "a-phone"])
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aPushChannelMovesToTheInstallationThatRegistersIt(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.upsertInstallation(

@@ -20,11 +20,16 @@ public enum TestPostgres {
         return url
     }
 
-    /// Creates an empty database and returns its URL.
-    public static func createDatabase() async throws -> String {
+    /// Creates an empty database and returns its URL; with `icuLocale`, its text compares in that language's
+    /// collation (ICU's), as a database created for people of that language does.
+    public static func createDatabase(icuLocale: String? = nil) async throws -> String {
         let server = try serverURL()
         let name = "richpush_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await psql(server, "CREATE DATABASE \(name)")
+        if let icuLocale {
+            try await psql(server, "CREATE DATABASE \(name) TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '\(icuLocale)' LOCALE 'C.UTF-8'")
+        } else {
+            try await psql(server, "CREATE DATABASE \(name)")
+        }
         guard var components = URLComponents(string: server) else { throw Unavailable(description: "\(server) is not a URL") }
         components.path = "/" + name
         return components.string!
