@@ -228,7 +228,13 @@ bench_start_apns_sink() {
         }
     }
 CONF
-    for _ in $(seq 1 100); do curl -sf -o /dev/null --cacert "$tls/ca.pem" -X POST "https://localhost:$sink_port/3/device/00" && break; sleep 0.1; done
+    # A fan-out against no sink would retry for ever: a sink that never answers ends the benchmark here.
+    for _ in $(seq 1 100); do
+        curl -sf -o /dev/null --cacert "$tls/ca.pem" -X POST "https://localhost:$sink_port/3/device/00" && return 0
+        sleep 0.1
+    done
+    echo "the APNs sink (nginx on port $sink_port) did not answer in 10 s: is nginx-light installed? $(tail -n 3 "$bench_work/nginx/error.log" 2>/dev/null)" >&2
+    exit 1
 }
 
 # bench_apns_gateway_flags: the serve flags that point the gateway at the sink of bench_start_apns_sink.
