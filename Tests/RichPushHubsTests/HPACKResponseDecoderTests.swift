@@ -76,11 +76,22 @@ struct HPACKResponseDecoderTests {
         #expect(try decoder.decode(&block).fields.first?.value == text)
     }
 
+    /// Control characters and bytes above ASCII have the longest codes, up to 30 bits, past the one-byte table.
+    @Test func huffmanCodedTextOfEveryControlCharacterAndLongUTF8DecodesExactly() throws {
+        let text = String((1...31).map { Character(Unicode.Scalar(UInt8($0))) }) + "\u{7F}ÿ\u{7FF}\u{FFFD}\u{10FFFF}" + "a"
+        var server = Server()
+        var decoder = HPACKResponseDecoder(maximumHeaderListSize: 64 * 1024)
+        var block = try server.block([(":status", "500", .indexable), ("x-text", text, .nonIndexable)])
+        #expect(try decoder.decode(&block).fields.first?.value == text)
+    }
+
     @Test(
         arguments: [
             [0xBE],  // index 62 with an empty dynamic table
             [0x08, 0x03, 0x61],  // a literal's value cut short
             [0x08, 0x81, 0x00],  // a Huffman string padded with zeros
+            [0x08, 0x84, 0xFF, 0xFF, 0xFF, 0xFF],  // the end-of-string code inside a Huffman string
+            [0x08, 0x82, 0x1F, 0xFF],  // "a" (5 bits) padded with 11 bits
             [0x3F, 0xE2, 0x1F],  // a table of 4097 bytes, more than the client allows
         ] as [[UInt8]])
     mutating func aMalformedBlockIsACompressionError(_ bytes: [UInt8]) {

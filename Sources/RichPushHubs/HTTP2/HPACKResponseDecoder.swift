@@ -154,10 +154,11 @@ extension ByteBuffer {
     }
 }
 
-/// The canonical Huffman code of RFC 7541 Appendix B, decoded a bit at a time: only the values an answer keeps are
-/// decoded at all.
+/// The canonical Huffman code of RFC 7541 Appendix B. A code of 8 bits or fewer (every letter, digit and `-`, so
+/// all of an `apns-id`) is found with one look into a table by the next byte; a longer one by comparing the next 30
+/// bits with where each length's codes end. Every answer's `apns-id` enters the dynamic table and is decoded: a bit
+/// at a time, that was 1.9% of the machine's time in a fan-out.
 enum HPACKHuffman {
-    /// The code length of each symbol, 0 to 255 and EOS (256); codes follow from lengths, as the code is canonical.
     private static let lengths: [UInt8] = [
         13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28,
         28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
@@ -178,48 +179,105 @@ enum HPACKHuffman {
         30,
     ]
 
-    /// Symbols by code length, then symbol; and per length the first code and where its symbols start.
-    private static let (symbols, firstCode, firstSymbol, countOfLength): ([Int], [Int], [Int], [Int]) = {
+    /// Symbols by code length, then symbol; per length, where its symbols start, its first code and the end of its
+    /// codes as the first of 30 bits (a code of that length starts the bits exactly when they are below it and no
+    /// shorter code does).
+    private static let (symbols, firstSymbol, firstCode, limit): ([UInt16], [Int], [UInt32], [UInt32]) = {
         let symbols = (0..<lengths.count).sorted { (lengths[$0], $0) < (lengths[$1], $1) }
-        var firstCode = [Int](repeating: 0, count: 31)
-        var firstSymbol = [Int](repeating: 0, count: 31)
-        var count = [Int](repeating: 0, count: 31)
+        var count = [UInt32](repeating: 0, count: 31)
         for symbol in symbols { count[Int(lengths[symbol])] += 1 }
-        var code = 0
+        var firstSymbol = [Int](repeating: 0, count: 31)
+        var firstCode = [UInt32](repeating: 0, count: 31)
+        var limit = [UInt32](repeating: 0, count: 31)
+        var code: UInt32 = 0
         var position = 0
         for length in 1...30 {
-            firstCode[length] = code
             firstSymbol[length] = position
+            firstCode[length] = code
+            limit[length] = (code + count[length]) << (30 - length)
             code = (code + count[length]) << 1
-            position += count[length]
+            position += Int(count[length])
         }
-        return (symbols, firstCode, firstSymbol, count)
+        return (symbols.map { UInt16($0) }, firstSymbol, firstCode, limit)
     }()
 
+    /// For each value of the next 8 bits: the symbol whose code starts them and the code's length in the low 4 bits
+    /// (`symbol << 4 | length`), or 0 when the code is longer than 8 bits.
+    private static let byteTable: [UInt16] = (0..<256).map { byte in
+        let bits = UInt32(byte) << 22
+        guard let length = (5...8).first(where: { bits < limit[$0] }) else { return 0 }
+        return symbols[symbol(of: bits, length: length)] << 4 | UInt16(length)
+    }
+
+    private static func symbol(of bits: UInt32, length: Int) -> Int {
+        firstSymbol[length] + Int(bits >> (30 - length) - firstCode[length])
+    }
+
     static func decode(_ bytes: ByteBuffer) throws(HTTP2ConnectionError) -> String {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.readableBytes * 8 / 5)
-        var code = 0
-        var length = 0
-        for byte in bytes.readableBytesView {
-            for bit in (0..<8).reversed() {
-                code = code << 1 | Int(byte >> bit & 1)
-                length += 1
-                let offset = code - firstCode[length]
-                if offset < countOfLength[length] {
-                    let symbol = symbols[firstSymbol[length] + offset]
-                    guard symbol < 256 else { throw invalid("the end-of-string symbol inside a string") }
-                    decoded.append(UInt8(symbol))
-                    code = 0
-                    length = 0
-                } else if length == 30 {
-                    throw invalid("a code no symbol has")
+        // The shortest code is 5 bits. Invalid UTF-8 is repaired, as `String(decoding:as:)` does.
+        var failure: HTTP2ConnectionError?
+        let text = bytes.withUnsafeReadableBytes { input in
+            String(unsafeUninitializedCapacity: input.count * 8 / 5) { output in
+                do throws(HTTP2ConnectionError) {
+                    return try decode(input, into: output)
+                } catch {
+                    failure = error
+                    return 0
                 }
             }
         }
+        if let failure { throw failure }
+        return text
+    }
+
+    /// Decodes `input` into `output`, which has room for it; returns how many bytes it wrote.
+    private static func decode(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>
+    ) throws(HTTP2ConnectionError) -> Int {
+        let (byteTable, limit, symbols) = (Self.byteTable, Self.limit, Self.symbols)
+        var written = 0
+        // The bits not decoded yet, the last read in the lowest.
+        var window: UInt64 = 0
+        var count = 0
+        var read = 0
+        while true {
+            while read < input.count, count <= 56 {
+                window = window << 8 | UInt64(input[read])
+                read += 1
+                count += 8
+            }
+            guard count > 0 else { break }
+            // The next 30 bits; past the end of the string, ones, which only the end-of-string code is made of.
+            let next =
+                count >= 30
+                ? UInt32(truncatingIfNeeded: window >> (count - 30)) & 0x3FFF_FFFF
+                : UInt32(truncatingIfNeeded: window << (30 - count)) & 0x3FFF_FFFF | (1 << (30 - count) - 1)
+            let entry = byteTable[Int(next >> 22)]
+            let length: Int
+            let symbol: Int
+            if entry != 0 {
+                length = Int(entry & 0xF)
+                symbol = Int(entry >> 4)
+            } else {
+                var longer = 9
+                while next >= limit[longer] {
+                    longer += 1
+                    guard longer <= 30 else { throw invalid("a code no symbol has") }
+                }
+                length = longer
+                symbol = Int(symbols[Self.symbol(of: next, length: longer)])
+            }
+            // A code that runs past the end of the string is the padding's.
+            guard length <= count else { break }
+            guard symbol < 256 else { throw invalid("the end-of-string symbol inside a string") }
+            output[written] = UInt8(symbol)
+            written += 1
+            count -= length
+            window &= (1 << count) - 1
+        }
         // What is left must be padding: fewer than 8 bits, all ones (the start of EOS) (§5.2).
-        guard length < 8, code == (1 << length) - 1 else { throw invalid("padding that is not the end-of-string code") }
-        return String(decoding: decoded, as: UTF8.self)
+        guard count < 8, window == (1 << count) - 1 else { throw invalid("padding that is not the end-of-string code") }
+        return written
     }
 
     private static func invalid(_ reason: String) -> HTTP2ConnectionError {
