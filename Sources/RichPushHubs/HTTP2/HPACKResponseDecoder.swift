@@ -157,8 +157,9 @@ extension ByteBuffer {
 /// The canonical Huffman code of RFC 7541 Appendix B. A code of 8 bits or fewer (every letter, digit and `-`, so
 /// all of an `apns-id`) is found with one look into a table by the next byte; a longer one by comparing the next 30
 /// bits with where each length's codes end. Every answer's `apns-id` enters the dynamic table and is decoded: a bit
-/// at a time, that was 1.9% of the machine's time in a fan-out.
+/// at a time, that was about 2% of the machine's time in an APNs fan-out.
 enum HPACKHuffman {
+    /// The code length of each symbol, 0 to 255 and EOS (256); codes follow from lengths, as the code is canonical.
     private static let lengths: [UInt8] = [
         13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28,
         28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
