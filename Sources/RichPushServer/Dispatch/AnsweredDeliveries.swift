@@ -5,9 +5,9 @@ import Synchronization
 ///
 /// A hub tells most outcomes as their answers arrive, before its batch is back; the rest come with the batch. On an
 /// exclusive store the next claim records whatever is in hand in its transaction, on a shared one the dispatcher
-/// records it as each batch goes out, and while batches are out it also records it every ``window`` on its own. A
-/// crash then sends again only the pushes still in flight and those answered in the last moments, however long a slow
-/// hub keeps a batch out.
+/// records it as each batch goes out and as the last one out comes back, and while batches are out it also records
+/// it every ``window`` on its own. A crash then sends again only the pushes still in flight and those answered in the
+/// last moments, however long a slow hub keeps a batch out.
 final class AnsweredDeliveries: Sendable {
     private struct State {
         /// Batches out, and those back whose outcomes are not all taken yet.

@@ -107,9 +107,9 @@ struct Dispatcher: Service {
     /// its claims, not on the hubs.
     private var outcomesRideClaims: Bool { !store.isShared }
 
-    /// While batches are out, records every window (and, where claims do not carry them, as each batch goes out)
-    /// what the hubs answered and no claim carried; sleeps while none is; records the last of them when the
-    /// dispatcher is done.
+    /// While batches are out, records every window (and, where claims do not carry them, as each batch goes out and
+    /// as the last one out comes back) what the hubs answered and no claim carried; sleeps while none is; records the
+    /// last of them when the dispatcher is done.
     private func recordAnswers(_ answered: AnsweredDeliveries) async {
         // On a fixed beat, so the time a record takes does not stretch the window.
         var beat = ContinuousClock.now
