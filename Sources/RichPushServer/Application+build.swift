@@ -48,6 +48,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         throw ConfigurationError(error.description)
     }
     if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
+    store.audiencePlatforms = hubs.audiencePlatforms
     store.campaignLimits = configuration.campaignLimits
     let metrics = GatewayMetrics()
     let fetches = FetchRecorder(store: store, logger: logger)

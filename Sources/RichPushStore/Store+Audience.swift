@@ -35,21 +35,25 @@ extension Store {
     }
 
     /// Writes the deliveries of notification `id` to the live installations `audience` addresses, in installation id
-    /// order: all of them, or those with an id after `after` up to `through`. Returns how many it wrote.
+    /// order: all of them, or those with an id after `after` up to `through`; `inSequence`, into the notification's
+    /// sequence (``claimSequence(limit:lease:now:)``), which it opens. Returns how many it wrote.
     static func insertDeliveries(
         notificationId id: Int64, audience: TagExpression, due: any SQLExpression, after: String? = nil, through: String? = nil,
-        in db: any SQLDatabase
+        inSequence: Bool, except audiencePlatforms: Set<Platform> = [], in db: any SQLDatabase
     ) async throws -> Int {
         let installation = SQLColumn("id", table: "i")
         let insert = db.insert(into: "deliveries")
-            .columns("notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at", "language")
+            .columns(
+                "notification_id", "installation_id", "owner", "platform", "push_channel", "state", "attempts", "due_at", "language",
+                "in_sequence"
+            )
             .select { select in
                 Self.addressed(
                     by: audience, after: after, through: through,
                     select.column(SQLBind(id)).column(installation).column(SQLColumn("owner", table: "i"))
                         .column(SQLColumn("platform", table: "i")).column(SQLColumn("push_channel", table: "i"))
                         .column(SQLBind(DeliveryState.pending.rawValue)).column(SQLLiteral.numeric("0"))
-                        .column(due).column(SQLColumn("language", table: "i"))
+                        .column(due).column(SQLColumn("language", table: "i")).column(Self.inSequence(inSequence, except: audiencePlatforms))
                 )
                 .orderBy(installation)
             }
@@ -63,7 +67,16 @@ extension Store {
             count = try await db.raw("WITH written AS (\(insert.returning("id").query)) SELECT COUNT(*) AS n FROM written").first()!.int("n")
         }
         try await tallyWritten(count, of: id, in: db)
+        if inSequence, count > 0 { try await openSequence(of: id, in: db) }
         return count
+    }
+
+    /// Whether a delivery is written into its notification's sequence: not on a platform whose hub sends to whole
+    /// audiences.
+    private static func inSequence(_ inSequence: Bool, except audiencePlatforms: Set<Platform>) -> any SQLExpression {
+        guard inSequence, !audiencePlatforms.isEmpty else { return SQLLiteral.boolean(inSequence) }
+        return SQLBinaryExpression(
+            SQLColumn("platform", table: "i"), .notIn, SQLGroupExpression(audiencePlatforms.map(\.rawValue).sorted().map { SQLBind($0) }))
     }
 
     /// The installation id that ends a chunk of `size` candidates of `audience` after `after`, nil when fewer remain

@@ -33,7 +33,7 @@ extension Store {
     ) async throws -> [ClaimedDelivery] {
         guard limits.isActive, !marketing.isEmpty else { return claimed }
         var passing: [ClaimedDelivery] = []
-        var waiting: [Date: [DeliveryKey]] = [:]
+        var waiting: [Postponement: [DeliveryKey]] = [:]
         var capCandidates: [ClaimedDelivery] = []
         for delivery in claimed {
             guard marketing.contains(delivery.notificationId) else {
@@ -42,12 +42,12 @@ extension Store {
             }
             let zone = delivery.timeZone.flatMap(TimeZone.init(identifier:)) ?? limits.defaultTimeZone
             if let quietHours = limits.quietHours, let end = quietHours.end(after: now, in: zone) {
-                waiting[end, default: []].append(delivery.key)
+                waiting[Postponement(due: end, attempts: delivery.attempt - 1), default: []].append(delivery.key)
             } else {
                 capCandidates.append(delivery)
             }
         }
-        try await postpone(waiting, countedAttempt: held == nil, in: db)
+        try await postpone(waiting, in: db)
         held?.release(waiting.values.flatMap { $0.map(\.deliveryId) })
         guard let cap = limits.frequencyCap else { return passing + capCandidates }
         let (allowed, capped) = try await count(capCandidates, against: cap, now: now, in: db)
@@ -58,21 +58,24 @@ extension Store {
         return passing + allowed
     }
 
-    /// Makes deliveries due again at the instants they are keyed by, unleased, taking back the attempt their claim
-    /// counted where it did. Their reason says why they wait, so the deliveries list shows it while they do.
-    private static func postpone(
-        _ waiting: [Date: [DeliveryKey]], countedAttempt: Bool, in db: any SQLDatabase
-    ) async throws {
-        for (due, deliveries) in waiting {
+    /// When held-back deliveries fall due again, and the attempts they had made before the claim that held them.
+    private struct Postponement: Hashable {
+        var due: Date
+        var attempts: Int
+    }
+
+    /// Makes deliveries due again at the instants they are keyed by, unleased and out of their sequence, without the
+    /// attempt of the claim that held them back. Their reason says why they wait, so the deliveries list shows it
+    /// while they do.
+    private static func postpone(_ waiting: [Postponement: [DeliveryKey]], in db: any SQLDatabase) async throws {
+        for (postponement, deliveries) in waiting {
+            let due = postponement.due
             for chunk in deliveries.chunked(insertChunk) {
-                let update = db.update("deliveries").set("due_at", to: EpochMilliseconds(due)).set("lease_until", to: Int64?.none)
+                try await db.update("deliveries").set("due_at", to: EpochMilliseconds(due)).set("lease_until", to: Int64?.none)
+                    .set("attempts", to: Int64(postponement.attempts)).set("in_sequence", to: SQLLiteral.boolean(false))
                     .set("error_code", to: "delivery.quietHours")
                     .set("error_message", to: "its device's quiet hours (--quiet-hours) last until \(Timestamp.format(due))")
-                    .where(SQLDeliveryKeys(chunk))
-                if countedAttempt {
-                    _ = update.set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .subtract, SQLLiteral.numeric("1")))
-                }
-                try await update.run()
+                    .where(SQLDeliveryKeys(chunk)).run()
             }
         }
     }

@@ -15,7 +15,9 @@ extension Store {
     /// Several processes may claim at once on a shared store: rows another claimer holds are skipped, never waited
     /// for (`FOR UPDATE SKIP LOCKED` where the dialect locks rows), and deliveries of a notification that another
     /// process is still releasing wait for its release. There a claim reads on from where this process's last claim
-    /// ended (``ClaimCursor``), and rows freed behind that point are claimed within a second.
+    /// ended (``ClaimCursor``), and rows freed behind that point are claimed within a second. A campaign's first
+    /// attempts are claimed there by ranges of its sequence (``claimSequences(limit:lease:now:)``), after what the
+    /// pending index has due: retries and deliveries of lapsed claims are not held up by a campaign being sent.
     ///
     /// `finished` are the outcomes of earlier claims, recorded in the same transaction as ``recordOutcomes(_:now:)``
     /// would: a dispatcher that records one batch as it claims the next commits once for both.
@@ -24,20 +26,23 @@ extension Store {
         audiencePlatforms: Set<Platform> = []
     ) async throws -> [DeliveryJob] {
         let held = self.held
+        let sequences = self.sequences
         let limits = campaignLimits
         let withZones = limits.quietHours != nil
         let nowMs = EpochMilliseconds(now)
-        let start = claimCursor?.start(at: nowMs)
         var taken: [Int64] = []
+        var ranges: [SequenceRange] = []
         do {
-            let (jobs, last, readOn) = try await engine.transaction(.deferred) { db in
-                try await Self.record(finished, now: now, countingAttempts: held != nil, in: db)
+            ranges = try await claimSequences(limit: limit, lease: lease, now: now)
+            let start = claimCursor?.start(at: nowMs)
+            let (jobs, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
+                try await Self.record(finished, now: now, sequences: sequences, in: db)
                 let released = try await Self.releaseDue(now: now, in: db)
                 let excluded = try await Self.heldIds(held, at: nowMs, in: db)
                 let skipLocked = Self.skipLockedClause(db)
                 let leaseUntil = EpochMilliseconds(now + lease)
                 let due = SQLSubqueryBuilder()
-                _ = Self.claimable(due.from("deliveries"), nowMs: nowMs, excluding: excluded)
+                _ = Self.claimable(due.from("deliveries"), nowMs: nowMs, excluding: excluded).where(SQLRaw("NOT in_sequence"))
                     .where("due_at", .lessThanOrEqual, nowMs)
                 if let start {
                     _ = due.where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
@@ -47,22 +52,31 @@ extension Store {
                 }
                 _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
                 var claimed = try await Self.inIndexOrder(in: db) {
-                    try await Self.take(Self.rows(of: due, in: db), until: leaseUntil, holding: held, withZones: withZones, in: db)
+                    try await Self.take(
+                        Self.rows(of: due, in: db), until: leaseUntil, leasing: held == nil, holding: held, withZones: withZones, in: db)
                 }
                 taken += claimed.map(\.deliveryId)
                 let last = claimed.map { (dueAt: $0.dueAt, id: $0.deliveryId) }.max { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
                 let readOn = claimed.count == limit && released.isEmpty
+                claimed += try await Self.take(
+                    ranges, upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, in: db)
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
                         platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
                     for chunk in audiences.chunked(Self.insertChunk) {
-                        let audience = try await Self.take(SQLDeliveryKeys(chunk), until: leaseUntil, holding: held, withZones: withZones, in: db)
+                        let audience = try await Self.take(
+                            SQLDeliveryKeys(chunk), until: leaseUntil, leasing: held == nil, holding: held, withZones: withZones, in: db)
                         claimed += audience
                         taken += audience.map(\.deliveryId)
                     }
                 }
-                return (try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db), last, readOn)
+                let jobs = try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db)
+                let inSequence = ranges.map { range in (range.claim, jobs.compactMap { range.contains($0) ? $0.deliveryId : nil }) }
+                let emptied = inSequence.filter { $0.1.isEmpty }.map(\.0)
+                if !emptied.isEmpty { try await db.delete(from: "sequence_claims").where("id", .in, emptied).run() }
+                return (jobs, last, readOn, inSequence)
             }
+            for (claim, deliveryIds) in inSequence where !deliveryIds.isEmpty { sequences?.hold(deliveryIds, in: claim) }
             claimCursor?.moved(from: start, at: nowMs, to: last, readOn: readOn)
             held?.release(finished.map(\.job.deliveryId))
             return jobs
@@ -70,6 +84,7 @@ extension Store {
             // Nothing of the claim was committed: what it held is free again, and the next claim reads from the start.
             held?.release(taken)
             claimCursor?.restart()
+            await releaseSequenceClaims(ranges)
             throw error
         }
     }
@@ -192,10 +207,12 @@ extension Store {
     }
 
     /// Takes the pending deliveries `predicate` selects until `leaseUntil` and reads them, each with the attempt this
-    /// claim makes. Where leases are written into the rows, one statement leases them, counts the attempt and reads
-    /// them back; `held` holds them in memory instead, and the attempt is counted when its outcome is recorded.
-    private static func take(
-        _ predicate: any SQLExpression, until leaseUntil: Int64, holding held: HeldDeliveries?, withZones: Bool, in db: any SQLDatabase
+    /// claim makes. `leasing` them, one statement writes the lease into their rows, counts the attempt and reads them
+    /// back; otherwise they are only read, `held` holds them in memory where given, and the attempt is counted when
+    /// its outcome is recorded.
+    static func take(
+        _ predicate: any SQLExpression, until leaseUntil: Int64, leasing: Bool, holding held: HeldDeliveries?, withZones: Bool,
+        in db: any SQLDatabase
     ) async throws -> [ClaimedDelivery] {
         func installation(_ column: String, onlyDead: Bool = false) -> any SQLExpression {
             let value = SQLSubquery.select {
@@ -215,14 +232,14 @@ extension Store {
         ]
         if withZones { columns.append(installation("time_zone")) }
         let rows =
-            if held == nil {
+            if leasing {
                 try await db.update("deliveries").set("lease_until", to: leaseUntil)
                     .set("attempts", to: Self.oneMoreAttempt)
                     .where(predicate).returning(columns).all()
             } else {
                 try await db.select().columns(columns).from("deliveries").where(predicate).all()
             }
-        let attemptsBefore = held == nil ? 0 : 1
+        let attemptsBefore = leasing ? 0 : 1
         let claimed = try rows.map { row in
             ClaimedDelivery(
                 deliveryId: try row.int64("id"), dueAt: try row.int64("due_at"), attempt: try row.int("attempts") + attemptsBefore,
@@ -335,7 +352,7 @@ extension Store {
         let due = try await claimable(
             db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs, excluding: excluded
         )
-        .where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
+        .where(SQLRaw("NOT in_sequence")).where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
         // An audience is sent to once, whole: not while its outbox is still being written.
         .where(
             "notification_id", .notIn,
@@ -349,9 +366,12 @@ extension Store {
             let locked = try await db.select().column("id").from("notifications").where("id", .equal, notificationId)
                 .skippingLocked(skipLocked).first()
             guard locked != nil else { continue }
-            deliveries += try await claimable(db.select().column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
+            // Waiting for rows another claim holds, rather than leaving them: one that found them in its notification's
+            // sequence is giving them to the pending index, and this claim takes the audience whole.
+            var whole = claimable(db.select().column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
                 .where("notification_id", .equal, notificationId).where("platform", .in, audience)
-                .skippingLocked(skipLocked).all().map { (notificationId, try $0.int64("id")) }
+            if let lock = db.dialect.exclusiveSelectLockExpression { whole = whole.lockingClause(lock) }
+            deliveries += try await whole.all().map { (notificationId, try $0.int64("id")) }
         }
         return deliveries
     }

@@ -193,11 +193,17 @@ extension Store {
         try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
     }
 
-    /// Ends the outstanding deliveries to an installation that can no longer receive them.
+    /// Ends the outstanding deliveries to an installation that can no longer receive them: those in the pending index,
+    /// and those in the sequences of notifications still being claimed or sent, looked for among those notifications'
+    /// deliveries alone.
     private static func failPendingDeliveries(of id: String, code: String, message: String, in db: any SQLDatabase) async throws {
+        func failing() -> SQLUpdateBuilder {
+            db.update("deliveries").set("error_code", to: code).set("error_message", to: message).where("installation_id", .equal, id)
+        }
+        try await finishPending(failing().where(SQLRaw("NOT in_sequence")), as: .failed, in: db)
+        let sequenced = SQLRaw("SELECT notification_id FROM delivery_sequences UNION SELECT notification_id FROM sequence_claims")
         try await finishPending(
-            db.update("deliveries").set("error_code", to: code).set("error_message", to: message).where("installation_id", .equal, id),
-            as: .failed, in: db)
+            failing().where(SQLRaw("in_sequence")).where("notification_id", .in, SQLGroupExpression(sequenced)), as: .failed, in: db)
     }
 
     /// The installation with this id.

@@ -7,12 +7,16 @@ extension Store {
     /// When the next pending delivery that no lease in its row holds falls due, so an idle dispatcher sleeps exactly
     /// that long. A leased delivery is being sent, or was sent and its outcome is about to be recorded: counting it
     /// as due had an idle dispatcher claim nothing every 10 ms until then. One whose lease runs out is found within
-    /// the idle interval, which bounds every wait.
+    /// the idle interval, which bounds every wait. A notification's sequence is due while deliveries of it remain
+    /// to be claimed, or a claim of them ran out of lease.
     public func nextDeliveryDue(now: Date = .now) async throws -> Date? {
         let nowMs = EpochMilliseconds(now)
+        let inSequences = sequences != nil
         return try await engine.read { db in
-            try await db.select().column("due_at").from("deliveries").where(DeliveryState.isPending).unleased(at: nowMs)
-                .orderBy("due_at").limit(1).first()?.optionalDate("due_at")
+            let indexed = try await db.select().column("due_at").from("deliveries").where(DeliveryState.isPending)
+                .where(SQLRaw("NOT in_sequence")).unleased(at: nowMs).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
+            guard inSequences, let inSequence = try await Self.nextSequenceDue(at: nowMs, in: db) else { return indexed }
+            return indexed.map { min($0, inSequence) } ?? inSequence
         }
     }
 
@@ -22,12 +26,14 @@ extension Store {
         if let held {
             return held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease))
         }
+        let sequences = self.sequences
         try await engine.transaction(.deferred) { db in
             for chunk in jobs.map(\.key).chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
                     .where(SQLDeliveryKeys(chunk)).where(DeliveryState.isPending)
                     .where("lease_until", .isNot, SQLLiteral.null).run()
             }
+            try await Self.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: EpochMilliseconds(now + lease), db: db)
         }
     }
 

@@ -47,7 +47,9 @@ extension Store {
     public func createNotification(_ draft: NotificationDraft, now: Date = .now) async throws -> (
         notification: NotificationRecord, created: Bool
     ) {
-        try await engine.transaction { db in
+        let inSequence = sequences != nil
+        let audiencePlatforms = self.audiencePlatforms
+        return try await engine.transaction { db in
             if let key = draft.idempotencyKey,
                 let existing = try await db.select().columns(Self.notificationColumns).from("notifications")
                     .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, key).first()
@@ -85,14 +87,19 @@ extension Store {
             if dues.byZone == nil {
                 // The first chunk only: the rest is written after, while the dispatcher sends this one.
                 let end = try await Self.chunkEnd(of: draft.audience, after: nil, size: Self.firstOutboxChunk, in: db)
-                addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, through: end, in: db) > 0
+                addressed =
+                    try await Self.insertDeliveries(
+                        notificationId: id, audience: draft.audience, due: dues.sql, through: end, inSequence: inSequence, except: audiencePlatforms,
+                        in: db) > 0
                 if let end {
                     try await db.update("notifications").set("outbox_through", to: end).set("outbox_claimed_at", to: EpochMilliseconds(now))
                         .where("id", .equal, id).run()
                 }
             } else {
                 // Deliveries at a local time fall due over hours: nothing is gained by sending the first sooner.
-                addressed = try await Self.insertDeliveries(notificationId: id, audience: draft.audience, due: dues.sql, in: db) > 0
+                addressed =
+                    try await Self.insertDeliveries(
+                        notificationId: id, audience: draft.audience, due: dues.sql, inSequence: false, in: db) > 0
             }
             try await Self.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
             try await Self.assignVariants(draft.variants, notificationId: id, in: db)
@@ -159,6 +166,7 @@ extension Store {
             try await Self.finishPending(
                 db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,
                 in: db)
+            try await db.delete(from: "delivery_sequences").where("notification_id", .equal, id).run()
             var notified: [String] = []
             if try row.optionalDate("released_at") != nil {
                 notified = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)

@@ -33,7 +33,9 @@ extension Store {
 
     /// Writes the next chunk of `id`'s outbox; how many deliveries it wrote and whether more is to come.
     private func writeOutboxChunk(of id: Int64, now: Date) async throws -> (count: Int, more: Bool) {
-        try await engine.transaction { db in
+        let inSequence = sequences != nil
+        let audiencePlatforms = self.audiencePlatforms
+        return try await engine.transaction { db in
             // The row is locked for the chunk, so two writers of one outbox take turns.
             var read = db.select().columns("outbox_through", "audience", "deliver_at", "canceled_at", "deleted_at", "released_at", "variants")
                 .from("notifications").where("id", .equal, id)
@@ -49,7 +51,7 @@ extension Store {
             let end = try await Self.chunkEnd(of: audience, after: after, size: Self.outboxChunk, in: db)
             let written = try await Self.insertDeliveries(
                 notificationId: id, audience: audience, due: SQLBind(EpochMilliseconds(try row.date("deliver_at"))), after: after,
-                through: end, in: db)
+                through: end, inSequence: inSequence, except: audiencePlatforms, in: db)
             if try row.optionalString("variants") != nil {
                 // The variant each recipient was given when the notification was stored is on its feed entry.
                 try await db.raw(

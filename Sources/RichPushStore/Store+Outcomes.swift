@@ -7,39 +7,45 @@ extension Store {
     /// and its installation is never sent to again until it registers anew.
     public func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         guard !results.isEmpty else { return }
-        try await engine.transaction(.deferred) { db in try await Self.record(results, now: now, countingAttempts: held != nil, in: db) }
+        let sequences = self.sequences
+        try await engine.transaction(.deferred) { db in try await Self.record(results, now: now, sequences: sequences, in: db) }
         held?.release(results.map(\.job.deliveryId))
     }
 
-    /// Records outcomes; `countingAttempts` where the claim did not count the attempt (deliveries held in memory).
+    /// Records outcomes, each with the attempt its job made: a claim that held its deliveries in memory or took them
+    /// in their sequence did not count it in their rows. The claims in `sequences` that have nothing out any more end.
     static func record(
-        _ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, countingAttempts: Bool, in db: any SQLDatabase
+        _ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, sequences: SequenceClaims?, in db: any SQLDatabase
     ) async throws {
         let nowMs = EpochMilliseconds(now)
-        func update(_ ids: any SQLExpression) -> SQLUpdateBuilder {
-            let update = db.update("deliveries").set("lease_until", to: Int64?.none).where(ids)
-            guard countingAttempts else { return update }
-            return update.set("attempts", to: Self.oneMoreAttempt)
+        func update(_ ids: any SQLExpression, attempts: Int) -> SQLUpdateBuilder {
+            db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: Int64(attempts)).where(ids)
         }
-        let sent = results.compactMap { $0.outcome == .sent ? $0.job.key : nil }
-        for chunk in sent.chunked(Self.insertChunk) {
-            try await finishPending(update(SQLDeliveryKeys(chunk)).set("finished_at", to: nowMs), as: .sent, in: db)
+        // A batch's pushes mostly share one attempt: a statement for each.
+        var sent: [Int: [DeliveryKey]] = [:]
+        for (job, outcome) in results where outcome == .sent { sent[job.attempt, default: []].append(job.key) }
+        for (attempt, keys) in sent.sorted(by: { $0.key < $1.key }) {
+            for chunk in keys.chunked(Self.insertChunk) {
+                try await finishPending(update(SQLDeliveryKeys(chunk), attempts: attempt).set("finished_at", to: nowMs), as: .sent, in: db)
+            }
         }
         for (job, outcome) in results {
             switch outcome {
             case .sent:
                 continue
             case .retry(let after, let code, let message):
-                try await update(SQLDeliveryKeys([job.key])).set("due_at", to: EpochMilliseconds(now + after)).set("error_code", to: code)
-                    .set("error_message", to: message).run()
+                try await update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("due_at", to: EpochMilliseconds(now + after))
+                    .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: code).set("error_message", to: message).run()
             case .failed(let code, let message), .deviceGone(let code, let message):
                 try await finishPending(
-                    update(SQLDeliveryKeys([job.key])).set("finished_at", to: nowMs).set("error_code", to: code).set("error_message", to: message),
+                    update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("finished_at", to: nowMs).set("error_code", to: code)
+                        .set("error_message", to: message),
                     as: .failed,
                     in: db)
                 if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }
+        try await finishSequenceClaims(of: results.map(\.job.deliveryId), in: sequences, db: db)
     }
 
     /// A hub called the installation's device gone: nothing more is sent to it until it registers again.

@@ -14,9 +14,14 @@ public struct Store: Sendable {
     let held: HeldDeliveries?
     /// Where this process's next claim starts among the pending deliveries, where leases are written into the rows.
     let claimCursor: ClaimCursor?
+    /// What this process claimed in notifications' sequences and has not recorded, where other processes claim too.
+    let sequences: SequenceClaims?
     /// Platforms whose installations are copied into a remote hub's registrations (Notification Hubs): their
     /// changes queue a sync in the same transaction.
     public var mirroredPlatforms: Set<Platform> = []
+    /// Platforms whose hub sends a notification once to its whole audience (Notification Hubs): their deliveries are
+    /// claimed whole, through the pending index, never in their notification's sequence.
+    public var audiencePlatforms: Set<Platform> = []
     /// What holds marketers' notifications back when they fall due.
     public var campaignLimits = CampaignLimits()
 
@@ -25,6 +30,7 @@ public struct Store: Sendable {
         self.logger = logger
         self.held = engine.isExclusive ? HeldDeliveries() : nil
         self.claimCursor = engine.isExclusive ? nil : ClaimCursor()
+        self.sequences = engine.isExclusive ? nil : SequenceClaims()
     }
 
     /// Opens the embedded SQLite store in `directory` (created if missing) and brings its schema up to date.

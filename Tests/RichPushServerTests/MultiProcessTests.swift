@@ -161,7 +161,7 @@ struct MultiProcessTests {
             let csv = try await cluster[0].request(.GET, "/api/notifications/\(id)/deliveries?format=csv", as: .admin).body
             let attempts = csv.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[7] }
             #expect(attempts.count == 10_000)
-            #expect(attempts.allSatisfy { $0 == "1" })
+            #expect(attempts.allSatisfy { $0 == "1" }, "attempts: \(Dictionary(grouping: attempts, by: { $0 }).mapValues(\.count))")
             let byToken = Dictionary(grouping: fcm.accepted, by: \.token)
             #expect(byToken.count == 10_000)
             #expect(byToken.values.allSatisfy { $0.count == 1 })

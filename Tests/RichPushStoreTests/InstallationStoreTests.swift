@@ -70,6 +70,25 @@ struct InstallationStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases)
+    func theOutstandingDeliveriesOfAReplacedInstallationFailAtOnceWithTheReason(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("alice-phone", owner: "alice", platform: .fcm)
+            let first = try await store.send("username:alice").notification
+            let second = try await store.send("username:alice").notification
+            _ = try await store.claimDueDeliveries(limit: 1, lease: 60)
+            try await store.upsertInstallation(
+                InstallationRecord(
+                    id: "eve-phone", owner: "eve", platform: .fcm, pushChannel: "alice-phone-channel", tags: [], createdAt: .now,
+                    updatedAt: .now))
+            // The first is on its way to the hub: its answer says how it ended. The second never leaves.
+            let unsent = try await store.counts(notificationId: second.id)
+            #expect(unsent.tally == DeliveryTally(failed: 1))
+            #expect(unsent.errors.map(\.code) == [InstallationRecord.replacedReason])
+            #expect(try await store.counts(notificationId: first.id).tally.failed <= 1)
+        }
+    }
+
     @Test(arguments: Engine.allCases) func theOwnerRegisteringAReplacedInstallationAgainTakesTheTokenBack(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let token = { (id: String, owner: String) in

@@ -63,6 +63,12 @@ struct MigrationTests {
                 try await db.raw("ALTER TABLE deliveries ADD PRIMARY KEY (id)").run()
                 try await db.raw("ALTER TABLE deliveries ADD UNIQUE (notification_id, installation_id)").run()
             }
+            try await db.drop(table: "delivery_sequences").run()
+            try await db.drop(table: "sequence_claims").run()
+            try await db.raw("ALTER TABLE deliveries DROP COLUMN in_sequence").run()
+            if engine == .postgresql {
+                try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()
+            }
             try await db.delete(from: "schema_migrations").where("version", .greaterThan, Self.beforeTallies).run()
         }
         try await databaseEngine.close()

@@ -72,6 +72,21 @@ struct OutboxChunkTests {
     }
 
     @Test(arguments: Engine.allCases)
+    func deliveriesWrittenAfterTheClaimsReachedTheEndOfTheOutboxAreEachClaimedOnceWritten(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await registerMany(store)
+            let notification = try await store.send("topic:sale").notification
+            let first = try await store.claimDueDeliveries(limit: 10_000, lease: 60)
+            #expect(try await store.claimDueDeliveries(limit: 10_000, lease: 60).isEmpty)
+            try await store.completeOutbox(of: notification.id)
+            let rest = try await store.claimDueDeliveries(limit: 10_000, lease: 60)
+            #expect(first.count + rest.count == Self.count)
+            #expect(Set((first + rest).map(\.installationId)).count == Self.count)
+            #expect(try await store.claimDueDeliveries(limit: 10_000, lease: 60).isEmpty)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
     func anAudienceOfSeveralTagsReachesEachInstallationOnceWhateverChunkItFallsIn(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let count = Self.severalChunks

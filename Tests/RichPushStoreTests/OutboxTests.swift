@@ -214,6 +214,20 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func aRetriedDeliveryIsClaimedAfterItsDelayAsItsSecondAttempt(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for id in ["a1", "a2"] { try await store.register(id, owner: "alice") }
+            _ = try await store.send("username:alice")
+            let now = Date.now
+            let jobs = try await store.claimDueDeliveries(now: now, limit: 10, lease: 60)
+            try await store.recordOutcomes([(jobs[0], .sent), (jobs[1], .retry(after: 30, code: "x.later", message: "later"))], now: now)
+            #expect(try await store.claimDueDeliveries(now: now + 29, limit: 10, lease: 60).isEmpty)
+            let retried = try await store.claimDueDeliveries(now: now + 31, limit: 10, lease: 60)
+            #expect(retried.map(\.deliveryId) == [jobs[1].deliveryId])
+            #expect(retried.map(\.attempt) == [2])
+        }
+    }
+
     @Test(arguments: Engine.allCases) func outcomesOfScatteredDeliveriesReachExactlyThoseDeliveries(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             for index in 0..<10 { try await store.register("a\(index)", owner: "alice") }

@@ -164,6 +164,26 @@ struct SharedStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases)
+    func deliveriesAProcessAbandonedMidCampaignAreSentByAnotherAsTheirSecondAttemptAndTheRestOnce(_ engine: Engine) async throws {
+        try await withDispatchers(engine, count: 2) { stores in
+            try await stores[0].registerMany(20, owner: "alice")
+            _ = try await stores[0].send("username:alice")
+            let start = Date.now
+            let abandoned = try await stores[0].claimDueDeliveries(now: start, limit: 5, lease: 1)
+            var sent: [DeliveryJob] = []
+            for step in 1...8 {
+                let jobs = try await stores[1].claimDueDeliveries(now: start + Double(step) / 2, limit: 5, lease: 60)
+                try await stores[1].recordOutcomes(jobs.map { ($0, .sent) }, now: start + Double(step) / 2)
+                sent += jobs
+            }
+            #expect(sent.count == 20)
+            #expect(Set(sent.map(\.deliveryId)).count == 20)
+            let again = sent.filter { $0.attempt == 2 }
+            #expect(Set(again.map(\.deliveryId)) == Set(abandoned.map(\.deliveryId)))
+        }
+    }
+
     @Test func aDeliveryAnotherProcessHoldsIsNotDueUntilItsLeaseRunsOut() async throws {
         try await withStores(.postgresql, count: 2) { stores in
             try await stores[0].register("a1", owner: "alice")
