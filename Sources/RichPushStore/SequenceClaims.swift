@@ -24,17 +24,26 @@ final class SequenceClaims: Sendable {
         }
     }
 
-    /// Lets go of `deliveryIds`, recorded; returns the claims that have nothing out any more.
-    func finish(_ deliveryIds: some Sequence<Int64>) -> [Int64] {
+    /// The claims that have nothing out but `deliveryIds`. Memory is not changed: the transaction that records them
+    /// may fail.
+    func completed(by deliveryIds: [Int64]) -> [Int64] {
         outstanding.withLock { outstanding in
-            var done: [Int64] = []
+            var recorded: [Int64: Int] = [:]
+            for id in deliveryIds {
+                if let claim = outstanding.claimOf[id] { recorded[claim, default: 0] += 1 }
+            }
+            return recorded.compactMap { claim, count in count >= outstanding.count[claim, default: 0] ? claim : nil }.sorted()
+        }
+    }
+
+    /// Lets go of `deliveryIds`, recorded.
+    func finish(_ deliveryIds: some Sequence<Int64>) {
+        outstanding.withLock { outstanding in
             for id in deliveryIds {
                 guard let claim = outstanding.claimOf.removeValue(forKey: id) else { continue }
                 let left = outstanding.count[claim, default: 1] - 1
                 outstanding.count[claim] = left > 0 ? left : nil
-                if left <= 0 { done.append(claim) }
             }
-            return done
         }
     }
 

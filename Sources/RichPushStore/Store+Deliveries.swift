@@ -33,7 +33,8 @@ extension Store {
         var taken: [Int64] = []
         var ranges: [SequenceRange] = []
         do {
-            ranges = try await claimSequences(limit: limit, lease: lease, now: now)
+            let releasedInSequence: [Int64]
+            (ranges, releasedInSequence) = try await claimSequences(limit: limit, lease: lease, now: now)
             let start = claimCursor?.start(at: nowMs)
             let (jobs, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
                 try await Self.record(finished, now: now, sequences: sequences, in: db)
@@ -57,7 +58,7 @@ extension Store {
                 }
                 taken += claimed.map(\.deliveryId)
                 let last = claimed.map { (dueAt: $0.dueAt, id: $0.deliveryId) }.max { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
-                let readOn = claimed.count == limit && released.isEmpty
+                let readOn = claimed.count == limit && released.isEmpty && releasedInSequence.isEmpty
                 claimed += try await Self.take(
                     ranges, upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, in: db)
                 if !audiencePlatforms.isEmpty {
@@ -79,6 +80,7 @@ extension Store {
             for (claim, deliveryIds) in inSequence where !deliveryIds.isEmpty { sequences?.hold(deliveryIds, in: claim) }
             claimCursor?.moved(from: start, at: nowMs, to: last, readOn: readOn)
             held?.release(finished.map(\.job.deliveryId))
+            sequences?.finish(finished.map(\.job.deliveryId))
             return jobs
         } catch {
             // Nothing of the claim was committed: what it held is free again, and the next claim reads from the start.

@@ -194,16 +194,21 @@ extension Store {
     }
 
     /// Ends the outstanding deliveries to an installation that can no longer receive them: those in the pending index,
-    /// and those in the sequences of notifications still being claimed or sent, looked for among those notifications'
-    /// deliveries alone.
+    /// and those in notifications' sequences, looked for only where a sequence is still to be claimed or a claim of
+    /// it is out.
     private static func failPendingDeliveries(of id: String, code: String, message: String, in db: any SQLDatabase) async throws {
         func failing() -> SQLUpdateBuilder {
             db.update("deliveries").set("error_code", to: code).set("error_message", to: message).where("installation_id", .equal, id)
         }
         try await finishPending(failing().where(SQLRaw("NOT in_sequence")), as: .failed, in: db)
-        let sequenced = SQLRaw("SELECT notification_id FROM delivery_sequences UNION SELECT notification_id FROM sequence_claims")
-        try await finishPending(
-            failing().where(SQLRaw("in_sequence")).where("notification_id", .in, SQLGroupExpression(sequenced)), as: .failed, in: db)
+        let unsent = SQLRaw(
+            """
+            in_sequence AND EXISTS (SELECT 1 FROM (
+                SELECT notification_id, claimed_through + 1 AS first_id, \(Int64.max) AS last_id FROM delivery_sequences
+                UNION ALL SELECT notification_id, first_id, last_id FROM sequence_claims) AS r
+            WHERE r.notification_id = deliveries.notification_id AND deliveries.id BETWEEN r.first_id AND r.last_id)
+            """)
+        try await finishPending(failing().where(unsent), as: .failed, in: db)
     }
 
     /// The installation with this id.

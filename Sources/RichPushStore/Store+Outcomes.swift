@@ -10,16 +10,21 @@ extension Store {
         let sequences = self.sequences
         try await engine.transaction(.deferred) { db in try await Self.record(results, now: now, sequences: sequences, in: db) }
         held?.release(results.map(\.job.deliveryId))
+        sequences?.finish(results.map(\.job.deliveryId))
     }
 
     /// Records outcomes, each with the attempt its job made: a claim that held its deliveries in memory or took them
-    /// in their sequence did not count it in their rows. The claims in `sequences` that have nothing out any more end.
+    /// in their sequence did not count it in their rows. A count is never lowered: a delivery whose claim ran out of
+    /// lease was counted again when it was claimed again. The claims in `sequences` that have nothing out any more
+    /// end; the caller lets go of their deliveries once the transaction commits.
     static func record(
         _ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, sequences: SequenceClaims?, in db: any SQLDatabase
     ) async throws {
         let nowMs = EpochMilliseconds(now)
+        try await endSequenceClaims(completedBy: results.map(\.job.deliveryId), in: sequences, db: db)
         func update(_ ids: any SQLExpression, attempts: Int) -> SQLUpdateBuilder {
-            db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: Int64(attempts)).where(ids)
+            let counted = SQLQueryString("CASE WHEN attempts > \(literal: attempts) THEN attempts ELSE \(literal: attempts) END")
+            return db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: counted).where(ids)
         }
         // A batch's pushes mostly share one attempt: a statement for each.
         var sent: [Int: [DeliveryKey]] = [:]
@@ -45,7 +50,6 @@ extension Store {
                 if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }
-        try await finishSequenceClaims(of: results.map(\.job.deliveryId), in: sequences, db: db)
     }
 
     /// A hub called the installation's device gone: nothing more is sent to it until it registers again.

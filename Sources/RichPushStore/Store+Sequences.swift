@@ -28,32 +28,33 @@ extension Store {
         }
     }
 
-    /// Claims ranges of at most `limit` delivery ids in all, until `now + lease`, each the next range of a
-    /// notification due by `now` with deliveries left in its sequence; none when no notification has any. Claims
-    /// whose lease ran out first give their unrecorded deliveries to the pending index, each with the attempt its
-    /// claim made counted.
+    /// Claims ranges of at most `limit` delivery ids in all, until `now + lease`, each the next range of a released
+    /// notification with deliveries left in its sequence; none when no notification has any. Claims whose lease ran
+    /// out first give their unrecorded deliveries to the pending index, each with the attempt its claim made counted,
+    /// and notifications due by `now` are released into their feeds; returns those it released.
     ///
     /// One short transaction of its own, apart from the claim that reads the ranges: it holds the notifications'
     /// sequences, which every process claiming from them waits for, for as little as it can. A range ends at the last
     /// delivery committed: a chunk of the outbox being written has higher ids than any before it.
-    func claimSequences(limit: Int, lease: TimeInterval, now: Date) async throws -> [SequenceRange] {
-        guard sequences != nil else { return [] }
+    func claimSequences(limit: Int, lease: TimeInterval, now: Date) async throws -> (ranges: [SequenceRange], released: [Int64]) {
+        guard sequences != nil else { return ([], []) }
         let nowMs = EpochMilliseconds(now)
         return try await engine.transaction(.deferred) { db in
             try await Self.reopenLapsedSequenceClaims(at: nowMs, in: db)
+            // Released here, committed before any range of them is read: no push precedes its feed entry.
+            let released = try await Self.releaseDue(now: now, in: db)
             var ranges: [SequenceRange] = []
             var left = Int64(limit)
             var after: Int64 = 0
             while left > 0 {
-                // A notification not released yet is released by the claim that reads the range, before it does. One
-                // snapshot sees `whole` and the bounds: once the outbox is whole, every chunk of it is seen.
+                // One snapshot sees `whole` and the bounds: once the outbox is whole, every chunk of it is seen.
                 let sequence = try await db.raw(
                     """
                     SELECT s.notification_id, n.outbox_through IS NULL AS whole,
                         (SELECT MIN(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS first,
                         (SELECT MAX(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS last
                     FROM delivery_sequences s JOIN notifications n ON n.id = s.notification_id
-                    WHERE (n.released_at IS NOT NULL OR n.deliver_at <= \(bind: nowMs)) AND s.notification_id > \(bind: after)
+                    WHERE n.released_at IS NOT NULL AND s.notification_id > \(bind: after)
                     ORDER BY s.notification_id LIMIT 1 FOR UPDATE OF s
                     """
                 ).first()
@@ -81,7 +82,7 @@ extension Store {
                 ranges.append(SequenceRange(claim: claim, notificationId: notificationId, first: first, last: end))
                 left -= end - first + 1
             }
-            return ranges
+            return (ranges, released)
         }
     }
 
@@ -155,9 +156,11 @@ extension Store {
             .ignoringConflicts(with: ["notification_id"]).run()
     }
 
-    /// Ends the sequence claims whose last deliveries `deliveryIds` are, recorded in this transaction.
-    static func finishSequenceClaims(of deliveryIds: [Int64], in sequences: SequenceClaims?, db: any SQLDatabase) async throws {
-        guard let done = sequences?.finish(deliveryIds), !done.isEmpty else { return }
+    /// Ends the sequence claims whose last unrecorded deliveries `deliveryIds` are, about to be recorded in this
+    /// transaction: first, so a claim's row is always locked before its deliveries, as a lapsed claim is reopened.
+    /// ``SequenceClaims/finish(_:)`` lets go of them once the transaction commits.
+    static func endSequenceClaims(completedBy deliveryIds: [Int64], in sequences: SequenceClaims?, db: any SQLDatabase) async throws {
+        guard let done = sequences?.completed(by: deliveryIds), !done.isEmpty else { return }
         try await db.delete(from: "sequence_claims").where("id", .in, done).run()
     }
 
