@@ -128,16 +128,19 @@ extension Store {
         }
     }
 
-    /// Ends the claims `claims` selects by id and gives their unrecorded deliveries to the pending index.
+    /// Ends the claims `claims` selects by id and gives their unrecorded deliveries to the pending index, a claim's
+    /// range at a time: one `UPDATE … FROM` the ended claims was planned, for the many claims that end none, as a hash of
+    /// the whole outbox, 7 ms a claim in a 100,000-device fan-out.
     private static func reopen(_ claims: SQLQueryString, countingAttempt: Bool, in db: any SQLDatabase) async throws {
-        try await db.raw(
-            """
-            WITH ended AS (DELETE FROM sequence_claims WHERE id = ANY(ARRAY(\(claims))) RETURNING notification_id, first_id, last_id)
-            UPDATE deliveries d SET in_sequence = false, attempts = d.attempts + \(literal: countingAttempt ? 1 : 0) FROM ended c
-            WHERE d.notification_id = c.notification_id AND d.id BETWEEN c.first_id AND c.last_id AND d.state = 'pending' AND d.in_sequence
-                AND d.lease_until IS NULL
-            """
-        ).run()
+        let ended = try await db.raw(
+            "DELETE FROM sequence_claims WHERE id = ANY(ARRAY(\(claims))) RETURNING notification_id, first_id, last_id"
+        ).all()
+        for claim in ended {
+            try await db.update("deliveries").set("in_sequence", to: SQLLiteral.boolean(false))
+                .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric(countingAttempt ? "1" : "0")))
+                .where(try unclaimedInSequence(claim.int64("notification_id"), from: claim.int64("first_id"), through: claim.int64("last_id")))
+                .run()
+        }
     }
 
     /// The pending deliveries of notification `id` from `first` through `last` still in its sequence, none of them
