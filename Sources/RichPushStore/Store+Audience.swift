@@ -36,7 +36,7 @@ extension Store {
 
     /// Writes the deliveries of notification `id` to the live installations `audience` addresses, in installation id
     /// order: all of them, or those with an id after `after` up to `through`; `inSequence`, into the notification's
-    /// sequence (``claimSequence(limit:lease:now:)``), which it opens. Returns how many it wrote.
+    /// sequence (``claimSequences(upTo:audiencePlatforms:withZones:in:)``), which it opens. Returns how many it wrote.
     static func insertDeliveries(
         notificationId id: Int64, audience: TagExpression, due: any SQLExpression, after: String? = nil, through: String? = nil,
         inSequence: Bool, except audiencePlatforms: Set<Platform> = [], in db: any SQLDatabase

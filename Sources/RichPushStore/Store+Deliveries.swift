@@ -16,8 +16,8 @@ extension Store {
     /// for (`FOR UPDATE SKIP LOCKED` where the dialect locks rows), and deliveries of a notification that another
     /// process is still releasing wait for its release. There a claim reads on from where this process's last claim
     /// ended (``ClaimCursor``), and rows freed behind that point are claimed within a second. A campaign's first
-    /// attempts are claimed there by ranges of its sequence (``claimSequences(limit:lease:now:)``), after what the
-    /// pending index has due: retries and deliveries of lapsed claims are not held up by a campaign being sent.
+    /// attempts are claimed there by ranges of its sequence (``claimSequences(upTo:audiencePlatforms:withZones:in:)``),
+    /// after what the pending index has due: retries and deliveries of lapsed claims are not held up by a campaign being sent.
     ///
     /// `finished` are the outcomes of earlier claims, recorded in the same transaction as ``recordOutcomes(_:now:)``
     /// would: a dispatcher that records one batch as it claims the next commits once for both.
@@ -31,13 +31,11 @@ extension Store {
         let withZones = limits.quietHours != nil
         let nowMs = EpochMilliseconds(now)
         var taken: [Int64] = []
-        var ranges: [SequenceRange] = []
         do {
-            let releasedInSequence: [Int64]
-            (ranges, releasedInSequence) = try await claimSequences(limit: limit, lease: lease, now: now)
             let start = claimCursor?.start(at: nowMs)
             let (jobs, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
                 try await Self.record(finished, now: now, sequences: sequences, in: db)
+                if sequences != nil { try await Self.reopenLapsedSequenceClaims(at: nowMs, in: db) }
                 let released = try await Self.releaseDue(now: now, in: db)
                 let excluded = try await Self.heldIds(held, at: nowMs, in: db)
                 let skipLocked = Self.skipLockedClause(db)
@@ -58,9 +56,14 @@ extension Store {
                 }
                 taken += claimed.map(\.deliveryId)
                 let last = claimed.map { (dueAt: $0.dueAt, id: $0.deliveryId) }.max { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
-                let readOn = claimed.count == limit && released.isEmpty && releasedInSequence.isEmpty
-                claimed += try await Self.take(
-                    ranges, upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, in: db)
+                let readOn = claimed.count == limit && released.isEmpty
+                var ranges: [SequenceRange] = []
+                if sequences != nil, claimed.count < limit {
+                    let inSequences = try await Self.claimSequences(
+                        upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, in: db)
+                    claimed += inSequences.claimed
+                    ranges = inSequences.ranges
+                }
                 if !audiencePlatforms.isEmpty {
                     let audiences = try await Self.claimAudiences(
                         platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
@@ -72,12 +75,10 @@ extension Store {
                     }
                 }
                 let jobs = try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db)
-                let inSequence = ranges.map { range in (range.claim, jobs.compactMap { range.contains($0) ? $0.deliveryId : nil }) }
-                let emptied = inSequence.filter { $0.1.isEmpty }.map(\.0)
-                if !emptied.isEmpty { try await db.delete(from: "sequence_claims").where("id", .in, emptied).run() }
+                let inSequence = try await Self.leaseSequenceRanges(ranges, of: jobs, until: leaseUntil, in: db)
                 return (jobs, last, readOn, inSequence)
             }
-            for (claim, deliveryIds) in inSequence where !deliveryIds.isEmpty { sequences?.hold(deliveryIds, in: claim) }
+            for (claim, deliveryIds) in inSequence { sequences?.hold(deliveryIds, in: claim) }
             claimCursor?.moved(from: start, at: nowMs, to: last, readOn: readOn)
             held?.release(finished.map(\.job.deliveryId))
             sequences?.finish(finished.map(\.job.deliveryId))
@@ -86,7 +87,6 @@ extension Store {
             // Nothing of the claim was committed: what it held is free again, and the next claim reads from the start.
             held?.release(taken)
             claimCursor?.restart()
-            await releaseSequenceClaims(ranges)
             throw error
         }
     }

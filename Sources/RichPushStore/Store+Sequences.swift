@@ -16,9 +16,8 @@ import SQLKit
 /// SQLite, are claimed through the index. In a 100,000-device APNs fan-out the database spent 13.7 µs a push against
 /// 16.6: the outbox's insert 5.6 µs against 7.0, the claim's read 2.3 against its `UPDATE`'s 3.7.
 extension Store {
-    /// A range of one notification's deliveries, claimed for this process by the row `claim` of `sequence_claims`.
+    /// A range of one notification's deliveries, claimed in its sequence.
     struct SequenceRange {
-        var claim: Int64
         var notificationId: Int64
         var first: Int64
         var last: Int64
@@ -28,116 +27,96 @@ extension Store {
         }
     }
 
-    /// Claims ranges of at most `limit` delivery ids in all, until `now + lease`, each the next range of a released
-    /// notification with deliveries left in its sequence; none when no notification has any. Claims whose lease ran
-    /// out first give their unrecorded deliveries to the pending index, each with the attempt its claim made counted,
-    /// and notifications due by `now` are released into their feeds; returns those it released.
+    /// Takes the next ranges of released notifications' sequences, at most `limit` delivery ids in all, in the claim
+    /// transaction of `db`: each sequence's cursor is locked, waiting for a claim of another process to commit, and
+    /// moved past its range. Each delivery is read with the attempt this claim makes, which is counted when its outcome
+    /// is recorded; those on `audiencePlatforms`, where a hub that sends to a whole audience finds them, leave their
+    /// sequence for the pending index. ``leaseSequenceRanges(_:of:until:in:)`` leases the ranges once their jobs are
+    /// known.
     ///
-    /// One short transaction of its own, apart from the claim that reads the ranges: it holds the notifications'
-    /// sequences, which every process claiming from them waits for, for as little as it can. A range ends at the last
-    /// delivery committed: a chunk of the outbox being written has higher ids than any before it.
-    func claimSequences(limit: Int, lease: TimeInterval, now: Date) async throws -> (ranges: [SequenceRange], released: [Int64]) {
-        guard sequences != nil else { return ([], []) }
-        let nowMs = EpochMilliseconds(now)
-        return try await engine.transaction(.deferred) { db in
-            try await Self.reopenLapsedSequenceClaims(at: nowMs, in: db)
-            // Released here, committed before any range of them is read: no push precedes its feed entry.
-            let released = try await Self.releaseDue(now: now, in: db)
-            var ranges: [SequenceRange] = []
-            var left = Int64(limit)
-            var after: Int64 = 0
-            while left > 0 {
-                // One snapshot sees `whole` and the bounds: once the outbox is whole, every chunk of it is seen.
-                let sequence = try await db.raw(
-                    """
-                    SELECT s.notification_id, n.outbox_through IS NULL AS whole,
-                        (SELECT MIN(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS first,
-                        (SELECT MAX(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS last
-                    FROM delivery_sequences s JOIN notifications n ON n.id = s.notification_id
-                    WHERE n.released_at IS NOT NULL AND s.notification_id > \(bind: after)
-                    ORDER BY s.notification_id LIMIT 1 FOR UPDATE OF s
-                    """
-                ).first()
-                guard let sequence else { break }
-                let notificationId = try sequence.int64("notification_id")
-                after = notificationId
-                let whole = try sequence.decode(column: "whole", as: Bool.self)
-                let ends = "DELETE FROM delivery_sequences WHERE notification_id = \(bind: notificationId)" as SQLQueryString
-                guard let first = try sequence.decode(column: "first", as: Int64?.self),
-                    let last = try sequence.decode(column: "last", as: Int64?.self)
-                else {
-                    if whole { try await db.raw(ends).run() }
-                    continue
-                }
-                let end = min(first + left - 1, last)
-                let advance: SQLQueryString =
-                    whole && end == last
-                    ? ends : "UPDATE delivery_sequences SET claimed_through = \(bind: end) WHERE notification_id = \(bind: notificationId)"
-                let claim = try await db.raw(
-                    """
-                    WITH advanced AS (\(advance)) INSERT INTO sequence_claims (notification_id, first_id, last_id, lease_until)
-                    VALUES (\(bind: notificationId), \(bind: first), \(bind: end), \(bind: EpochMilliseconds(now + lease))) RETURNING id
-                    """
-                ).first()!.int64("id")
-                ranges.append(SequenceRange(claim: claim, notificationId: notificationId, first: first, last: end))
-                left -= end - first + 1
+    /// The cursor stays locked until the claim commits, so no other claim finds a range this one took and has not
+    /// leased yet. A range ends at the last delivery committed: a chunk of the outbox being written has higher ids than
+    /// any before it.
+    static func claimSequences(
+        upTo limit: Int, audiencePlatforms: Set<Platform>, withZones: Bool, in db: any SQLDatabase
+    ) async throws -> (claimed: [ClaimedDelivery], ranges: [SequenceRange]) {
+        var claimed: [ClaimedDelivery] = []
+        var ranges: [SequenceRange] = []
+        var left = Int64(limit)
+        var after: Int64 = 0
+        while left > 0 {
+            // One snapshot sees `whole` and the bounds: once the outbox is whole, every chunk of it is seen.
+            let sequence = try await db.raw(
+                """
+                SELECT s.notification_id, n.outbox_through IS NULL AS whole,
+                    (SELECT MIN(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS first,
+                    (SELECT MAX(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS last
+                FROM delivery_sequences s JOIN notifications n ON n.id = s.notification_id
+                WHERE n.released_at IS NOT NULL AND s.notification_id > \(bind: after)
+                ORDER BY s.notification_id LIMIT 1 FOR UPDATE OF s
+                """
+            ).first()
+            guard let sequence else { break }
+            let notificationId = try sequence.int64("notification_id")
+            after = notificationId
+            let whole = try sequence.decode(column: "whole", as: Bool.self)
+            let ends = "DELETE FROM delivery_sequences WHERE notification_id = \(bind: notificationId)" as SQLQueryString
+            guard let first = try sequence.decode(column: "first", as: Int64?.self),
+                let last = try sequence.decode(column: "last", as: Int64?.self)
+            else {
+                if whole { try await db.raw(ends).run() }
+                continue
             }
-            return (ranges, released)
+            let end = min(first + left - 1, last)
+            try await db.raw(
+                whole && end == last
+                    ? ends : "UPDATE delivery_sequences SET claimed_through = \(bind: end) WHERE notification_id = \(bind: notificationId)"
+            ).run()
+            let rows = try await take(
+                unclaimedInSequence(notificationId, from: first, through: end), until: 0, leasing: false, holding: nil,
+                withZones: withZones, in: db)
+            let audience = rows.filter { audiencePlatforms.contains($0.platform) }
+            for chunk in audience.map(\.key).chunked(insertChunk) {
+                try await db.update("deliveries").set("in_sequence", to: SQLLiteral.boolean(false)).where(SQLDeliveryKeys(chunk)).run()
+            }
+            claimed += audience.isEmpty ? rows : rows.filter { !audiencePlatforms.contains($0.platform) }
+            ranges.append(SequenceRange(notificationId: notificationId, first: first, last: end))
+            left -= end - first + 1
         }
+        return (claimed, ranges)
     }
 
-    /// The first `count` deliveries of ranges claimed in their notifications' sequences, each with the attempt this
-    /// claim makes, which is counted when its outcome is recorded. The others, past `count` where the pending index
-    /// had deliveries due, and those on `audiencePlatforms`, where a hub that sends to a whole audience finds them,
-    /// leave their sequence for the pending index.
-    static func take(
-        _ ranges: [SequenceRange], upTo count: Int, audiencePlatforms: Set<Platform>, withZones: Bool, in db: any SQLDatabase
-    ) async throws -> [ClaimedDelivery] {
-        var rows: [ClaimedDelivery] = []
+    /// Leases each of `ranges` that gave out any of `jobs` until `leaseUntil`, by one row in `sequence_claims`; returns
+    /// each claim with the deliveries it gave out. A range none of whose deliveries is sent needs no lease.
+    static func leaseSequenceRanges(
+        _ ranges: [SequenceRange], of jobs: [DeliveryJob], until leaseUntil: Int64, in db: any SQLDatabase
+    ) async throws -> [(claim: Int64, deliveryIds: [Int64])] {
+        var claims: [(claim: Int64, deliveryIds: [Int64])] = []
         for range in ranges {
-            rows += try await take(
-                unclaimedInSequence(range.notificationId, from: range.first, through: range.last), until: 0, leasing: false,
-                holding: nil, withZones: withZones, in: db)
+            let deliveryIds = jobs.compactMap { range.contains($0) ? $0.deliveryId : nil }
+            guard !deliveryIds.isEmpty else { continue }
+            let claim = try await db.insert(into: "sequence_claims").columns("notification_id", "first_id", "last_id", "lease_until")
+                .values(range.notificationId, range.first, range.last, leaseUntil).returning("id").first()!.int64("id")
+            claims.append((claim, deliveryIds))
         }
-        if audiencePlatforms.isEmpty, rows.count <= count { return rows }
-        let audience = rows.filter { audiencePlatforms.contains($0.platform) }
-        let devices = rows.filter { !audiencePlatforms.contains($0.platform) }.sorted { $0.deliveryId < $1.deliveryId }
-        let indexed = audience + devices.dropFirst(count)
-        for chunk in indexed.map(\.key).chunked(insertChunk) {
-            try await db.update("deliveries").set("in_sequence", to: SQLLiteral.boolean(false)).where(SQLDeliveryKeys(chunk)).run()
-        }
-        return Array(devices.prefix(count))
+        return claims
     }
 
     /// Gives the unrecorded deliveries of a few claims whose lease ran out by `nowMs` to the pending index, due at
     /// once, with the attempt their claim made counted, as a lease running out in a row counts it.
-    private static func reopenLapsedSequenceClaims(at nowMs: Int64, in db: any SQLDatabase) async throws {
-        let lapsed: SQLQueryString = """
-            SELECT id FROM sequence_claims WHERE lease_until < \(bind: nowMs) ORDER BY lease_until LIMIT 10 FOR UPDATE SKIP LOCKED
-            """
-        try await reopen(lapsed, countingAttempt: true, in: db)
-    }
-
-    /// Gives back `ranges`, claimed by a claim that then failed: their deliveries go to the pending index, due at once,
-    /// no attempt counted. Where this fails too, their lease runs out.
-    func releaseSequenceClaims(_ ranges: [SequenceRange]) async {
-        guard !ranges.isEmpty else { return }
-        let claims = ranges.map(\.claim)
-        try? await engine.transaction(.deferred) { db in
-            try await Self.reopen("SELECT id FROM sequence_claims WHERE \(SQLIdSet("id", in: claims))", countingAttempt: false, in: db)
-        }
-    }
-
-    /// Ends the claims `claims` selects by id and gives their unrecorded deliveries to the pending index, a claim's
-    /// range at a time: one `UPDATE … FROM` the ended claims was planned, for the many claims that end none, as a hash of
-    /// the whole outbox, 7 ms a claim in a 100,000-device fan-out.
-    private static func reopen(_ claims: SQLQueryString, countingAttempt: Bool, in db: any SQLDatabase) async throws {
+    ///
+    /// A claim's range at a time: one `UPDATE … FROM` the ended claims was planned, for the many claims that end none,
+    /// as a hash of the whole outbox, 7 ms a claim in a 100,000-device fan-out.
+    static func reopenLapsedSequenceClaims(at nowMs: Int64, in db: any SQLDatabase) async throws {
         let ended = try await db.raw(
-            "DELETE FROM sequence_claims WHERE id = ANY(ARRAY(\(claims))) RETURNING notification_id, first_id, last_id"
+            """
+            DELETE FROM sequence_claims WHERE id = ANY(ARRAY(
+                SELECT id FROM sequence_claims WHERE lease_until < \(bind: nowMs) ORDER BY lease_until LIMIT 10 FOR UPDATE SKIP LOCKED))
+            RETURNING notification_id, first_id, last_id
+            """
         ).all()
         for claim in ended {
-            try await db.update("deliveries").set("in_sequence", to: SQLLiteral.boolean(false))
-                .set("attempts", to: SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric(countingAttempt ? "1" : "0")))
+            try await db.update("deliveries").set("in_sequence", to: SQLLiteral.boolean(false)).set("attempts", to: oneMoreAttempt)
                 .where(try unclaimedInSequence(claim.int64("notification_id"), from: claim.int64("first_id"), through: claim.int64("last_id")))
                 .run()
         }
