@@ -193,14 +193,14 @@ extension Store {
         try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
     }
 
-    /// Ends the outstanding deliveries to an installation that can no longer receive them: those in the pending index,
-    /// and those in notifications' sequences, looked for only where a sequence is still to be claimed or a claim of
-    /// it is out.
+    /// Ends the outstanding deliveries to an installation that can no longer receive them: those in notifications'
+    /// sequences, looked for only where a sequence is still to be claimed or a claim of it is out, then those in the
+    /// pending index. In that order, as a delivery can leave its sequence between the two statements but never enter
+    /// one: the second statement's snapshot sees it out.
     private static func failPendingDeliveries(of id: String, code: String, message: String, in db: any SQLDatabase) async throws {
         func failing() -> SQLUpdateBuilder {
             db.update("deliveries").set("error_code", to: code).set("error_message", to: message).where("installation_id", .equal, id)
         }
-        try await finishPending(failing().where(SQLRaw("NOT in_sequence")), as: .failed, in: db)
         let unsent = SQLRaw(
             """
             in_sequence AND EXISTS (SELECT 1 FROM (
@@ -209,6 +209,7 @@ extension Store {
             WHERE r.notification_id = deliveries.notification_id AND deliveries.id BETWEEN r.first_id AND r.last_id)
             """)
         try await finishPending(failing().where(unsent), as: .failed, in: db)
+        try await finishPending(failing().where(SQLRaw("NOT in_sequence")), as: .failed, in: db)
     }
 
     /// The installation with this id.

@@ -28,12 +28,13 @@ extension Store {
         }
         let sequences = self.sequences
         try await engine.transaction(.deferred) { db in
+            // The claims' rows before the deliveries', in the order a record locks them.
+            try await Self.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: EpochMilliseconds(now + lease), db: db)
             for chunk in jobs.map(\.key).chunked(Self.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
                     .where(SQLDeliveryKeys(chunk)).where(DeliveryState.isPending)
                     .where("lease_until", .isNot, SQLLiteral.null).run()
             }
-            try await Self.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: EpochMilliseconds(now + lease), db: db)
         }
     }
 
