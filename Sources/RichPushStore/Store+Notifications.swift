@@ -163,8 +163,6 @@ extension Store {
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
             try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
                 .where("id", .equal, id).run()
-            // The sequence first: a claim holding it may be finishing deliveries of it, which would wait on these.
-            try await db.delete(from: "delivery_sequences").where("notification_id", .equal, id).run()
             try await Self.finishPending(
                 db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,
                 in: db)

@@ -36,7 +36,7 @@ extension Store {
     ///
     /// The cursor stays locked until the claim commits, so no other claim finds a range this one took and has not
     /// leased yet. A range ends at the last delivery committed: a chunk of the outbox being written has higher ids than
-    /// any before it.
+    /// any before it. The sequence of a canceled or recalled notification is ended here.
     static func claimSequences(
         upTo limit: Int, audiencePlatforms: Set<Platform>, withZones: Bool, in db: any SQLDatabase
     ) async throws -> (claimed: [ClaimedDelivery], ranges: [SequenceRange]) {
@@ -49,10 +49,12 @@ extension Store {
             let sequence = try await db.raw(
                 """
                 SELECT s.notification_id, n.outbox_through IS NULL AS whole,
+                    n.canceled_at IS NOT NULL OR n.deleted_at IS NOT NULL AS removed,
                     (SELECT MIN(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS first,
                     (SELECT MAX(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS last
                 FROM delivery_sequences s JOIN notifications n ON n.id = s.notification_id
-                WHERE n.released_at IS NOT NULL AND s.notification_id > \(bind: after)
+                WHERE (n.released_at IS NOT NULL OR n.canceled_at IS NOT NULL OR n.deleted_at IS NOT NULL)
+                    AND s.notification_id > \(bind: after)
                 ORDER BY s.notification_id LIMIT 1 FOR UPDATE OF s
                 """
             ).first()
@@ -61,6 +63,12 @@ extension Store {
             after = notificationId
             let whole = try sequence.decode(column: "whole", as: Bool.self)
             let ends = "DELETE FROM delivery_sequences WHERE notification_id = \(bind: notificationId)" as SQLQueryString
+            // A cancel or recall leaves the sequence to the claims: waiting for a claim that holds it, while holding
+            // deliveries of the notification that a claim waiting for the sequence had taken, deadlocked the two.
+            if try sequence.decode(column: "removed", as: Bool.self) {
+                try await db.raw(ends).run()
+                continue
+            }
             guard let first = try sequence.decode(column: "first", as: Int64?.self),
                 let last = try sequence.decode(column: "last", as: Int64?.self)
             else {

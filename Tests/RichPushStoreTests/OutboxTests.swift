@@ -197,6 +197,19 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases)
+    func aScheduledNotificationCanceledBeforeItsTimeLeavesNothingDueOnceADispatcherHasLooked(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for id in ["a1", "a2"] { try await store.register(id, owner: "alice") }
+            let start = Date.now
+            let (notification, _) = try await store.send("username:alice", deliverAt: start + 10)
+            #expect(try await store.removeNotification(id: notification.id, now: start)?.outcome == .canceled)
+            #expect(try await store.claimDueDeliveries(now: start + 11, limit: 10, lease: 60).isEmpty)
+            #expect(try await store.nextDeliveryDue(now: start + 11) == nil)
+            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 2))
+        }
+    }
+
     @Test(arguments: Engine.allCases) func outcomesAreRecordedPerDelivery(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             for id in ["a1", "a2", "a3", "a4"] { try await store.register(id, owner: "alice") }
