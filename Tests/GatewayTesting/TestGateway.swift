@@ -132,10 +132,12 @@ public struct Session: Sendable {
         return delivery
     }
 
-    /// Polls the status until `state` is reached or ten seconds pass.
-    public func waitForState(_ state: String, of id: Int64, as user: Credentials = .admin) async throws -> [String: Any] {
+    /// Polls the status until `state` is reached or `timeout` passes.
+    public func waitForState(
+        _ state: String, of id: Int64, as user: Credentials = .admin, within timeout: Duration = .seconds(10)
+    ) async throws -> [String: Any] {
         var status: [String: Any] = [:]
-        _ = try await eventually {
+        _ = try await eventually(within: timeout) {
             status = try await request(.get, "/api/notifications/\(id)/status", as: user).json()
             return status["state"] as? String == state
         }
