@@ -142,13 +142,14 @@ extension Migrations {
 }
 
 extension Migrations {
-    /// A campaign's first attempts are claimed in its notification's sequence on PostgreSQL (``Store/claimSequence``):
-    /// a row written `in_sequence` is taken by a range of its notification's ids, leased by one row in
-    /// `sequence_claims` for the range, and enters the pending index only if it has to wait on its own (a retry, quiet
-    /// hours, a lapsed claim). `delivery_sequences` holds each notification's claimed-through id while rows of it
-    /// remain to be claimed. Alone in SQL on an outbox of 100,000, a push cost 10.3 µs against 13.5 and wrote 472 bytes
-    /// of log against 715: no index entry when written, no row written when claimed. SQLite's claims hold their rows in
-    /// memory already; it has the column, always false, and the tables, always empty.
+    /// A campaign's first attempts are claimed in its notification's sequence on PostgreSQL
+    /// (``Store/claimSequences(upTo:audiencePlatforms:withZones:in:)``): a row written `in_sequence` is taken by a range
+    /// of its notification's ids, leased by one row in `sequence_claims` for the range, and enters the pending index only
+    /// if it has to wait on its own (a retry, quiet hours, a lapsed claim). `delivery_sequences` holds each
+    /// notification's claimed-through id while rows of it remain to be claimed. Alone in SQL on an outbox of 100,000, a
+    /// push cost 10.3 µs against 13.5 and wrote 472 bytes of log against 715: no index entry when written, no row
+    /// written when claimed. SQLite's claims hold their rows in memory already; it has the column, always false, and
+    /// the tables, always empty.
     static func claimFirstAttemptsBySequence(_ db: any SQLDatabase) async throws {
         try await db.raw("ALTER TABLE deliveries ADD COLUMN in_sequence boolean NOT NULL DEFAULT false").run()
         try await db.create(table: "delivery_sequences")
