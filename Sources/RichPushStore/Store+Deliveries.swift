@@ -30,9 +30,9 @@ extension Store {
         let limits = campaignLimits
         let withZones = limits.quietHours != nil
         let nowMs = EpochMilliseconds(now)
+        let start = claimCursor?.start(at: nowMs)
         var taken: [Int64] = []
         do {
-            let start = claimCursor?.start(at: nowMs)
             let (jobs, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
                 try await Self.record(finished, now: now, sequences: sequences, in: db)
                 if sequences != nil { try await Self.reopenLapsedSequenceClaims(at: nowMs, in: db) }
@@ -41,7 +41,7 @@ extension Store {
                 let skipLocked = Self.skipLockedClause(db)
                 let leaseUntil = EpochMilliseconds(now + lease)
                 let due = SQLSubqueryBuilder()
-                _ = Self.claimable(due.from("deliveries"), nowMs: nowMs, excluding: excluded).where(SQLRaw("NOT in_sequence"))
+                _ = Self.claimable(due.from("deliveries"), nowMs: nowMs, excluding: excluded).where(Self.outOfSequence)
                     .where("due_at", .lessThanOrEqual, nowMs)
                 if let start {
                     _ = due.where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
@@ -354,7 +354,7 @@ extension Store {
         let due = try await claimable(
             db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs, excluding: excluded
         )
-        .where(SQLRaw("NOT in_sequence")).where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
+        .where(Self.outOfSequence).where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
         // An audience is sent to once, whole: not while its outbox is still being written.
         .where(
             "notification_id", .notIn,

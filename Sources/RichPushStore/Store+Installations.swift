@@ -209,7 +209,7 @@ extension Store {
             WHERE r.notification_id = deliveries.notification_id AND deliveries.id BETWEEN r.first_id AND r.last_id)
             """)
         try await finishPending(failing().where(unsent), as: .failed, in: db)
-        try await finishPending(failing().where(SQLRaw("NOT in_sequence")), as: .failed, in: db)
+        try await finishPending(failing().where(Self.outOfSequence), as: .failed, in: db)
     }
 
     /// The installation with this id.

@@ -14,7 +14,7 @@ extension Store {
         let inSequences = sequences != nil
         return try await engine.read { db in
             let indexed = try await db.select().column("due_at").from("deliveries").where(DeliveryState.isPending)
-                .where(SQLRaw("NOT in_sequence")).unleased(at: nowMs).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
+                .where(Self.outOfSequence).unleased(at: nowMs).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
             guard inSequences, let inSequence = try await Self.nextSequenceDue(at: nowMs, in: db) else { return indexed }
             return indexed.map { min($0, inSequence) } ?? inSequence
         }
@@ -27,11 +27,12 @@ extension Store {
             return held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease))
         }
         let sequences = self.sequences
+        let leaseUntil = EpochMilliseconds(now + lease)
         try await engine.transaction(.deferred) { db in
             // The claims' rows before the deliveries', in the order a record locks them.
-            try await Self.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: EpochMilliseconds(now + lease), db: db)
+            try await Self.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: leaseUntil, db: db)
             for chunk in jobs.map(\.key).chunked(Self.insertChunk) {
-                try await db.update("deliveries").set("lease_until", to: EpochMilliseconds(now + lease))
+                try await db.update("deliveries").set("lease_until", to: leaseUntil)
                     .where(SQLDeliveryKeys(chunk)).where(DeliveryState.isPending)
                     .where("lease_until", .isNot, SQLLiteral.null).run()
             }

@@ -5,12 +5,12 @@ import SQLKit
 /// A campaign's first attempts claimed in order of the outbox's ids, a range at a time, on PostgreSQL.
 ///
 /// A claim through the index of pending deliveries writes a lease into each row it takes, and each row written costs
-/// an entry in that index. But a notification
-/// due at one instant has its outbox written in order of ids and sent in the same order, so its deliveries need no
-/// index to be found and no lease of their own: each is written `in_sequence`, `delivery_sequences` keeps how far
-/// its notification's deliveries are claimed, and one row in `sequence_claims` leases a claimed range until every
-/// delivery of it is recorded. A delivery that must wait on its own, a retry, one held back by quiet hours, one of a
-/// claim whose lease ran out, leaves the sequence for the pending index.
+/// an entry in that index. But a notification due at one instant has its outbox written in order of ids and sent in
+/// the same order, so its deliveries need no index to be found and no lease of their own: each is written
+/// `in_sequence`, `delivery_sequences` keeps how far its notification's deliveries are claimed, and one row in
+/// `sequence_claims` leases a claimed range until every delivery of it is recorded. A delivery that must wait on its
+/// own, a retry, one held back by quiet hours, one of a claim whose lease ran out, leaves the sequence for the pending
+/// index.
 ///
 /// Deliveries due at their devices' local times, those on a hub that sends to whole audiences, and every delivery on
 /// SQLite, are claimed through the index. In a 100,000-device APNs fan-out the database spent 13.7 µs a push against
@@ -129,6 +129,10 @@ extension Store {
                 .run()
         }
     }
+
+    /// Deliveries out of their notifications' sequences, which the pending index holds: its own predicate, so PostgreSQL
+    /// reads them through it.
+    static let outOfSequence = SQLRaw("NOT in_sequence")
 
     /// The pending deliveries of notification `id` from `first` through `last` still in its sequence, none of them
     /// leased in its row (a hub that sends to a whole audience takes its deliveries so).
