@@ -45,7 +45,8 @@ export class Api {
   segments(username) { return this.request('GET', `/api/users/${encodeURIComponent(username)}/segments`); }
   /** Replaces the user's whole list of segments; the answer is the list as the gateway keeps it (sorted, once each). */
   putSegments(username, segments) { return this.request('PUT', `/api/users/${encodeURIComponent(username)}/segments`, { json: { segments } }); }
-  templates() { return this.request('GET', '/api/templates'); }
+  /** A page of templates by name, those after `after`; the answer's `next` is the following page's `after`. */
+  templates(after) { return this.request('GET', `/api/templates?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`); }
   template(name) { return this.request('GET', `/api/templates/${encodeURIComponent(name)}`); }
   createTemplate(template) { return this.request('POST', '/api/templates', { json: template }); }
   updateTemplate(name, template) { return this.request('PUT', `/api/templates/${encodeURIComponent(name)}`, { json: template }); }

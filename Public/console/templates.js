@@ -19,9 +19,15 @@ export function renderTemplates(main, app) {
 
   async function load(fresh) {
     try {
-      const page = await app.api.templates();
-      if (gone) return;
-      const templates = page.items.slice().sort((a, b) => a.name.localeCompare(b.name));
+      const templates = [];
+      let after = null;
+      do {
+        const page = await app.api.templates(after);
+        if (gone) return;
+        templates.push(...page.items);
+        after = page.next;
+      } while (after);
+      templates.sort((a, b) => a.name.localeCompare(b.name));
       replace(list, templates.map((template) => card(template, template.name === fresh)));
       empty.hidden = templates.length > 0;
       list.setAttribute('aria-busy', 'false');

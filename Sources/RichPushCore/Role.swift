@@ -11,6 +11,9 @@ public enum Role: String, Codable, Sendable, CaseIterable {
     /// owner's role is lowered.
     public func includes(_ other: Role) -> Bool { rank >= other.rank }
 
+    /// Every role this one includes, itself among them.
+    public var included: [Role] { Self.allCases.filter(includes) }
+
     /// The lesser of this role and `other`.
     public func limited(to other: Role) -> Role { includes(other) ? other : self }
 

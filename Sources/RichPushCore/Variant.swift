@@ -18,6 +18,22 @@ public struct Variant: Sendable, Hashable, Codable {
 
     public static let counts = 2...5
 
+    /// Whether `name` may name a variant: 1–32 of letters, digits, space, `_`, `.` and `-`, starting with a letter or
+    /// a digit and not ending with a space, so it reads the same in the console, the funnel and a spreadsheet of the
+    /// export.
+    public static func isName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, isLetterOrDigit(first), name.utf8.last != UInt8(ascii: " "), name.utf8.count <= 32 else {
+            return false
+        }
+        return name.utf8.allSatisfy {
+            isLetterOrDigit($0) || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+        }
+    }
+
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
     /// The variant `username` gets of notification `notificationId`: the same for all of a user's devices and on
     /// every process, spread by weight. A 64-bit FNV-1a hash of `id:username` picks one of 100 slots, and the
     /// variants take the slots in order, as many as their weights; the notification's id in the hash keeps a user

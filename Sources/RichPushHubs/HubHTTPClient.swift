@@ -7,8 +7,14 @@ import NIOSSL
 
 extension HTTPClient {
     /// The client every remote hub shares: HTTP/2 where the server offers it (APNs requires it), trusting the system's
-    /// CAs plus `caFile` when given.
+    /// CAs plus `caFile` when given. Redirects are never followed: no push service asks for one, and following them
+    /// would replay a push, with its credentials, to whatever address a push endpoint names.
     public static func hubClient(caFile: String?) throws(HubConfigurationError) -> HTTPClient {
+        HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: try hubClientConfiguration(caFile: caFile))
+    }
+
+    /// The configuration of ``hubClient(caFile:)``, which the clients of hosts users name share.
+    static func hubClientConfiguration(caFile: String?) throws(HubConfigurationError) -> HTTPClient.Configuration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile {
             guard FileManager.default.isReadableFile(atPath: caFile) else {
@@ -20,7 +26,8 @@ extension HTTPClient {
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         configuration.connectionPool = .init(idleTimeout: .seconds(600))
-        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        configuration.redirectConfiguration = .disallow
+        return configuration
     }
 }
 

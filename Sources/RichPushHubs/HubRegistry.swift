@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 public import Logging
+import NIOPosix
 public import RichPushCore
 
 /// The hub of every platform, as the settings configure them.
@@ -16,6 +17,8 @@ public struct HubRegistry: Sendable {
     /// The VAPID public key browsers subscribe with, when Web Push is configured.
     public let webPushPublicKey: String?
     private let client: HTTPClient?
+    /// The clients of the hosts devices name: Web Push endpoints, WNS channels.
+    private let endpoints: PinnedHTTPClients?
     /// The HTTP/2 connections of hubs that keep their own (APNs).
     private let sessions: [HTTP2Session]
 
@@ -25,17 +28,21 @@ public struct HubRegistry: Sendable {
             settings.apnsKeyFile != nil || settings.fcmServiceAccountFile != nil || settings.notificationHubsConnectionString != nil
             || settings.wnsClientId != nil || settings.wnsClientSecret != nil || settings.vapidKeyFile != nil || settings.vapidSubject != nil
         guard usesRemoteHub else {
-            return HubRegistry(hubs: hubs, mirror: nil, audiencePlatforms: [], webPushPublicKey: nil, client: nil, sessions: [])
+            return HubRegistry(
+                hubs: hubs, mirror: nil, audiencePlatforms: [], webPushPublicKey: nil, client: nil, endpoints: nil, sessions: [])
         }
-        let client = try HTTPClient.hubClient(caFile: settings.tlsCAFile)
+        let configuration = try HTTPClient.hubClientConfiguration(caFile: settings.tlsCAFile)
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        let endpoints = PinnedHTTPClients(
+            configuration: configuration, policy: OutboundAddressPolicy(allowsPrivateAddresses: settings.allowPrivatePushEndpoints))
         var sessions: [HTTP2Session] = []
         var webPushPublicKey: String?
         do {
-            if let wns = try WNSHub.configured(by: settings, client: client) {
+            if let wns = try WNSHub.configured(by: settings, client: client, channels: endpoints) {
                 hubs[.wns] = wns
                 logger.notice("hub configured", metadata: ["richpush.hub": "wns"])
             }
-            if let webPush = try await WebPushHub.configured(by: settings, client: client) {
+            if let webPush = try await WebPushHub.configured(by: settings, endpoints: endpoints) {
                 hubs[.webpush] = webPush
                 webPushPublicKey = webPush.publicKey
                 logger.notice("hub configured", metadata: ["richpush.hub": "webpush"])
@@ -48,7 +55,7 @@ public struct HubRegistry: Sendable {
                 logger.notice("hub configured", metadata: ["richpush.hub": "anh"])
                 return HubRegistry(
                     hubs: hubs, mirror: notificationHubs.mirror, audiencePlatforms: NotificationHubsHub.platforms,
-                    webPushPublicKey: webPushPublicKey, client: client, sessions: [])
+                    webPushPublicKey: webPushPublicKey, client: client, endpoints: endpoints, sessions: [])
             }
             if let apns = try await APNsHub.configured(by: settings) {
                 hubs[.apns] = apns
@@ -62,15 +69,18 @@ public struct HubRegistry: Sendable {
         } catch {
             for session in sessions { await session.shutdown() }
             try? await client.shutdown()
+            try? await endpoints.shutdown()
             throw error
         }
         return HubRegistry(
-            hubs: hubs, mirror: nil, audiencePlatforms: [], webPushPublicKey: webPushPublicKey, client: client, sessions: sessions)
+            hubs: hubs, mirror: nil, audiencePlatforms: [], webPushPublicKey: webPushPublicKey, client: client, endpoints: endpoints,
+            sessions: sessions)
     }
 
     /// Closes the connections to the remote hubs.
     public func shutdown() async throws {
         for session in sessions { await session.shutdown() }
+        try await endpoints?.shutdown()
         try await client?.shutdown()
     }
 }

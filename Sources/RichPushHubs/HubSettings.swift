@@ -23,7 +23,8 @@ public struct HubSettings: Sendable, Equatable {
     /// The PEM P-256 key that signs VAPID tokens, and the contact they name (`mailto:` or `https:`).
     public var vapidKeyFile: String?
     public var vapidSubject: String?
-    /// Lets subscriptions name loopback and private addresses: for tests and closed networks only.
+    /// Lets Web Push subscriptions and WNS channels reach loopback and private addresses: for tests and closed
+    /// networks only.
     public var allowPrivatePushEndpoints = false
     /// An extra CA bundle trusted for outgoing TLS (private hubs, tests).
     public var tlsCAFile: String?

@@ -204,7 +204,7 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     ).addRoutes(to: authenticated)
     ResultsController(store: gateway.store, fetches: gateway.payloads.fetches).addRoutes(to: authenticated)
     AudienceController(store: gateway.store).addRoutes(to: authenticated)
-    TemplateController(store: gateway.store).addRoutes(to: authenticated)
+    TemplateController(store: gateway.store, maximumTemplatesPerUser: gateway.configuration.maximumTemplatesPerUser).addRoutes(to: authenticated)
     InstallationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
     RegistrationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
     SegmentController(
@@ -239,8 +239,9 @@ private func bootstrapAdmin(_ configuration: ServerConfiguration, store: Store, 
     guard let password = configuration.adminPassword, try await store.userCount() == 0 else { return }
     if let problem = PasswordHasher.problem(with: password) { throw ConfigurationError("RICHPUSH_ADMIN_PASSWORD: \(problem)") }
     do {
-        _ = try await store.createUser(username: configuration.adminUsername, passwordHash: try await hasher.hash(password), role: .admin)
-        try await store.recordAudit(actor: "bootstrap", action: .userCreated, target: configuration.adminUsername, details: "admin")
+        _ = try await store.createUser(
+            username: configuration.adminUsername, passwordHash: try await hasher.hash(password), role: .admin,
+            audit: AuditEntry(actor: "bootstrap", action: .userCreated, target: configuration.adminUsername, details: "admin"))
         logger.notice("created the first admin", metadata: ["richpush.username": "\(configuration.adminUsername)"])
     } catch StoreError.duplicate {
         // Another process sharing the store, started at the same moment, created it first.

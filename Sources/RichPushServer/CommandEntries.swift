@@ -50,8 +50,9 @@ public func createUser(
     let store = try await openStore(configuration, logger: logger)
     do {
         let hash = try await PasswordHasher().hash(password)
-        _ = try await store.createUser(username: username, passwordHash: hash, role: role)
-        try await store.recordAudit(actor: "local:" + localAccount, action: .userCreated, target: username, details: role.rawValue)
+        _ = try await store.createUser(
+            username: username, passwordHash: hash, role: role,
+            audit: AuditEntry(actor: "local:" + localAccount, action: .userCreated, target: username, details: role.rawValue))
         try await store.close()
     } catch StoreError.duplicate {
         try await store.close()

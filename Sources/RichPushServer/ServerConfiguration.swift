@@ -45,6 +45,7 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// The most installations a user registers itself; an admin's import is not limited.
     public var maximumInstallationsPerUser = ServeSettings.maximumInstallationsPerUser.defaultValue
+    public var maximumTemplatesPerUser = ServeSettings.maximumTemplatesPerUser.defaultValue
     /// The most open streams of one user on this process; a new one closes the oldest.
     public var maximumStreamsPerUser = ServeSettings.maximumStreamsPerUser.defaultValue
     /// Requests a minute per user or token (a tenth of it per address without valid credentials); 0 is no limit.
@@ -120,6 +121,7 @@ public struct ServerConfiguration: Sendable {
         quietHours = try sources.value(S.quietHours)
         trustedProxies = try sources.value(S.trustedProxies) ?? TrustedProxies()
         maximumInstallationsPerUser = try sources.value(S.maximumInstallationsPerUser)
+        maximumTemplatesPerUser = try sources.value(S.maximumTemplatesPerUser)
         maximumStreamsPerUser = try sources.value(S.maximumStreamsPerUser)
         rateLimit = try sources.value(S.rateLimit)
         sendRateLimit = try sources.value(S.sendRateLimit)

@@ -25,13 +25,28 @@ public struct AuditEvent: Sendable, Equatable {
     public var details: String?
 }
 
+/// What an audited change writes into the trail, in the change's own transaction: the two commit together or not at
+/// all, so a crash can neither leave a change unrecorded nor record one that did not happen.
+public struct AuditEntry: Sendable, Equatable {
+    public var actor: String
+    public var action: AuditAction
+    public var target: String
+    /// Free text; never a secret.
+    public var details: String?
+
+    public init(actor: String, action: AuditAction, target: String, details: String? = nil) {
+        self.actor = actor
+        self.action = action
+        self.target = target
+        self.details = details
+    }
+}
+
 extension Store {
-    /// Records that `actor` did `action` to `target`; `details` is free text and must never hold a secret.
-    public func recordAudit(actor: String, action: AuditAction, target: String, details: String? = nil, now: Date = .now) async throws {
-        try await engine.transaction { db in
-            try await db.insert(into: "audit_events").columns("at", "actor", "action", "target", "details")
-                .values(EpochMilliseconds(now), actor, action.rawValue, target, details).run()
-        }
+    static func record(_ entry: AuditEntry?, in db: any SQLDatabase, now: Date) async throws {
+        guard let entry else { return }
+        try await db.insert(into: "audit_events").columns("at", "actor", "action", "target", "details")
+            .values(EpochMilliseconds(now), entry.actor, entry.action.rawValue, entry.target, entry.details).run()
     }
 
     /// Up to `limit` events older than the event `before` (newest first when nil), newest first.

@@ -43,10 +43,10 @@ extension Store {
     /// Stores a notification, a feed entry per recipient and its outbox (a delivery per addressed installation) in one
     /// transaction, all of the outbox or, when it is larger than its first chunk, that chunk; ``completeOutbox(of:)``
     /// writes the rest. With an `idempotencyKey` already used by the same sender, returns the first notification with
-    /// `created` false and writes nothing.
-    public func createNotification(_ draft: NotificationDraft, now: Date = .now) async throws -> (
-        notification: NotificationRecord, created: Bool
-    ) {
+    /// `created` false and writes nothing. `audit` makes the trail's entry of the new notification's id.
+    public func createNotification(
+        _ draft: NotificationDraft, audit: @escaping @Sendable (Int64) -> AuditEntry? = { _ in nil }, now: Date = .now
+    ) async throws -> (notification: NotificationRecord, created: Bool) {
         let inSequence = sequences != nil
         let audiencePlatforms = self.audiencePlatforms
         return try await engine.transaction { db in
@@ -82,6 +82,7 @@ extension Store {
                     .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, draft.idempotencyKey).first()!
                 return (try Self.notificationRecord(first), false)
             }
+            try await Self.record(audit(id), in: db, now: now)
 
             let addressed: Bool
             if dues.byZone == nil {
@@ -150,8 +151,10 @@ extension Store {
     /// Cancels a notification not yet sent, or recalls one already sent: either way its payload is gone, outstanding
     /// deliveries stop, it leaves every feed (the entries stay for the counts) and each recipient who could have seen it
     /// gets a `deleted` event, and a state push on each remote device.
-    /// Returns the outcome and the users who were sent an event.
-    public func removeNotification(id: Int64, now: Date = .now) async throws -> (outcome: RemovalOutcome, notifiedUsers: [String])? {
+    /// Returns the outcome and the users who were sent an event; `audit` makes the trail's entry of a cancel or recall.
+    public func removeNotification(
+        id: Int64, audit: @escaping @Sendable (RemovalOutcome) -> AuditEntry? = { _ in nil }, now: Date = .now
+    ) async throws -> (outcome: RemovalOutcome, notifiedUsers: [String])? {
         try await engine.transaction { db in
             guard
                 let row = try await db.select().columns(Self.notificationColumns + ["released_at"]).from("notifications")
@@ -163,6 +166,7 @@ extension Store {
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
             try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
                 .where("id", .equal, id).run()
+            try await Self.record(audit(outcome), in: db, now: now)
             try await Self.finishPending(
                 db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,
                 in: db)

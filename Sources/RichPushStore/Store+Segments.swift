@@ -15,8 +15,10 @@ extension Store {
 
     /// Replaces the user's segments and puts them on every installation of the user, in the same transaction, so an
     /// audience naming one reaches exactly the user's devices from then on; the remote hub's copies follow. Returns
-    /// the segments, sorted, or nil when there is no such user.
-    public func setSegments(_ segments: [String], of username: String, now: Date = .now) async throws -> [String]? {
+    /// the segments, sorted, or nil when there is no such user; `audit` makes the trail's entry of them.
+    public func setSegments(
+        _ segments: [String], of username: String, audit: @escaping @Sendable ([String]) -> AuditEntry? = { _ in nil }, now: Date = .now
+    ) async throws -> [String]? {
         let mirrored = mirroredPlatforms
         let wanted = Array(Set(segments)).sorted()
         return try await engine.transaction { db in
@@ -27,6 +29,7 @@ extension Store {
             let previous = try Self.segments(row.optionalString("segments"))
             let json = try Self.segmentsJSON(wanted)
             try await db.update("users").set("segments", to: json).where("username", .equal, username).run()
+            try await Self.record(audit(wanted), in: db, now: now)
             let installations = try await db.select().columns("id", "platform").from("installations").where("owner", .equal, username).all()
                 .map { (id: try $0.string("id"), platform: try $0.enumeration("platform", as: Platform.self)) }
             guard !installations.isEmpty else { return wanted }

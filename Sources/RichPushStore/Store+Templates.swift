@@ -26,26 +26,39 @@ public struct TemplateReference: Sendable, Equatable {
 extension Store {
     static let templateColumns = ["name", "version", "description", "fields", "created_by", "created_at"]
 
-    /// Creates version 1 of template `name`; throws ``StoreError/duplicate(_:)`` when the name is taken.
-    public func createTemplate(name: String, description: String?, fields: String, createdBy: String, now: Date = .now) async throws
-        -> TemplateRecord
-    {
+    /// Creates version 1 of template `name`; throws ``StoreError/duplicate(_:)`` when the name is taken, and
+    /// ``StoreError/templateLimit(_:)`` when `createdBy` has created `limit` templates (nil for no limit).
+    public func createTemplate(
+        name: String, description: String?, fields: String, createdBy: String, limit: Int? = nil, audit: AuditEntry? = nil,
+        now: Date = .now
+    ) async throws -> TemplateRecord {
         try await engine.transaction { db in
             let taken = try await db.select().column("name").from("templates").where("name", .equal, name).limit(1).first()
             guard taken == nil else { throw StoreError.duplicate("template") }
+            if let limit {
+                // The creator's user row is locked (where rows lock), so two creates at once take turns at the count.
+                _ = try await db.select().column("id").from("users").where("username", .equal, createdBy).for(.update).first()
+                let created =
+                    try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("templates")
+                    .where("created_by", .equal, createdBy).where("version", .equal, 1).first()?.int("n") ?? 0
+                guard created < limit else { throw StoreError.templateLimit(limit) }
+            }
             let inserted = try await db.insert(into: "templates").columns(Self.templateColumns)
                 .values(name, 1, description, fields, createdBy, EpochMilliseconds(now))
                 .ignoringConflicts().returning("version").first()
             // A concurrent create of the same name, committed meanwhile.
             guard inserted != nil else { throw StoreError.duplicate("template") }
+            try await Self.record(audit, in: db, now: now)
             return TemplateRecord(name: name, version: 1, description: description, fields: fields, createdBy: createdBy, createdAt: now)
         }
     }
 
-    /// Stores the next version of template `name`; nil when there is no such template.
-    public func updateTemplate(name: String, description: String?, fields: String, createdBy: String, now: Date = .now) async throws
-        -> TemplateRecord?
-    {
+    /// Stores the next version of template `name`; nil when there is no such template. `audit` makes the trail's
+    /// entry of the new version.
+    public func updateTemplate(
+        name: String, description: String?, fields: String, createdBy: String, audit: @escaping @Sendable (Int) -> AuditEntry? = { _ in nil },
+        now: Date = .now
+    ) async throws -> TemplateRecord? {
         try await engine.transaction { db in
             // The first version's row, which lives as long as the template, is locked (where rows lock): two updates at
             // once take turns, and each reads the latest version only once it holds the lock.
@@ -59,6 +72,7 @@ extension Store {
                 name: name, version: version + 1, description: description, fields: fields, createdBy: createdBy, createdAt: now)
             try await db.insert(into: "templates").columns(Self.templateColumns)
                 .values(name, record.version, description, fields, createdBy, EpochMilliseconds(now)).run()
+            try await Self.record(audit(record.version), in: db, now: now)
             return record
         }
     }
@@ -72,8 +86,8 @@ extension Store {
         }
     }
 
-    /// The latest version of every template, by name.
-    public func templates() async throws -> [TemplateRecord] {
+    /// The latest version of up to `limit` templates named after `after` (from the first when nil), by name.
+    public func templates(after: String? = nil, limit: Int) async throws -> [TemplateRecord] {
         try await engine.read { db in
             let latest = SQLSubquery.select {
                 $0.column(SQLFunction("MAX", args: SQLColumn("version", table: "t"))).from(
@@ -81,15 +95,18 @@ extension Store {
                 )
                 .where(SQLColumn("name", table: "t"), .equal, SQLColumn("name", table: "templates"))
             }
-            return try await db.select().columns(Self.templateColumns).from("templates").where(SQLColumn("version"), .equal, latest)
-                .orderBy("name").all().map(Self.templateRecord)
+            var query = db.select().columns(Self.templateColumns).from("templates").where(SQLColumn("version"), .equal, latest)
+            if let after { query = query.where("name", .greaterThan, after) }
+            return try await query.orderBy("name").limit(limit).all().map(Self.templateRecord)
         }
     }
 
     /// Removes every version of template `name`; returns whether it existed. Notifications made from it keep its name.
-    public func deleteTemplate(name: String) async throws -> Bool {
+    public func deleteTemplate(name: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
         try await engine.transaction { db in
-            try await db.delete(from: "templates").where("name", .equal, name).returning("version").all().count > 0
+            guard try await db.delete(from: "templates").where("name", .equal, name).returning("version").all().count > 0 else { return false }
+            try await Self.record(audit, in: db, now: now)
+            return true
         }
     }
 

@@ -24,32 +24,44 @@ public struct TokenUse: Sendable, Equatable {
 
 extension Store {
     public func createToken(
-        id: String, owner: String, name: String, role: Role, secretDigest: String, expiresAt: Date?, now: Date = .now
+        id: String, owner: String, name: String, role: Role, secretDigest: String, expiresAt: Date?, audit: AuditEntry? = nil,
+        now: Date = .now
     ) async throws -> TokenRecord {
         try await engine.transaction { db in
             try await db.insert(into: "api_tokens")
                 .columns("id", "owner", "name", "role", "secret_digest", "created_at", "expires_at")
                 .values(id, owner, name, role.rawValue, secretDigest, EpochMilliseconds(now), expiresAt.map(EpochMilliseconds))
                 .run()
+            try await Self.record(audit, in: db, now: now)
             return TokenRecord(id: id, owner: owner, name: name, role: role, createdAt: now, expiresAt: expiresAt, lastUsedAt: nil)
         }
     }
 
-    /// The tokens of `owner`, or of everyone when nil, newest first.
-    public func tokens(ownedBy owner: String?) async throws -> [TokenRecord] {
+    /// The tokens of `owner` (of everyone when nil) whose role is at most `role` (any role when nil), newest first.
+    public func tokens(ownedBy owner: String?, roleAtMost role: Role? = nil) async throws -> [TokenRecord] {
         try await engine.read { db in
             var query = db.select().columns(Self.tokenColumns).from("api_tokens")
             if let owner { query = query.where("owner", .equal, owner) }
+            if let role { query = query.where("role", .in, role.included.map(\.rawValue)) }
             return try await query.orderBy("created_at", .descending).orderBy("id").all().map(Self.tokenRecord)
         }
     }
 
-    /// Removes the token `id` if `owner` (any owner when nil) holds it; returns what was removed.
-    public func deleteToken(id: String, ownedBy owner: String?) async throws -> TokenRecord? {
+    /// Removes the token `id` if `owner` (any owner when nil) holds it and its role is at most `role` (any role when
+    /// nil); returns what was removed, recorded in the trail as `audit` tells.
+    public func deleteToken(
+        id: String, ownedBy owner: String?, roleAtMost role: Role? = nil, audit: @escaping @Sendable (TokenRecord) -> AuditEntry? = { _ in nil },
+        now: Date = .now
+    ) async throws -> TokenRecord? {
         try await engine.transaction { db in
             var query = db.delete(from: "api_tokens").where("id", .equal, id)
             if let owner { query = query.where("owner", .equal, owner) }
-            return try await query.returning(Self.tokenColumns.map { SQLColumn($0) }).first().map(Self.tokenRecord)
+            if let role { query = query.where("role", .in, role.included.map(\.rawValue)) }
+            guard let record = try await query.returning(Self.tokenColumns.map { SQLColumn($0) }).first().map(Self.tokenRecord) else {
+                return nil
+            }
+            try await Self.record(audit(record), in: db, now: now)
+            return record
         }
     }
 

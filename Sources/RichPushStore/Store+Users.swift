@@ -5,7 +5,9 @@ import SQLKit
 extension Store {
     /// Creates a user; throws ``StoreError/duplicate(_:)`` when the name is taken, in any case (`Bob` when `bob`
     /// exists).
-    public func createUser(username: String, passwordHash: String, role: Role, now: Date = .now) async throws -> UserRecord {
+    public func createUser(username: String, passwordHash: String, role: Role, audit: AuditEntry? = nil, now: Date = .now) async throws
+        -> UserRecord
+    {
         try await engine.transaction { db in
             let row = try await db.insert(into: "users")
                 .columns("username", "password_hash", "role", "created_at")
@@ -15,6 +17,7 @@ extension Store {
                 .returning("id")
                 .first()
             guard let row else { throw StoreError.duplicate("username") }
+            try await Self.record(audit, in: db, now: now)
             return UserRecord(id: try row.int64("id"), username: username, passwordHash: passwordHash, role: role, createdAt: now)
         }
     }
@@ -41,16 +44,19 @@ extension Store {
     }
 
     /// Replaces the password hash of `username`; returns false when there is no such user.
-    public func setPasswordHash(username: String, passwordHash: String) async throws -> Bool {
+    public func setPasswordHash(username: String, passwordHash: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
         try await engine.transaction { db in
-            try await db.update("users").set("password_hash", to: passwordHash).where("username", .equal, username)
-                .returning("id").first() != nil
+            let changed = try await db.update("users").set("password_hash", to: passwordHash).where("username", .equal, username)
+                .returning("id").first()
+            guard changed != nil else { return false }
+            try await Self.record(audit, in: db, now: now)
+            return true
         }
     }
 
     /// Removes a user with its installations (their outstanding deliveries fail), its feed, its stream events and its
     /// tokens, so a later user of the same name inherits nothing; returns false when there is no such user.
-    public func deleteUser(username: String, now: Date = .now) async throws -> Bool {
+    public func deleteUser(username: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
         let mirrored = mirroredPlatforms
         return try await engine.transaction { db in
             let deleted = try await db.delete(from: "users").where("username", .equal, username).returning("id").first()
@@ -63,6 +69,7 @@ extension Store {
             try await db.delete(from: "feed_entries").where("username", .equal, username).run()
             try await db.delete(from: "events").where("username", .equal, username).run()
             try await Self.deleteTokens(ownedBy: username, in: db)
+            try await Self.record(audit, in: db, now: now)
             return true
         }
     }

@@ -10,6 +10,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case channelTaken
     /// The owner already has the most installations allowed.
     case installationLimit(Int)
+    /// The user has already created the most templates allowed.
+    case templateLimit(Int)
     /// The store has no other processes to hear from: it is an exclusive one.
     case notShared
 }

@@ -30,6 +30,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .setting(ServeSettings.trustedProxies), help: .setting(ServeSettings.trustedProxies)) var trustedProxies: String?
     @Option(name: .setting(ServeSettings.maximumInstallationsPerUser), help: .setting(ServeSettings.maximumInstallationsPerUser))
     var maximumInstallationsPerUser: String?
+    @Option(name: .setting(ServeSettings.maximumTemplatesPerUser), help: .setting(ServeSettings.maximumTemplatesPerUser))
+    var maximumTemplatesPerUser: String?
     @Option(name: .setting(ServeSettings.maximumStreamsPerUser), help: .setting(ServeSettings.maximumStreamsPerUser)) var maximumStreamsPerUser:
         String?
     @Option(name: .setting(ServeSettings.rateLimit), help: .setting(ServeSettings.rateLimit)) var rateLimit: String?
@@ -60,6 +62,7 @@ struct Serve: AsyncParsableCommand {
         flags.add(ServeSettings.dispatchBatchesInFlight, dispatchBatchesInFlight)
         flags.add(ServeSettings.trustedProxies, trustedProxies)
         flags.add(ServeSettings.maximumInstallationsPerUser, maximumInstallationsPerUser)
+        flags.add(ServeSettings.maximumTemplatesPerUser, maximumTemplatesPerUser)
         flags.add(ServeSettings.maximumStreamsPerUser, maximumStreamsPerUser)
         flags.add(ServeSettings.rateLimit, rateLimit)
         flags.add(ServeSettings.sendRateLimit, sendRateLimit)

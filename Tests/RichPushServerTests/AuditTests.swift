@@ -33,7 +33,8 @@ struct AuditTests {
             let created = try await session.request(.post, "/api/tokens", as: alice, json: #"{"name":"laptop"}"#).json()
             let token = try #require(created["token"] as? String)
             let id = try #require(created["id"] as? String)
-            _ = try await session.request(.put, "/api/users/alice/password", as: alice, json: #"{"password":"another-password"}"#)
+            _ = try await session.request(
+                .put, "/api/users/alice/password", as: alice, json: #"{"password":"another-password","currentPassword":"alice-password"}"#)
             let renewed = Credentials(username: "alice", password: "another-password")
             _ = try await session.request(.delete, "/api/tokens/\(id)", as: renewed)
             let response = try await session.request(.get, "/api/audit", as: .admin)

@@ -80,6 +80,22 @@ struct HTTPSTests {
         }
     }
 
+    @Test func aTLS12ClientOfferingOnlyCBCSuitesIsRefusedWhileECDHEWithAEADIsServed() async throws {
+        let certificates = try Certificates()
+        try await withHTTPSGateway(certificates) { gateway in
+            func handshake(offering ciphers: String) async throws -> (status: Int32, output: String) {
+                try await curl(
+                    ["--tls-max", "1.2", "--ciphers", ciphers, "--output", "/dev/null", "--write-out", "%{http_code}", gateway.baseURL + "/health"],
+                    trusting: certificates.authority.caFile)
+            }
+            let cbc = try await handshake(offering: "ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES256-SHA:AES128-SHA")
+            #expect(cbc.status == 35, "curl's exit status for a failed handshake, not \(cbc.status): \(cbc.output)")
+            let aead = try await handshake(offering: "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256")
+            #expect(aead.status == 0)
+            #expect(aead.output == "200")
+        }
+    }
+
     @Test func aPayloadIsFetchedOverHTTPSAgainAndAgainAlike() async throws {
         let certificates = try Certificates()
         try await withHTTPSGateway(certificates) { gateway in

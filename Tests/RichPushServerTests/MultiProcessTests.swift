@@ -47,7 +47,8 @@ struct MultiProcessTests {
         // The other process verifies and caches the old password.
         #expect(try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 200)
 
-        let changed = try await cluster[0].request(.PUT, "/api/users/alice/password", as: Self.alice, json: #"{"password":"a-new-password"}"#)
+        let changed = try await cluster[0].request(
+            .PUT, "/api/users/alice/password", as: Self.alice, json: #"{"password":"a-new-password","currentPassword":"\#(Self.alice.password)"}"#)
         #expect(changed.status == 204)
         let start = ContinuousClock.now
         try #require(try await eventually(within: .seconds(10)) { try await cluster[1].request(.GET, "/api/users/me", as: Self.alice).status == 401 })

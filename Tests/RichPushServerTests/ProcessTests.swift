@@ -65,6 +65,42 @@ struct ProcessTests {
         stream.close()
     }
 
+    @Test func everyTokenCreatedAsTheGatewayIsKilledHasItsAuditRecord() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        let answered = Counter()
+        // Four clients create tokens at once; the kill comes while some are being written.
+        await withTaskGroup(of: Void.self) { group in
+            for client in 0..<4 {
+                group.addTask {
+                    for index in 0..<20 {
+                        guard
+                            let response = try? await gateway.request(.POST, "/api/tokens", as: .admin, json: #"{"name":"t\#(client)-\#(index)"}"#),
+                            response.status == 201
+                        else { return }
+                        answered.add()
+                    }
+                }
+            }
+            group.addTask {
+                _ = await eventually(within: .seconds(60)) { answered.value >= 12 }
+                gateway.kill()
+            }
+        }
+        try await gateway.start()
+        let tokens = try await gateway.request(.GET, "/api/tokens", as: .admin)
+        let tokenIds = Set(
+            ((try JSONSerialization.jsonObject(with: Data(tokens.body.utf8)) as? [String: Any])?["items"] as? [[String: Any]] ?? []).compactMap {
+                $0["id"] as? String
+            })
+        let audit = try await gateway.request(.GET, "/api/audit?limit=1000", as: .admin)
+        let entries = (try JSONSerialization.jsonObject(with: Data(audit.body.utf8)) as? [String: Any])?["items"] as? [[String: Any]] ?? []
+        let audited = Set(entries.filter { $0["action"] as? String == "token.created" }.compactMap { $0["target"] as? String })
+        #expect(tokenIds.count >= 12)
+        #expect(tokenIds == audited)
+    }
+
     @Test func sigtermClosesOpenStreamsAndExitsCleanlyWithinTenSeconds() async throws {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }

@@ -80,6 +80,36 @@ struct ResultsTests {
         #expect(CSVRow.line(["plain", "a,b", #"say "hi""#, "two\nlines", ""]) == "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\r\n")
     }
 
+    @Test func aCellASpreadsheetWouldRunAsAFormulaIsNeutralisedInCSV() {
+        #expect(
+            CSVRow.line(["=HYPERLINK(\"//e.vil\",\"x\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx", "a=b", "2026"])
+                == "\"'=HYPERLINK(\"\"//e.vil\"\",\"\"x\"\")\",'+1,'-2+3,'@SUM(A1),'\tx,\"'\rx\",a=b,2026\r\n")
+    }
+
+    @Test func anInstallationIdStartingLikeAFormulaReachesTheExportAsText() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            try await session.register("@evil", of: alice)
+            try await session.register("-1.5", of: alice)
+            let id = try await session.send(#"{"message":"m","richType":"text","text":"t","audience":"username:alice"}"#, as: .admin)
+            let csv = String(buffer: try await session.request(.get, "/api/notifications/\(id)/deliveries?format=csv", as: .admin).body)
+            let ids = csv.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map { $0.split(separator: ",").first.map(String.init) }
+            #expect(ids == ["'-1.5", "'@evil"])
+        }
+    }
+
+    @Test(arguments: ["=cmd|' /C calc'!A0", "=HYPERLINK(\"//e.vil\",\"x\")", "-A", "@A", " A", "A\tB"])
+    func aVariantNameThatIsNotANameIs422(name: String) async throws {
+        try await TestGateway().run { session in
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: name, options: .fragmentsAllowed), as: UTF8.self)
+            let response = try await session.request(
+                .post, "/api/notifications", as: .admin,
+                json: #"{"message":"m","richType":"text","text":"t","variants":[{"name":\#(json),"weight":50},{"name":"B","weight":50}]}"#)
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == "notification.invalidVariants")
+        }
+    }
+
     @Test func theTimelineCountsWhatHappenedInEachStepSinceCreation() async throws {
         try await TestGateway().run { session in
             let id = try await campaignWithAnAudience(session)

@@ -57,6 +57,25 @@ struct TokenTests {
         }
     }
 
+    @Test func aLesserTokenNeitherSeesNorRevokesItsOwnersStrongerTokens() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let strong = try await session.request(.post, "/api/tokens", as: mark, json: #"{"name":"campaigns"}"#).json()
+            let strongId = try #require(strong["id"] as? String)
+            let weak = try await createToken(session, as: mark, json: #"{"name":"reader","role":"member"}"#)
+            let listed = try await session.request(.get, "/api/tokens", headers: bearer(weak)).json()["items"] as? [[String: Any]]
+            #expect(listed?.map { $0["name"] as? String } == ["reader"])
+            let revoked = try await session.request(.delete, "/api/tokens/\(strongId)", headers: bearer(weak))
+            #expect(revoked.status == .notFound)
+            let created = try await session.request(.post, "/api/tokens", json: #"{"name":"escalate","role":"marketer"}"#, headers: bearer(weak))
+            #expect(created.status == .forbidden)
+            let still = try await session.request(.get, "/api/tokens", as: mark).json()["items"] as? [[String: Any]]
+            #expect(Set(still?.compactMap { $0["name"] as? String } ?? []) == ["campaigns", "reader"])
+            let audit = try await session.request(.get, "/api/audit", as: .admin).json()["items"] as? [[String: Any]]
+            #expect(audit?.contains { $0["action"] as? String == "token.revoked" } == false)
+        }
+    }
+
     @Test func aRevokedTokenIsRefusedAtOnce() async throws {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")

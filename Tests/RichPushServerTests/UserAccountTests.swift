@@ -1,5 +1,6 @@
 import Foundation
 import GatewayTesting
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import RichPushCore
@@ -11,11 +12,56 @@ struct UserAccountTests {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")
             #expect(try await session.request(.get, "/api/users/me", as: alice).status == .ok)
-            let changed = try await session.request(.put, "/api/users/alice/password", as: alice, json: #"{"password":"a-new-password"}"#)
+            let changed = try await session.request(
+                .put, "/api/users/alice/password", as: alice, json: #"{"password":"a-new-password","currentPassword":"alice-password"}"#)
             #expect(changed.status == .noContent)
             #expect(try await session.request(.get, "/api/users/me", as: alice).status == .unauthorized)
             let renewed = Credentials(username: "alice", password: "a-new-password")
             #expect(try await session.request(.get, "/api/users/me", as: renewed).status == .ok)
+        }
+    }
+
+    @Test func changingOnesOwnPasswordWithoutOrWithAWrongCurrentPasswordIsRefused() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let without = try await session.request(.put, "/api/users/alice/password", as: alice, json: #"{"password":"a-new-password"}"#)
+            #expect(without.status == .unprocessableContent)
+            #expect(try without.error().code == "user.currentPasswordRequired")
+            let wrong = try await session.request(
+                .put, "/api/users/alice/password", as: alice, json: #"{"password":"a-new-password","currentPassword":"a-guess-at-it"}"#)
+            #expect(wrong.status == .forbidden)
+            #expect(try wrong.error().code == "user.wrongPassword")
+            #expect(try await session.request(.get, "/api/users/me", as: alice).status == .ok)
+        }
+    }
+
+    @Test func anAdminsTokenOfTheMemberRoleCannotTakeOverTheAdminByItsPassword() async throws {
+        try await TestGateway().run { session in
+            let created = try await session.request(.post, "/api/tokens", as: .admin, json: #"{"name":"script","role":"member"}"#).json()
+            let token = try #require(created["token"] as? String)
+            let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
+            for body in [#"{"password":"taken-over-1"}"#, #"{"password":"taken-over-1","currentPassword":"\#(Credentials.admin.password)"}"#] {
+                let response = try await session.request(.put, "/api/users/admin/password", json: body, headers: bearer)
+                #expect(response.status == .forbidden)
+            }
+            #expect(
+                try await session.request(.get, "/api/users/me", as: Credentials(username: "admin", password: "taken-over-1")).status == .unauthorized
+            )
+            #expect(try await session.request(.get, "/api/users/me", as: .admin).status == .ok)
+        }
+    }
+
+    @Test func evenAnAdminRoleTokenCannotChangeItsOwnersPassword() async throws {
+        try await TestGateway().run { session in
+            let created = try await session.request(.post, "/api/tokens", as: .admin, json: #"{"name":"script"}"#).json()
+            let bearer: HTTPFields = [.authorization: "Bearer \(try #require(created["token"] as? String))"]
+            let response = try await session.request(
+                .put, "/api/users/admin/password", json: #"{"password":"taken-over-1","currentPassword":"\#(Credentials.admin.password)"}"#,
+                headers: bearer)
+            #expect(response.status == .forbidden)
+            try await session.createUser("alice")
+            let other = try await session.request(.put, "/api/users/alice/password", json: #"{"password":"set-by-admin-token"}"#, headers: bearer)
+            #expect(other.status == .noContent)
         }
     }
 
@@ -42,7 +88,8 @@ struct UserAccountTests {
     @Test func aTooShortNewPasswordIsRefusedAndTheOldOneKept() async throws {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")
-            let response = try await session.request(.put, "/api/users/alice/password", as: alice, json: #"{"password":"short"}"#)
+            let response = try await session.request(
+                .put, "/api/users/alice/password", as: alice, json: #"{"password":"short","currentPassword":"alice-password"}"#)
             #expect(response.status == .unprocessableContent)
             #expect(try response.error().code == "user.invalidPassword")
             #expect(try await session.request(.get, "/api/users/me", as: alice).status == .ok)
@@ -53,7 +100,7 @@ struct UserAccountTests {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")
             let response = try await session.request(
-                .put, "/api/users/alice/password", as: alice, json: #"{"password":"alice-password\u0000junk"}"#)
+                .put, "/api/users/alice/password", as: alice, json: #"{"password":"alice-password\u0000junk","currentPassword":"alice-password"}"#)
             #expect(response.status == .unprocessableContent)
             #expect(try response.error().code == "user.invalidPassword")
             #expect(try await session.request(.get, "/api/users/me", as: alice).status == .ok)

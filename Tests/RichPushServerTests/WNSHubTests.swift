@@ -24,6 +24,7 @@ struct WNSHubTests {
             configuration.hubs.wnsClientSecret = WNSTestServer.clientSecret
             configuration.hubs.wnsTokenEndpoint = wns.tokenEndpoint
             configuration.hubs.wnsChannelHosts = WNSChannelHosts(patterns: ["127.0.0.1"])
+            configuration.hubs.allowPrivatePushEndpoints = true
             configuration.hubs.tlsCAFile = wns.authority.caFile
         }
         do {

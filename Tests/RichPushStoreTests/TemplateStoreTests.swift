@@ -13,7 +13,7 @@ struct TemplateStoreTests {
             #expect(second?.version == 2)
             #expect(try await store.template(name: "sale")?.fields == #"{"message":"b"}"#)
             #expect(try await store.template(name: "sale", version: 1)?.fields == #"{"message":"a"}"#)
-            #expect(try await store.templates().map { "\($0.name)@\($0.version)" } == ["news@1", "sale@2"])
+            #expect(try await store.templates(limit: 100).map { "\($0.name)@\($0.version)" } == ["news@1", "sale@2"])
             #expect(try await store.updateTemplate(name: "none", description: nil, fields: "{}", createdBy: "mark") == nil)
             await #expect(throws: StoreError.duplicate("template")) {
                 _ = try await store.createTemplate(name: "sale", description: nil, fields: "{}", createdBy: "mark")

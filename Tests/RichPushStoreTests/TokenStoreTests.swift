@@ -42,10 +42,43 @@ struct TokenStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func aChangeThatDoesNotHappenLeavesNoAuditEntry(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let entry = AuditEntry(actor: "admin", action: .userCreated, target: "alice", details: "member")
+            _ = try await store.createUser(username: "alice", passwordHash: "h", role: .member, audit: entry)
+            await #expect(throws: StoreError.duplicate("username")) {
+                try await store.createUser(username: "Alice", passwordHash: "h", role: .member, audit: entry)
+            }
+            #expect(
+                try await store.deleteToken(id: "none", ownedBy: nil) { _ in AuditEntry(actor: "admin", action: .tokenRevoked, target: "none") }
+                    == nil)
+            #expect(
+                !(try await store.setPasswordHash(
+                    username: "ghost", passwordHash: "h", audit: AuditEntry(actor: "admin", action: .userPasswordChanged, target: "ghost"))))
+            let events = try await store.auditEvents(before: nil, limit: 10)
+            #expect(events.map { "\($0.action) \($0.target)" } == ["user.created alice"])
+            #expect(events.first?.details == "member")
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aLesserRoleReachesOnlyTokensOfAtMostItsRole(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.createUser(username: "mark", passwordHash: "h", role: .marketer)
+            for (id, role) in [("strong", Role.marketer), ("weak", .member)] {
+                _ = try await store.createToken(id: id, owner: "mark", name: id, role: role, secretDigest: "d-\(id)", expiresAt: nil)
+            }
+            #expect(try await store.tokens(ownedBy: "mark", roleAtMost: .member).map(\.id) == ["weak"])
+            #expect(try await store.deleteToken(id: "strong", ownedBy: "mark", roleAtMost: .member) == nil)
+            #expect(Set(try await store.tokens(ownedBy: "mark").map(\.id)) == ["strong", "weak"])
+        }
+    }
+
     @Test(arguments: Engine.allCases) func theAuditTrailPagesNewestFirst(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             for (offset, target) in ["a", "b", "c"].enumerated() {
-                try await store.recordAudit(actor: "admin", action: .userCreated, target: target, now: start + Double(offset))
+                _ = try await store.createUser(
+                    username: target, passwordHash: "h", role: .member, audit: AuditEntry(actor: "admin", action: .userCreated, target: target),
+                    now: start + Double(offset))
             }
             let first = try await store.auditEvents(before: nil, limit: 2)
             #expect(first.map(\.target) == ["c", "b"])

@@ -1,10 +1,10 @@
-/// A page of a list that goes on (notifications, deliveries, the audit trail): `next` is the cursor of the following
-/// page (`before` or `after`), null on the last.
-public struct PageJSON<Item> {
+/// A page of a list that goes on (notifications, deliveries, the audit trail, templates): `next` is the cursor of the
+/// following page (`before` or `after`: an id, or a template's name), null on the last.
+public struct PageJSON<Item, Cursor: Sendable & Codable> {
     public var items: [Item]
-    public var next: Int64?
+    public var next: Cursor?
 
-    public init(items: [Item], next: Int64?) {
+    public init(items: [Item], next: Cursor?) {
         self.items = items
         self.next = next
     }
@@ -25,9 +25,9 @@ extension PageJSON: Decodable where Item: Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         items = try container.decode([Item].self, forKey: .items)
-        next = try container.decodeIfPresent(Int64.self, forKey: .next)
+        next = try container.decodeIfPresent(Cursor.self, forKey: .next)
     }
 }
 
 extension PageJSON: Sendable where Item: Sendable {}
-extension PageJSON: Equatable where Item: Equatable {}
+extension PageJSON: Equatable where Item: Equatable, Cursor: Equatable {}

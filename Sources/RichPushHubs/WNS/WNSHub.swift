@@ -7,8 +7,10 @@ public import RichPushCore
 
 /// Windows Push Notification Services: one raw notification per delivery, `POST`ed to the device's channel URI with
 /// an OAuth access token got by the app's client credentials, reused until it expires and renewed once on a 401.
+/// The token endpoint is the operator's; a channel's host is the device's, reached through `channels`.
 public struct WNSHub: NotificationHub {
     let client: HTTPClient
+    let channels: PinnedHTTPClients
     let tokens: OAuthAccessTokens
     let hosts: WNSChannelHosts
     let configuration = ConfigurationHealth(hub: "wns")
@@ -20,7 +22,9 @@ public struct WNSHub: NotificationHub {
     static let maximumBodyBytes = 5120
 
     /// The hub the settings describe, nil when WNS is not configured.
-    public static func configured(by settings: HubSettings, client: HTTPClient) throws(HubConfigurationError) -> WNSHub? {
+    public static func configured(by settings: HubSettings, client: HTTPClient, channels: PinnedHTTPClients) throws(HubConfigurationError)
+        -> WNSHub?
+    {
         guard
             let values = try HubSettings.group([
                 ("wns-client-id", settings.wnsClientId), ("wns-client-secret", settings.wnsClientSecret),
@@ -31,7 +35,9 @@ public struct WNSHub: NotificationHub {
         let tokens = OAuthAccessTokens(endpoint: endpoint, client: client, credentialName: "the client credentials") { _ in
             OAuthAccessTokens.form(["grant_type": "client_credentials", "client_id": clientId, "client_secret": secret, "scope": scope])
         }
-        return WNSHub(client: client, tokens: tokens, hosts: settings.wnsChannelHosts, maximumConcurrentRequests: settings.maximumConcurrentRequests)
+        return WNSHub(
+            client: client, channels: channels, tokens: tokens, hosts: settings.wnsChannelHosts,
+            maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
@@ -49,6 +55,11 @@ public struct WNSHub: NotificationHub {
         let body = Self.body(for: job)
         guard body.count <= Self.maximumBodyBytes else {
             return .failed(code: "wns.payloadTooLarge", message: "the raw notification is \(body.count) bytes; WNS takes 5120")
+        }
+        let client: HTTPClient
+        switch await channels.connection(to: job.pushChannel, hub: name) {
+        case .ready(let ready): client = ready
+        case .refused(let outcome): return outcome
         }
         return await CredentialedDelivery(hub: name, configuration: configuration, abort: abort, logger: logger).run(
             credential: { () async throws(CredentialFailure) -> String in try await tokens.token() },

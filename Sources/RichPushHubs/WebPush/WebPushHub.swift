@@ -8,9 +8,9 @@ public import RichPushCore
 /// Web Push (RFC 8030) to browsers and UnifiedPush distributors: each delivery is the stream's `rich` event,
 /// encrypted for the subscription (RFC 8291) and `POST`ed to its endpoint with a VAPID authorization (RFC 8292).
 public struct WebPushHub: NotificationHub {
-    let client: HTTPClient
+    /// Each push service's host judged, and connected to at the address judged.
+    let endpoints: PinnedHTTPClients
     let signer: VAPIDSigner
-    let allowPrivateEndpoints: Bool
     let maximumConcurrentRequests: Int
 
     public var name: String { Platform.webpush.rawValue }
@@ -19,13 +19,13 @@ public struct WebPushHub: NotificationHub {
     public var publicKey: String { signer.publicKey }
 
     /// The hub the settings describe, nil when Web Push is not configured.
-    public static func configured(by settings: HubSettings, client: HTTPClient) async throws(HubConfigurationError) -> WebPushHub? {
+    public static func configured(by settings: HubSettings, endpoints: PinnedHTTPClients) async throws(HubConfigurationError) -> WebPushHub? {
         guard let values = try HubSettings.group([("vapid-key-file", settings.vapidKeyFile), ("vapid-subject", settings.vapidSubject)])
         else { return nil }
         let pem = String(decoding: try HubSettings.contents(of: values[0], setting: "vapid-key-file"), as: UTF8.self)
         return WebPushHub(
-            client: client, signer: try await VAPIDSigner(privateKeyPEM: pem, subject: values[1]),
-            allowPrivateEndpoints: settings.allowPrivatePushEndpoints, maximumConcurrentRequests: settings.maximumConcurrentRequests)
+            endpoints: endpoints, signer: try await VAPIDSigner(privateKeyPEM: pem, subject: values[1]),
+            maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
@@ -37,7 +37,7 @@ public struct WebPushHub: NotificationHub {
     private func deliver(_ job: DeliveryJob, logger: Logger) async -> DeliveryOutcome {
         let subscription: WebPushSubscription
         do {
-            subscription = try WebPushSubscription(channel: job.pushChannel, allowingPrivateAddresses: allowPrivateEndpoints)
+            subscription = try WebPushSubscription(channel: job.pushChannel, policy: endpoints.policy)
         } catch {
             return .deviceGone(code: "webpush.invalidSubscription", message: error.reason)
         }
@@ -46,6 +46,11 @@ public struct WebPushHub: NotificationHub {
             body = try WebPushEncryption.encrypt(Data(Self.plaintext(of: job).utf8), for: subscription.recipient)
         } catch {
             return .failed(code: "webpush.payloadTooLarge", message: "the push is over the 4079 bytes one record holds")
+        }
+        let client: HTTPClient
+        switch await endpoints.connection(to: subscription.endpoint.absoluteString, hub: name) {
+        case .ready(let ready): client = ready
+        case .refused(let outcome): return outcome
         }
         var request = HTTPClientRequest(url: subscription.endpoint.absoluteString)
         request.method = .POST

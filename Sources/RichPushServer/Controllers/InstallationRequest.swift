@@ -3,19 +3,19 @@ import RichPushCore
 import RichPushHubs
 import RichPushStore
 
-/// What a registration must respect besides its own form: the tags only marketers assign, and the hosts a WNS
-/// channel may name.
+/// What a registration must respect besides its own form: the tags only marketers assign, the hosts a WNS channel
+/// may name, and the addresses a channel the gateway posts to may reach.
 struct InstallationRules: Sendable {
     var protectedTagPrefixes: [String]
     var wnsChannelHosts: WNSChannelHosts
-    var allowPrivatePushEndpoints = false
+    var outboundAddresses = OutboundAddressPolicy(allowsPrivateAddresses: false)
 }
 
 extension ServerConfiguration {
     var installationRules: InstallationRules {
         InstallationRules(
             protectedTagPrefixes: protectedTagPrefixes, wnsChannelHosts: hubs.wnsChannelHosts,
-            allowPrivatePushEndpoints: hubs.allowPrivatePushEndpoints)
+            outboundAddresses: OutboundAddressPolicy(allowsPrivateAddresses: hubs.allowPrivatePushEndpoints))
     }
 }
 
@@ -60,7 +60,7 @@ package struct InstallationRequest: Decodable {
         }
         if platform == .webpush {
             do {
-                channel = try WebPushSubscription(channel: channel, allowingPrivateAddresses: rules.allowPrivatePushEndpoints).channel
+                channel = try WebPushSubscription(channel: channel, policy: rules.outboundAddresses).channel
             } catch {
                 throw APIError.unprocessable("installation.invalidPushChannel", error.reason)
             }

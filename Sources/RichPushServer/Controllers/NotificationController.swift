@@ -48,6 +48,8 @@ struct NotificationController {
             let fields = try StrictRequestDecoder.decode(NotificationRequest.self, from: body)
             var template: Template?
             if let name = fields.template {
+                // Before the lookup: whether a template exists, and what it holds, is for those who may read templates.
+                try caller.require(.marketer, to: "send from templates")
                 guard let record = try await store.template(name: name) else {
                     throw APIError.unprocessable("template.notFound", "There is no template \(name.prefix(64)).")
                 }
@@ -57,7 +59,9 @@ struct NotificationController {
                 id in try await store.image(id: id) != nil
             }
         }
-        let (record, created) = try await store.createNotification(draft, now: now)
+        let audience = draft.audience.description
+        let (record, created) = try await store.createNotification(
+            draft, audit: { caller.audit(.notificationCreated, target: String($0), details: "to \(audience)") }, now: now)
         if created {
             metrics.notificationsCreated.increment()
             dispatcherDoorbell.ring()
@@ -66,8 +70,6 @@ struct NotificationController {
             if !record.outboxComplete { outboxes.add(record.id) }
             context.logger.info(
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
-            await store.audit(
-                .notificationCreated, target: String(record.id), details: "to \(record.audience)", by: caller, logger: context.logger)
         }
         // The tutorial's backend answers its bodiless send with 200, which its client checks for.
         return try await representation(of: record, for: request).jsonResponse(
@@ -109,18 +111,20 @@ struct NotificationController {
         let caller = try context.caller()
         try caller.require(.marketer, to: "cancel or recall notifications")
         let id = try context.id()
-        guard let (outcome, notified) = try await store.removeNotification(id: id) else {
+        let audit = { @Sendable (outcome: RemovalOutcome) -> AuditEntry? in
+            switch outcome {
+            case .canceled: caller.audit(.notificationCanceled, target: String(id))
+            case .deleted: caller.audit(.notificationRecalled, target: String(id))
+            case .alreadyRemoved: nil
+            }
+        }
+        guard let (outcome, notified) = try await store.removeNotification(id: id, audit: audit) else {
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
         }
         payloads.forget(notificationId: id)
         broadcaster.notify(notified)
         statePushDoorbell.ring()
         context.logger.info("notification removed", metadata: ["richpush.notification.id": "\(id)", "richpush.outcome": "\(outcome)"])
-        switch outcome {
-        case .canceled: await store.audit(.notificationCanceled, target: String(id), by: caller, logger: context.logger)
-        case .deleted: await store.audit(.notificationRecalled, target: String(id), by: caller, logger: context.logger)
-        case .alreadyRemoved: break
-        }
         return Response(status: .noContent)
     }
 

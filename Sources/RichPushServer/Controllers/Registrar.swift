@@ -1,4 +1,6 @@
+import Foundation
 import RichPushCore
+import RichPushHubs
 import RichPushStore
 
 /// A caller's own registration, shared by `PUT /api/installations/{id}` and the tutorial's `PUT /api/register/{id}`:
@@ -11,6 +13,7 @@ struct Registrar: Sendable {
 
     /// Stores `record`, or throws the ``APIError`` of a taken id or channel or of the per-user limit.
     func register(_ record: InstallationRecord) async throws -> (stored: InstallationRecord, created: Bool) {
+        try await checkChannelAddresses(of: record)
         do {
             let (stored, created) = try await store.upsertInstallation(record, limit: maximumInstallationsPerUser)
             // A remote hub's copy of the registration is brought in step by the dispatcher.
@@ -23,6 +26,25 @@ struct Registrar: Sendable {
         } catch StoreError.installationLimit(let limit) {
             throw APIError.unprocessable(
                 "installation.limit", "You have \(limit) installations, the most allowed; remove one you no longer use first.")
+        }
+    }
+
+    /// Refuses a channel the gateway posts to (a Web Push endpoint, a WNS channel) whose host resolves to a loopback,
+    /// private or link-local address. A name that does not resolve now is kept: it is judged again at each connection.
+    private func checkChannelAddresses(of record: InstallationRecord) async throws {
+        let url: URL? =
+            switch record.platform {
+            case .webpush: try? WebPushSubscription(channel: record.pushChannel, policy: rules.outboundAddresses).endpoint
+            case .wns: URL(string: record.pushChannel)
+            default: nil
+            }
+        guard !rules.outboundAddresses.allowsPrivateAddresses, let host = url?.host else { return }
+        do throws(OutboundAddressPolicy.Refusal) {
+            _ = try await rules.outboundAddresses.addresses(of: host)
+        } catch {
+            guard error.unresolved else {
+                throw APIError.unprocessable("installation.invalidPushChannel", "The pushChannel's host is refused: \(error.reason)")
+            }
         }
     }
 }

@@ -52,14 +52,14 @@ struct SegmentController {
                     "'\(segment.prefix(130))' is not a segment: a tag starting with \(prefixes.joined(separator: " or ")) and a name.")
             }
         }
-        guard let segments = try await store.setSegments(body.segments, of: username) else {
+        let audit = { @Sendable (segments: [String]) in
+            caller.audit(.segmentsChanged, target: username, details: segments.isEmpty ? "none" : segments.joined(separator: ", "))
+        }
+        guard let segments = try await store.setSegments(body.segments, of: username, audit: audit) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
         dispatcherDoorbell.ring()
         context.logger.info("segments changed", metadata: ["richpush.username": "\(username)", "richpush.segments": "\(segments)"])
-        await store.audit(
-            .segmentsChanged, target: username, details: segments.isEmpty ? "none" : segments.joined(separator: ", "), by: caller,
-            logger: context.logger)
         return SegmentsJSON(username: username, segments: segments)
     }
 }

@@ -6,8 +6,10 @@ import RichPushStore
 
 /// Reusable campaigns: `POST`/`GET /api/templates`, `GET`/`PUT`/`DELETE /api/templates/{name}` (marketers). Each `PUT`
 /// stores a new version; earlier versions stay readable with `?version=N`, as notifications made from them name them.
+/// The list comes a page at a time, by name; a marketer creates at most `maximumTemplatesPerUser` of them.
 struct TemplateController {
     let store: Store
+    let maximumTemplatesPerUser: Int
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.post("templates", use: create)
@@ -55,18 +57,26 @@ struct TemplateController {
         }
         let fields = try Template.checked(body.campaign, description: body.description)
         do {
-            let record = try await store.createTemplate(name: body.name, description: body.description, fields: fields, createdBy: caller.username)
+            let record = try await store.createTemplate(
+                name: body.name, description: body.description, fields: fields, createdBy: caller.username, limit: maximumTemplatesPerUser,
+                audit: caller.audit(.templateChanged, target: body.name, details: "created, version 1"))
             context.logger.info("template created", metadata: ["richpush.template": "\(record.name)"])
-            await store.audit(.templateChanged, target: record.name, details: "created, version 1", by: caller, logger: context.logger)
             return try Template(record).jsonResponse(status: .created, headers: [.location: "/api/templates/\(record.name)"])
         } catch StoreError.duplicate {
             throw APIError.conflict("template.exists", "A template named \(body.name) exists; PUT /api/templates/\(body.name) changes it.")
+        } catch StoreError.templateLimit(let limit) {
+            throw APIError.unprocessable("template.limit", "A marketer creates at most \(limit) templates; delete one first.")
         }
     }
 
-    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<Template> {
+    /// `?limit=` (1 to 100, 20 when absent) templates named after `?after=`; `next` is the `after` of the next page.
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         try context.caller().require(.marketer, to: "read templates")
-        return ListJSON(items: try await store.templates().map(Template.init))
+        let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
+        let after = request.uri.queryParameters["after"].map(String.init)
+        let page = try await store.templates(after: after, limit: limit + 1)
+        let items = try page.prefix(limit).map(Template.init)
+        return try PageJSON(items: items, next: page.count > limit ? items.last?.name : nil).jsonResponse()
     }
 
     @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> Template {
@@ -85,10 +95,12 @@ struct TemplateController {
         let name = context.parameters.get("name") ?? ""
         let body = try await request.decode(as: UpdateRequest.self, context: context)
         let fields = try Template.checked(body.campaign, description: body.description)
-        guard let record = try await store.updateTemplate(name: name, description: body.description, fields: fields, createdBy: caller.username)
+        guard
+            let record = try await store.updateTemplate(
+                name: name, description: body.description, fields: fields, createdBy: caller.username,
+                audit: { caller.audit(.templateChanged, target: name, details: "version \($0)") })
         else { throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)); POST /api/templates creates it.") }
         context.logger.info("template changed", metadata: ["richpush.template": "\(name)", "richpush.version": "\(record.version)"])
-        await store.audit(.templateChanged, target: name, details: "version \(record.version)", by: caller, logger: context.logger)
         return try Template(record)
     }
 
@@ -96,10 +108,9 @@ struct TemplateController {
         let caller = try context.caller()
         try caller.require(.marketer, to: "remove templates")
         let name = context.parameters.get("name") ?? ""
-        guard try await store.deleteTemplate(name: name) else {
+        guard try await store.deleteTemplate(name: name, audit: caller.audit(.templateChanged, target: name, details: "removed")) else {
             throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)).")
         }
-        await store.audit(.templateChanged, target: name, details: "removed", by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
 }

@@ -40,9 +40,10 @@ struct UserController {
         }
         let hash = try await hasher.hash(body.password)
         do {
-            let user = try await store.createUser(username: body.username, passwordHash: hash, role: role)
+            let user = try await store.createUser(
+                username: body.username, passwordHash: hash, role: role,
+                audit: caller.audit(.userCreated, target: body.username, details: role.rawValue))
             context.logger.info("user created", metadata: ["richpush.username": "\(user.username)", "richpush.role": "\(role)"])
-            await store.audit(.userCreated, target: user.username, details: role.rawValue, by: caller, logger: context.logger)
             return try UserJSON(username: user.username, role: user.role)
                 .jsonResponse(status: .created, headers: [.location: "/api/users/\(user.username)"])
         } catch StoreError.duplicate {
@@ -52,22 +53,41 @@ struct UserController {
 
     struct PasswordRequest: Decodable {
         var password: String
+        /// The present password, which changing one's own asks for: whoever holds a signed-in console or a
+        /// stolen token must not be able to lock its owner out.
+        var currentPassword: String?
     }
 
+    /// Changes a password: one's own with the current one, signed in with a password, or anyone's as an admin. A
+    /// token never changes its owner's password, whatever its role.
     @Sendable func changePassword(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let username = context.parameters.get("username") ?? ""
-        if username != caller.username { try caller.require(.admin, to: "change another user's password") }
+        let ownPassword = username == caller.username
+        if ownPassword, caller.tokenId != nil {
+            throw APIError.forbidden("An API token may not change its owner's password; sign in with the password to change it.")
+        }
+        if !ownPassword { try caller.require(.admin, to: "change another user's password") }
         let body = try await request.decode(as: PasswordRequest.self, context: context)
+        if ownPassword { try await checkCurrentPassword(body.currentPassword, of: username) }
         if let problem = PasswordHasher.problem(with: body.password) { throw APIError.unprocessable("user.invalidPassword", problem) }
         let hash = try await hasher.hash(body.password)
-        guard try await store.setPasswordHash(username: username, passwordHash: hash) else {
+        guard try await store.setPasswordHash(username: username, passwordHash: hash, audit: caller.audit(.userPasswordChanged, target: username))
+        else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
         credentials.forget(username: username)
         context.logger.info("password changed", metadata: ["richpush.username": "\(username)"])
-        await store.audit(.userPasswordChanged, target: username, by: caller, logger: context.logger)
         return Response(status: .noContent)
+    }
+
+    private func checkCurrentPassword(_ password: String?, of username: String) async throws {
+        guard let password else {
+            throw APIError.unprocessable("user.currentPasswordRequired", "Changing your own password needs your present one in currentPassword.")
+        }
+        guard let user = try await store.user(named: username), try await hasher.verify(password, hash: user.passwordHash) else {
+            throw APIError(.forbidden, code: "user.wrongPassword", message: "currentPassword is not your present password.")
+        }
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
@@ -77,12 +97,11 @@ struct UserController {
         guard username != caller.username else {
             throw APIError.conflict("user.self", "An admin cannot remove itself; another admin can.")
         }
-        guard try await store.deleteUser(username: username) else {
+        guard try await store.deleteUser(username: username, audit: caller.audit(.userRemoved, target: username)) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
         credentials.forget(username: username)
         context.logger.info("user removed", metadata: ["richpush.username": "\(username)"])
-        await store.audit(.userRemoved, target: username, by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
 

@@ -9,20 +9,20 @@ extension CampaignFields {
             data: data ?? template.data, localizations: localizations ?? template.localizations, expiresIn: expiresIn ?? template.expiresIn)
     }
 
-    /// The fields with their placeholders filled in from `variables`.
+    /// The fields with their placeholders filled in from `variables`; a field whose rendering passes its limit is
+    /// refused as that field would be, before the whole of it is built.
     func rendered(with variables: [String: String]) throws -> CampaignFields {
         var rendered = self
-        try eachTemplated { field, text in try Placeholders.render(text, field: field, with: variables) }
-            .forEach { path, value in rendered.set(path, to: value) }
+        for (field, name, text) in templatedFields {
+            let value = try Placeholders.render(text, field: name, with: variables, limit: field.renderLimit, tooLong: field.tooLong(name))
+            rendered.set(field, to: value)
+        }
         return rendered
     }
 
     /// Refuses fields whose placeholders do not parse.
     func checkPlaceholders() throws {
-        _ = try eachTemplated { field, text in
-            try Placeholders.check(text, field: field)
-            return text
-        }
+        for (_, name, text) in templatedFields { try Placeholders.check(text, field: name) }
     }
 
     /// Where a templated text lives.
@@ -30,29 +30,64 @@ extension CampaignFields {
         case message, title, text, url
         case data(String)
         case localized(String, WritableKeyPath<LocalizationRequest, String?>)
+
+        /// The most UTF-8 bytes a rendering may produce: the field's own limit, four bytes to a character where it
+        /// counts characters; the exact limit is checked on the rendered fields.
+        var renderLimit: Int {
+            switch limitedAs {
+            case .title: CampaignFields.maximumTitleLength * 4
+            case .text: CampaignFields.maximumTextBytes
+            case .url: CampaignFields.maximumURLLength * 4
+            case .data: CampaignFields.maximumDataValueBytes
+            case .message, .localized: CampaignFields.maximumMessageLength * 4
+            }
+        }
+
+        /// What the field's own check answers when it is too long.
+        func tooLong(_ name: String) -> APIError {
+            switch limitedAs {
+            case .title: .unprocessable("notification.invalidTitle", "\(name) must be 1 to \(CampaignFields.maximumTitleLength) characters.")
+            case .text: .unprocessable("notification.invalidText", "\(name) must be 1 byte to 64 KiB.")
+            case .url: .unprocessable("notification.invalidURL", "\(name) must be at most \(CampaignFields.maximumURLLength) characters.")
+            case .data: .unprocessable("notification.invalidData", "\(name) must be at most \(CampaignFields.maximumDataValueBytes) bytes.")
+            case .message, .localized:
+                .unprocessable("notification.invalidMessage", "\(name) must be at most \(CampaignFields.maximumMessageLength) characters.")
+            }
+        }
+
+        /// The default field whose limit this one shares: a language's title is limited as the title is.
+        private var limitedAs: TemplatedField {
+            guard case .localized(_, let keyPath) = self else { return self }
+            switch keyPath {
+            case \LocalizationRequest.title: return .title
+            case \LocalizationRequest.text: return .text
+            case \LocalizationRequest.url: return .url
+            default: return .message
+            }
+        }
     }
 
-    /// `transform` applied to every field that may hold placeholders, with the field's name for messages.
-    private func eachTemplated(_ transform: (String, String) throws -> String) throws -> [(TemplatedField, String)] {
-        var results: [(TemplatedField, String)] = []
+    /// Every field that may hold placeholders, with its name for messages.
+    private var templatedFields: [(TemplatedField, String, String)] {
+        var fields: [(TemplatedField, String, String)] = []
         for (path, name, value) in [
             (TemplatedField.message, "message", message), (.title, "title", title), (.text, "text", text), (.url, "url", url),
         ] {
-            if let value { results.append((path, try transform(name, value))) }
+            if let value { fields.append((path, name, value)) }
         }
         for (key, value) in (data ?? [:]).sorted(by: { $0.key < $1.key }) {
-            results.append((.data(key), try transform("data.\(key)", value)))
+            fields.append((.data(key), "data.\(key)", value))
         }
         for (tag, localization) in (localizations ?? [:]).sorted(by: { $0.key < $1.key }) {
             for (field, keyPath) in [
                 ("message", \LocalizationRequest.message), ("title", \.title), ("text", \.text), ("url", \.url),
             ] as [(String, WritableKeyPath<LocalizationRequest, String?>)] {
                 if let value = localization[keyPath: keyPath] {
-                    results.append((.localized(tag, keyPath), try transform("localizations.\(tag).\(field)", value)))
+                    fields.append((.localized(tag, keyPath), "localizations.\(tag).\(field)", value))
                 }
             }
         }
-        return results
+        return fields
     }
 
     private mutating func set(_ field: TemplatedField, to value: String) {

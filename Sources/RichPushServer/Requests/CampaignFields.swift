@@ -33,6 +33,7 @@ struct CampaignFields: Codable {
     static let maximumMessageLength = 1000
     static let maximumTextBytes = 64 * 1024
     static let maximumURLLength = 2048
+    static let maximumTitleLength = 200
 
     /// What the fields ask for, each checked: the message, the payload, the audience, the push style and the content.
     func checked(by caller: AuthenticatedUser, imageExists: (Int64) async throws -> Bool) async throws -> (
@@ -215,8 +216,8 @@ struct CampaignFields: Codable {
 
     private static func title(_ text: String, field: String) throws -> String {
         let title = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty, title.count <= 200 else {
-            throw APIError.unprocessable("notification.invalidTitle", "\(field) must be 1 to 200 characters.")
+        guard !title.isEmpty, title.count <= maximumTitleLength else {
+            throw APIError.unprocessable("notification.invalidTitle", "\(field) must be 1 to \(maximumTitleLength) characters.")
         }
         return title
     }

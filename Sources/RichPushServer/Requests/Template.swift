@@ -34,6 +34,10 @@ struct Template: ResponseEncodable {
         try container.encode(Timestamp.format(createdAt), forKey: .createdAt)
     }
 
+    /// The most a template's fields take as JSON: half a request body, room for a long text payload, and a page of a
+    /// hundred templates stays a few megabytes.
+    static let maximumBytes = 32 * 1024
+
     /// `[a-z0-9-]{1,64}`.
     static func isName(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count)
@@ -63,6 +67,11 @@ struct Template: ResponseEncodable {
         }
         _ = try fields.lifetime()
         try fields.checkPlainValues()
-        return String(decoding: try JSONEncoder.compact.encode(fields), as: UTF8.self)
+        let json = try JSONEncoder.compact.encode(fields)
+        guard json.count <= maximumBytes else {
+            throw APIError.unprocessable(
+                "template.tooLarge", "A template's fields take at most \(maximumBytes / 1024) KiB as JSON, not \(json.count / 1024) KiB.")
+        }
+        return String(decoding: json, as: UTF8.self)
     }
 }

@@ -35,8 +35,9 @@ struct VariantRequest: Decodable {
         var names: Set<String> = []
         var variants: [Variant] = []
         for (index, request) in requests.enumerated() {
-            guard let name = request.name, (1...32).contains(name.count), name.trimmingCharacters(in: .whitespacesAndNewlines) == name
-            else { throw invalid("variants[\(index)].name must be 1 to 32 characters without spaces around them.") }
+            guard let name = request.name, Variant.isName(name) else {
+                throw invalid("variants[\(index)].name must be 1 to 32 of letters, digits, space, _ . and -, starting with a letter or digit.")
+            }
             guard names.insert(name.lowercased()).inserted else { throw invalid("Two variants are named \(name).") }
             guard let weight = request.weight, (0...100).contains(weight) else {
                 throw invalid("variants[\(index)].weight must be a percentage from 0 to 100.")

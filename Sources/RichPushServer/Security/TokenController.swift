@@ -5,6 +5,9 @@ import RichPushStore
 
 /// `POST`/`GET /api/tokens` and `DELETE /api/tokens/{id}`: API tokens for scripts and daemons, so none of them has to
 /// hold a user's password. A token's secret is shown once, in the answer that creates it.
+///
+/// A caller signed in with a token reaches only tokens of at most that token's role: a lesser token its owner handed
+/// to a script can neither list nor revoke the owner's stronger ones, nor create one.
 struct TokenController {
     let store: Store
     let cache: CredentialCache
@@ -52,17 +55,17 @@ struct TokenController {
             throw APIError.unprocessable("token.limit", "A user holds at most \(Self.maximumTokensPerUser) tokens; revoke one first.")
         }
         let secret = APIToken.generate()
+        let id = UUID().uuidString.lowercased()
         let record = try await store.createToken(
-            id: UUID().uuidString.lowercased(), owner: caller.username, name: name, role: role, secretDigest: APIToken.digest(secret),
-            expiresAt: expiresAt, now: now)
-        await store.audit(.tokenCreated, target: record.id, details: "\(name), \(role.rawValue)", by: caller, logger: context.logger)
+            id: id, owner: caller.username, name: name, role: role, secretDigest: APIToken.digest(secret), expiresAt: expiresAt,
+            audit: caller.audit(.tokenCreated, target: id, details: "\(name), \(role.rawValue)"), now: now)
         return try TokenJSON(record, token: secret).jsonResponse(status: .created, headers: [.location: "/api/tokens/\(record.id)"])
     }
 
     /// The caller's tokens; an admin's answer holds everyone's.
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<TokenJSON> {
         let caller = try context.caller()
-        let tokens = try await store.tokens(ownedBy: caller.role == .admin ? nil : caller.username)
+        let tokens = try await store.tokens(ownedBy: caller.tokenOwnerScope, roleAtMost: caller.tokenRoleScope)
         return ListJSON(items: tokens.map { TokenJSON($0) })
     }
 
@@ -71,11 +74,22 @@ struct TokenController {
     @Sendable func revoke(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         let id = context.parameters.get("id") ?? ""
-        guard let record = try await store.deleteToken(id: id, ownedBy: caller.role == .admin ? nil : caller.username) else {
+        guard
+            let record = try await store.deleteToken(
+                id: id, ownedBy: caller.tokenOwnerScope, roleAtMost: caller.tokenRoleScope,
+                audit: { caller.audit(.tokenRevoked, target: $0.id, details: "\($0.name) of \($0.owner)") })
+        else {
             throw APIError.notFound("token.notFound", "There is no token \(id.prefix(64)) of yours.")
         }
         cache.forget(tokenId: record.id)
-        await store.audit(.tokenRevoked, target: record.id, details: "\(record.name) of \(record.owner)", by: caller, logger: context.logger)
         return Response(status: .noContent)
     }
+}
+
+extension AuthenticatedUser {
+    /// Whose tokens the caller reaches: everyone's for an admin, else its own.
+    fileprivate var tokenOwnerScope: String? { role == .admin ? nil : username }
+
+    /// The strongest role of a token the caller reaches: a token's own role, or any for a password.
+    fileprivate var tokenRoleScope: Role? { tokenId == nil ? nil : role }
 }

@@ -36,6 +36,9 @@ public enum ServeSettings {
     public static let maximumInstallationsPerUser = Setting.integer(
         "max-installations-per-user", "Installations a user may register itself; an admin's import is not limited", in: 1...100_000,
         default: 20)
+    public static let maximumTemplatesPerUser = Setting.integer(
+        "max-templates-per-user", "Templates a marketer may create; its further versions of them are not counted", in: 1...100_000,
+        default: 100)
     public static let maximumStreamsPerUser = Setting.integer(
         "max-streams-per-user", "Open streams of one user on this process; a new one closes the oldest", in: 1...1_000_000, default: 10)
     public static let rateLimit = Setting.integer(
@@ -121,7 +124,8 @@ public enum ServeSettings {
         defaultText: "Web Push off")
     public static let vapidSubject = Setting.text("vapid-subject", "The contact VAPID tokens name: mailto:… or https:…")
     public static let allowPrivatePushEndpoints = Setting.switch(
-        "allow-private-push-endpoints", "Accept Web Push endpoints on loopback and private addresses: tests and closed networks only",
+        "allow-private-push-endpoints",
+        "Send to Web Push endpoints and WNS channels on loopback and private addresses: tests and closed networks only",
         defaultText: "off")
     public static let tlsCAFile = Setting.text(
         "tls-ca-file", "Extra CA bundle trusted for the hubs' TLS", defaultText: "the system's CAs")
@@ -132,6 +136,7 @@ public enum ServeSettings {
     public static let all: [any SettingDescription] = [
         dataDirectory, databaseURL, config, hostname, port, publicDirectory, imageDirectory, maximumImageBytes, maximumImagePixels,
         heartbeatInterval, dispatchLease, dispatchBatchSize, dispatchBatchesInFlight, trustedProxies, maximumInstallationsPerUser,
+        maximumTemplatesPerUser,
         maximumStreamsPerUser, rateLimit, sendRateLimit,
         maximumUnauthenticatedConnections, publicURL, defaultTimeZone, frequencyCap, defaultTTL, protectedTagPrefixes, quietHours,
         tlsCertificateFile, tlsKeyFile, logLevel, adminUser, adminPassword, apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic, apnsEndpoint,

@@ -40,12 +40,21 @@ final class ServingCertificate: Sendable {
         current.withLock { $0 = pair }
     }
 
-    /// A server TLS configuration (TLS 1.2 and later) whose every handshake asks this object for the pair.
+    /// TLS 1.2's suites as Mozilla's intermediate profile has them: ECDHE key exchange with an AEAD cipher, so forward
+    /// secrecy, and none of the CBC suites padding-oracle attacks go after. TLS 1.3's suites are all of that kind.
+    static let cipherSuites: [NIOTLSCipher] = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    ]
+
+    /// A server TLS configuration (TLS 1.2 and later, ECDHE and AEAD only) whose every handshake asks this object for
+    /// the pair.
     func serverConfiguration() -> TLSConfiguration {
         let pair = current.withLock { $0 }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: pair.chain.map { .certificate($0) }, privateKey: .privateKey(pair.key))
         configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuiteValues = Self.cipherSuites
         configuration.sslContextCallback = { [self] _, promise in
             let pair = current.withLock { $0 }
             var override = NIOSSLContextConfigurationOverride()

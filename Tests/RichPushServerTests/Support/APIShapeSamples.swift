@@ -63,14 +63,14 @@ enum APIShapeSamples {
         createdToken.token = secret
         add("TokenJSON (created)", response("post", "/api/tokens", "201"), complete: token(secret: secret), bare: createdToken)
         add(
-            "PageJSON<NotificationJSON>", response("get", "/api/notifications"), complete: PageJSON(items: [notification], next: 1),
-            bare: PageJSON(items: [bareNotification], next: nil))
+            "PageJSON<NotificationJSON>", response("get", "/api/notifications"), complete: PageJSON(items: [notification], next: Int64(1)),
+            bare: PageJSON(items: [bareNotification], next: Int64?.none))
         add(
             "PageJSON<DeliveryResultJSON>", response("get", "/api/notifications/{id}/deliveries"),
-            complete: PageJSON(items: [deliveryResult], next: 1), bare: PageJSON(items: [bareDeliveryResult], next: nil))
+            complete: PageJSON(items: [deliveryResult], next: Int64(1)), bare: PageJSON(items: [bareDeliveryResult], next: Int64?.none))
         add(
-            "PageJSON<AuditEventJSON>", response("get", "/api/audit"), complete: PageJSON(items: [auditEvent], next: 1),
-            bare: PageJSON(items: [bareAuditEvent], next: nil))
+            "PageJSON<AuditEventJSON>", response("get", "/api/audit"), complete: PageJSON(items: [auditEvent], next: Int64(1)),
+            bare: PageJSON(items: [bareAuditEvent], next: Int64?.none))
         add(
             "ListJSON<InstallationJSON>", response("get", "/api/installations"), complete: ListJSON(items: [installation]),
             bare: ListJSON(items: [bareInstallation]))
@@ -78,8 +78,8 @@ enum APIShapeSamples {
             "ListJSON<TokenJSON>", response("get", "/api/tokens"), complete: ListJSON(items: [token(secret: nil)]),
             bare: ListJSON(items: [bareToken]), mayLeaveUnset: ["items[0].token"])
         add(
-            "ListJSON<Template>", response("get", "/api/templates"), complete: ListJSON(items: [try template]),
-            bare: ListJSON(items: [try bareTemplate]))
+            "PageJSON<Template>", response("get", "/api/templates"), complete: PageJSON(items: [try template], next: "winter-sale"),
+            bare: PageJSON(items: [try bareTemplate], next: String?.none))
         add(
             "FeedJSON", response("get", "/api/me/notifications"), complete: FeedJSON(items: [feedItem], cursor: "12"),
             bare: FeedJSON(items: [bareFeedItem], cursor: "12"))
