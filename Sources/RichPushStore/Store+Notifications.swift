@@ -164,8 +164,11 @@ extension Store {
             if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }
             let sent = try await Self.tally(of: id, in: db).sent
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
-            try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
-                .where("id", .equal, id).run()
+            // Another process's cancel, committed since the row was read, leaves nothing to remove here.
+            let removed = try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
+                .where("id", .equal, id).where("canceled_at", .is, SQLLiteral.null).where("deleted_at", .is, SQLLiteral.null)
+                .returning("id").first()
+            guard removed != nil else { return (.alreadyRemoved, []) }
             try await Self.record(audit(outcome), in: db, now: now)
             try await Self.finishPending(
                 db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,

@@ -64,6 +64,25 @@ struct OutboundAddressTests {
         #expect(addresses.allSatisfy { !$0.isPublic })
     }
 
+    @Test func endlessHostsOfAMembersOwnKeepAtMostSixtyFourClients() async throws {
+        let lookups = Counter()
+        let policy = OutboundAddressPolicy(allowsPrivateAddresses: true) { _ in
+            lookups.add()
+            return [OutboundAddress(literal: "127.0.0.1")!]
+        }
+        let clients = PinnedHTTPClients(configuration: try HTTPClient.hubClientConfiguration(caFile: nil), policy: policy)
+        for index in 0...PinnedHTTPClients.maximumHosts {
+            _ = try await clients.client(for: URL(string: "https://h\(index).push.example/p")!)
+        }
+        #expect(lookups.value == 65)
+        // The most recently used are still pinned; the first, least recently used, was retired and is judged anew.
+        _ = try await clients.client(for: URL(string: "https://h64.push.example/p")!)
+        #expect(lookups.value == 65)
+        _ = try await clients.client(for: URL(string: "https://h0.push.example/p")!)
+        #expect(lookups.value == 66)
+        try await clients.shutdown()
+    }
+
     /// A Web Push service on loopback that notes the path of each request, answering `/push/redirect` with a
     /// redirect to `/internal` on `target` and everything else with 201.
     final class PushService: Sendable {

@@ -99,6 +99,59 @@ struct TemplateAttackTests {
         }
     }
 
+    @Test(arguments: [
+        // A mark joined to a brace makes one character of them: to the parser no tag starts there, so what follows
+        // would go unchecked (a delimiter change, then thousands of sections; or {{.}} repeated).
+        "\u{0600}{{!{{=< >=}}" + String(repeating: "<#a>", count: 3000), "{{#a}}" + String(repeating: "\u{0600}{{!{{.}}", count: 3000) + "{{/a}}",
+        "\u{0600}{{{a}}x", "{{!}}\u{0301}" + String(repeating: "{{/a}}\u{0301}", count: 100) + "}}",
+    ])
+    func aBraceJoinedToAnotherCharacterCannotHideATagFromTheCheck(message: String) async throws {
+        try await withTemplate { session, mark in
+            let json = String(
+                decoding: try JSONSerialization.data(withJSONObject: [
+                    "template": "winter-sale", "message": message, "variables": ["a": "v", "year": "1"],
+                ]), as: UTF8.self)
+            let sent = try await session.request(.post, "/api/notifications", as: mark, json: json)
+            #expect(sent.status == .unprocessableContent)
+            #expect(try sent.error().code == "template.invalid")
+            #expect(try await session.request(.get, "/api/users/me", as: mark).status == .ok)
+        }
+    }
+
+    @Test func aSectionClosedBeforeItIsOpenedIsRefused() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let message = String(repeating: "{{/a}}", count: 40) + Self.nested(40)
+            let created = try await session.request(.post, "/api/templates", as: mark, json: #"{"name":"odd","message":"\#(message)"}"#)
+            #expect(created.status == .unprocessableContent)
+            #expect(try created.error().code == "template.invalid")
+        }
+    }
+
+    @Test func aTemplateWithMoreLanguagesThanANotificationTakesIsRefusedBeforeAnythingRenders() async throws {
+        try await withTemplate { session, mark in
+            let languages = (1...31).map { #""l\#($0)":{"message":"{{a}}"}"# }.joined(separator: ",")
+            let sent = try await session.request(
+                .post, "/api/notifications", as: mark,
+                json: #"{"template":"winter-sale","localizations":{\#(languages)},"variables":{"a":"v","year":"1","percent":"1"}}"#)
+            #expect(sent.status == .unprocessableContent)
+            #expect(try sent.error().code == "notification.invalidLocalization")
+        }
+    }
+
+    @Test func aSectionsOwnVariablePrintedInsideItCountsOnceAgainstTheLimit() throws {
+        let name = String(repeating: "名", count: 190)
+        let title = try Placeholders.render(
+            "{{#n}}{{n}}{{/n}}", field: "title", with: ["n": name], limit: 800, tooLong: APIError.unprocessable("too", "long"))
+        #expect(title == name)
+    }
+
+    @Test func aLeadingNewlineOfATemplatedTextIsKept() throws {
+        #expect(
+            try Placeholders.render("\nHi {{a}}", field: "text", with: ["a": "x"], limit: 100, tooLong: APIError.unprocessable("too", "long"))
+                == "\nHi x")
+    }
+
     @Test func commentsTripleBracesAndSectionsStillRender() async throws {
         try await withTemplate { session, mark in
             let sent = try await session.request(

@@ -77,6 +77,7 @@ public struct OutboundAddress: Sendable, Hashable {
         case (0x01, 0x00, 0x00, 0x00): return false  // discard (100::/64)
         case (0x20, 0x01, 0x00, 0x00): return false  // Teredo: the IPv4 it reaches is hidden
         case (0x20, 0x01, 0x0D, 0xB8): return false  // documentation
+        case (0x3F, 0xFF, 0x00...0x0F, _): return false  // documentation (3fff::/20)
         default: break
         }
         if b[0] & 0xFE == 0xFC { return false }  // unique local

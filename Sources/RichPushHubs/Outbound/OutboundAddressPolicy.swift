@@ -1,4 +1,6 @@
+import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -57,31 +59,66 @@ public struct OutboundAddressPolicy: Sendable {
         return addresses
     }
 
-    /// Resolution by the system's `getaddrinfo`, as a connection resolves, on NIO's blocking-work pool.
+    /// Resolution by the system's `getaddrinfo`, as a connection resolves, on threads of its own, so a name that a
+    /// slow DNS server answers holds up no other blocking work. An answer that takes longer than
+    /// ``resolutionTimeout`` counts as none: the caller goes on, and the lookup finishes on its thread unheard.
     public static let systemResolve: Resolver = { host in
-        try await NIOThreadPool.singleton.runIfActive {
-            var hints = addrinfo()
-            hints.ai_family = AF_UNSPEC
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var list: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(host, nil, &hints, &list)
-            guard status == 0 else { throw ResolutionError(message: String(cString: gai_strerror(status))) }
-            defer { freeaddrinfo(list) }
-            var addresses: [OutboundAddress] = []
-            var entry = list
-            while let info = entry?.pointee {
-                if info.ai_family == AF_INET, let address = info.ai_addr {
-                    let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                    addresses.append(OutboundAddress(bytes: withUnsafeBytes(of: v4) { Array($0) }))
-                } else if info.ai_family == AF_INET6, let address = info.ai_addr {
-                    let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                    addresses.append(OutboundAddress(bytes: withUnsafeBytes(of: v6) { Array($0) }))
-                }
-                entry = info.ai_next
+        try await withCheckedThrowingContinuation { continuation in
+            let caller = WaitingCaller(continuation)
+            let timeout = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: resolutionTimeout) {
+                caller.answer(.failure(ResolutionError(message: "no answer within \(resolutionTimeout.nanoseconds / 1_000_000_000) s")))
             }
-            var seen = Set<OutboundAddress>()
-            return addresses.filter { seen.insert($0).inserted }
+            resolverThreads.submit { state in
+                timeout.cancel()
+                caller.answer(Result { state == .active ? try lookUp(host) : [] })
+            }
         }
+    }
+
+    static let resolutionTimeout = TimeAmount.seconds(5)
+
+    /// The caller of a lookup, answered once: by the lookup or by its timeout, whichever comes first.
+    private final class WaitingCaller: Sendable {
+        private let continuation: Mutex<CheckedContinuation<[OutboundAddress], any Error>?>
+
+        init(_ continuation: CheckedContinuation<[OutboundAddress], any Error>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        func answer(_ result: Result<[OutboundAddress], any Error>) {
+            continuation.withLock { $0.take() }?.resume(with: result)
+        }
+    }
+
+    /// The threads that wait for `getaddrinfo`: as many lookups as may wait at once before others queue.
+    private static let resolverThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 4)
+        pool.start()
+        return pool
+    }()
+
+    private static func lookUp(_ host: String) throws -> [OutboundAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0 else { throw ResolutionError(message: String(cString: gai_strerror(status))) }
+        defer { freeaddrinfo(list) }
+        var addresses: [OutboundAddress] = []
+        var entry = list
+        while let info = entry?.pointee {
+            if info.ai_family == AF_INET, let address = info.ai_addr {
+                let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                addresses.append(OutboundAddress(bytes: withUnsafeBytes(of: v4) { Array($0) }))
+            } else if info.ai_family == AF_INET6, let address = info.ai_addr {
+                let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                addresses.append(OutboundAddress(bytes: withUnsafeBytes(of: v6) { Array($0) }))
+            }
+            entry = info.ai_next
+        }
+        var seen = Set<OutboundAddress>()
+        return addresses.filter { seen.insert($0).inserted }
     }
 
     struct ResolutionError: Error, CustomStringConvertible {

@@ -8,8 +8,8 @@ import RichPushCore
 /// async-http-client resolves a name itself when it connects and offers no hook on the address it gets, so a check
 /// made before it connects could be answered by DNS differently from the connection. Instead each host gets a client
 /// whose `dnsOverride` sends its connections to the one address judged (TLS still verifies the host's name). The
-/// address is judged again when it is a minute old; a client whose host moved elsewhere is retired, and shut down
-/// once the requests it may still carry have timed out.
+/// address is judged again when it is a minute old; a client whose host moved elsewhere, or the least recently used
+/// one past ``maximumHosts``, is retired, and shut down once the requests it may still carry have timed out.
 public actor PinnedHTTPClients {
     public let policy: OutboundAddressPolicy
     private let configuration: HTTPClient.Configuration
@@ -22,7 +22,11 @@ public actor PinnedHTTPClients {
         var address: OutboundAddress
         var client: HTTPClient
         var judgedAt: ContinuousClock.Instant
+        var usedAt: ContinuousClock.Instant
     }
+
+    /// Far more push services than exist; a member naming endless hosts of its own costs at most this many clients.
+    static let maximumHosts = 64
 
     /// How long a judged address is used before it is judged again.
     static let rejudgeAfter = Duration.seconds(60)
@@ -46,11 +50,16 @@ public actor PinnedHTTPClients {
             try policy.checkLiteral(host)
             return shared
         }
-        if let pin = pinned[host], pin.judgedAt > now - Self.rejudgeAfter { return pin.client }
+        if var pin = pinned[host], pin.judgedAt > now - Self.rejudgeAfter {
+            pin.usedAt = now
+            pinned[host] = pin
+            return pin.client
+        }
         let addresses = try await policy.addresses(of: host)
         // Another request may have judged the host while this one waited for its addresses.
         if var pin = pinned[host], addresses.contains(pin.address) {
             pin.judgedAt = now
+            pin.usedAt = now
             pinned[host] = pin
             return pin.client
         }
@@ -61,7 +70,11 @@ public actor PinnedHTTPClients {
         configuration.dnsOverride = [host: address.text]
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         if let previous = pinned[host] { retired.append((previous.client, now)) }
-        pinned[host] = Pin(address: address, client: client, judgedAt: now)
+        pinned[host] = Pin(address: address, client: client, judgedAt: now, usedAt: now)
+        if pinned.count > Self.maximumHosts, let (oldest, pin) = pinned.min(by: { $0.value.usedAt < $1.value.usedAt }) {
+            pinned[oldest] = nil
+            retired.append((pin.client, now))
+        }
         return client
     }
 

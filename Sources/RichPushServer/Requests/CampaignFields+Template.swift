@@ -12,6 +12,7 @@ extension CampaignFields {
     /// The fields with their placeholders filled in from `variables`; a field whose rendering passes its limit is
     /// refused as that field would be, before the whole of it is built.
     func rendered(with variables: [String: String]) throws -> CampaignFields {
+        try checkCounts()
         var rendered = self
         for (field, name, text) in templatedFields {
             let value = try Placeholders.render(text, field: name, with: variables, limit: field.renderLimit, tooLong: field.tooLong(name))

@@ -104,6 +104,7 @@ struct CampaignFields: Codable {
             throw APIError.unprocessable("notification.invalidSound", "sound is for the alert push style; a silent push makes no sound.")
         }
         try checkPlainValues()
+        try checkCounts()
         let data = try Self.checkedData(self.data ?? [:])
         let localizations = try Self.checkedLocalizations(self.localizations ?? [:], richType: richType)
         return PushContent(
@@ -132,10 +133,18 @@ struct CampaignFields: Codable {
     static let maximumDataValueBytes = 1024
     static let maximumLocalizations = 30
 
-    private static func checkedData(_ data: [String: String]) throws -> [String: String] {
-        guard data.count <= maximumDataKeys else {
-            throw APIError.unprocessable("notification.invalidData", "data holds at most \(maximumDataKeys) keys.")
+    /// The number of data keys and of languages: checked before any placeholder is filled in, as each is a field
+    /// to render.
+    func checkCounts() throws {
+        guard (data?.count ?? 0) <= Self.maximumDataKeys else {
+            throw APIError.unprocessable("notification.invalidData", "data holds at most \(Self.maximumDataKeys) keys.")
         }
+        guard (localizations?.count ?? 0) <= Self.maximumLocalizations else {
+            throw APIError.unprocessable("notification.invalidLocalization", "localizations hold at most \(Self.maximumLocalizations) languages.")
+        }
+    }
+
+    private static func checkedData(_ data: [String: String]) throws -> [String: String] {
         for (key, value) in data.sorted(by: { $0.key < $1.key }) {
             guard isDataKey(key) else {
                 throw APIError.unprocessable(
@@ -152,9 +161,6 @@ struct CampaignFields: Codable {
     }
 
     private static func checkedLocalizations(_ requests: [String: LocalizationRequest], richType: RichType) throws -> [String: Localization] {
-        guard requests.count <= maximumLocalizations else {
-            throw APIError.unprocessable("notification.invalidLocalization", "localizations hold at most \(maximumLocalizations) languages.")
-        }
         var localizations: [String: Localization] = [:]
         var folded: Set<String> = []
         for (tag, request) in requests.sorted(by: { $0.key < $1.key }) {

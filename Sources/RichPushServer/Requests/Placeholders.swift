@@ -8,17 +8,22 @@ import Mustache
 /// and comments are placeholders here, each naming a declared variable; the rest of Mustache (`{{.}}`, dotted names,
 /// transforms, partials, inheritance, delimiter changes, pragmas) is refused before swift-mustache sees the text. Its
 /// parser recurses once a section, so nesting is bounded first, and a render stops once its output passes the limit.
+///
+/// The check reads bytes where swift-mustache reads characters: a brace that a combining mark or a prepended
+/// character joins into one character (`\u{0600}{`, `}\u{0301}`) would be a brace to one and not the other, so
+/// such a character is refused, and the two then find the same tags.
 enum Placeholders {
     /// Deep enough for any message; a parser recursing thousands of levels overflows its thread's stack.
     static let maximumNesting = 32
 
     /// `text` with its placeholders filled in from `variables`; throws `tooLong` once the output passes `limit` bytes
-    /// of UTF-8.
+    /// of UTF-8. Variables are handed out up to twice the limit, as a section's own variable is looked up once for
+    /// the section and again where it is printed; what is printed is held to the limit.
     static func render(
         _ text: String, field: String, with variables: [String: String], limit: Int, tooLong: @autoclosure () -> APIError
     ) throws -> String {
         let template = try parse(text, field: field)
-        let lookup = VariableLookup(variables, budget: limit)
+        let lookup = VariableLookup(variables, budget: 2 * limit)
         let rendered = template.render(lookup)
         if lookup.overflowed || rendered.utf8.count > limit { throw tooLong() }
         if let missing = lookup.missing.first {
@@ -36,15 +41,21 @@ enum Placeholders {
     private static func parse(_ text: String, field: String) throws -> MustacheTemplate {
         try checkTags(of: text, field: field)
         do {
-            return try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}" + text)
+            // The pragma stands on a line of its own, which the parser drops whole: the text's first character joins
+            // nothing of it, and a leading newline of the text is kept.
+            return try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}\n" + text)
         } catch {
             throw APIError.unprocessable("template.invalid", "\(field) has a malformed placeholder: \(error).")
         }
     }
 
-    /// Reads every `{{…}}` tag of `text` without recursion, refusing what is not a placeholder here and sections
-    /// nested deeper than ``maximumNesting``. A tag left open is left for the parser to report.
+    /// Reads every `{{…}}` tag of `text` without recursion, refusing what is not a placeholder here, a tag left open,
+    /// a section closed that was never opened and sections nested deeper than ``maximumNesting``.
     private static func checkTags(of text: String, field: String) throws {
+        if text.contains(where: { $0.unicodeScalars.count > 1 && ($0.unicodeScalars.contains("{") || $0.unicodeScalars.contains("}")) }) {
+            throw APIError.unprocessable("template.invalid", "\(field) joins a brace and another character into one; write the brace on its own.")
+        }
+        let unterminated = APIError.unprocessable("template.invalid", "\(field) has a placeholder without its closing }}.")
         let bytes = Array(text.utf8)
         let open = UInt8(ascii: "{")
         let close = UInt8(ascii: "}")
@@ -58,10 +69,10 @@ enum Placeholders {
             var start = index + 2
             let triple = start < bytes.count && bytes[start] == open
             if triple { start += 1 }
-            guard let end = firstClosing(in: bytes, from: start) else { return }
+            guard let end = firstClosing(in: bytes, from: start) else { throw unterminated }
             index = end + 2
             if triple {
-                guard index < bytes.count, bytes[index] == close else { return }
+                guard index < bytes.count, bytes[index] == close else { throw unterminated }
                 index += 1
             }
             var tag = String(decoding: bytes[start..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
@@ -81,6 +92,9 @@ enum Placeholders {
                 }
             case "/":
                 depth -= 1
+                if depth < 0 {
+                    throw APIError.unprocessable("template.invalid", "\(field) closes a section it never opened: {{/\(tag.prefix(64))}}.")
+                }
             case "&", nil:
                 break
             case let other?:

@@ -67,6 +67,7 @@ struct Template: ResponseEncodable {
         }
         _ = try fields.lifetime()
         try fields.checkPlainValues()
+        try fields.checkCounts()
         let json = try JSONEncoder.compact.encode(fields)
         guard json.count <= maximumBytes else {
             throw APIError.unprocessable(
