@@ -21,6 +21,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case hpack
     /// Request bodies through the strict JSON decoding of the API, the first byte choosing the request.
     case requests
+    /// A template's text through the placeholder check and a render, as a marketer's template or send meets them.
+    case templates
 
     public func run(_ bytes: Data) {
         switch self {
@@ -29,6 +31,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .serverSentEvents: Self.serverSentEvents(bytes)
         case .hpack: Self.hpack(bytes)
         case .requests: Self.requests(bytes)
+        case .templates: Self.templates(bytes)
         }
     }
 
@@ -75,5 +78,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         } else {
             _ = try? StrictRequestDecoder.decode(InstallationRequest.self, from: body)
         }
+    }
+
+    private static let variables = ["a": String(repeating: "v", count: 300), "b": "", "percent": "30"]
+
+    private static func templates(_ bytes: Data) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = try? Placeholders.render(text, field: "message", with: variables, limit: 4000, tooLong: CancellationError())
     }
 }

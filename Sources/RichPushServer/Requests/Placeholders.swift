@@ -12,15 +12,15 @@ import Mustache
 /// The check reads bytes where swift-mustache reads characters: a brace that a combining mark or a prepended
 /// character joins into one character (`\u{0600}{`, `}\u{0301}`) would be a brace to one and not the other, so
 /// such a character is refused, and the two then find the same tags.
-enum Placeholders {
+package enum Placeholders {
     /// Deep enough for any message; a parser recursing thousands of levels overflows its thread's stack.
     static let maximumNesting = 32
 
     /// `text` with its placeholders filled in from `variables`; throws `tooLong` once the output passes `limit` bytes
     /// of UTF-8. Variables are handed out up to twice the limit, as a section's own variable is looked up once for
     /// the section and again where it is printed; what is printed is held to the limit.
-    static func render(
-        _ text: String, field: String, with variables: [String: String], limit: Int, tooLong: @autoclosure () -> APIError
+    package static func render(
+        _ text: String, field: String, with variables: [String: String], limit: Int, tooLong: @autoclosure () -> any Error
     ) throws -> String {
         let template = try parse(text, field: field)
         let lookup = VariableLookup(variables, budget: 2 * limit)
