@@ -181,12 +181,11 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         connections: gateway.connections, authenticator: gateway.authenticator, trustedProxies: gateway.configuration.trustedProxies
     ).addRoutes(to: api)
     WebPushKeyController(publicKey: gateway.webPushPublicKey).addRoutes(to: api)
-    let authenticated = api.group()
+    let signedIn = api.group()
         .add(
             middleware: CredentialsAuthenticator(
-                authenticator: gateway.authenticator, rateLimits: gateway.rateLimits, trustedProxies: gateway.configuration.trustedProxies)
-        )
-        .add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: gateway.rateLimits))
+                authenticator: gateway.authenticator, rateLimits: gateway.rateLimits, trustedProxies: gateway.configuration.trustedProxies))
+    let authenticated = signedIn.group().add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: gateway.rateLimits))
     let library = ImageLibrary(
         store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     let registrar = Registrar(
@@ -213,7 +212,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     FeedController(
         store: gateway.store, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock, statePushDoorbell: gateway.statePushDoorbell
     ).addRoutes(to: authenticated)
-    StreamController(stream: gateway.stream).addRoutes(to: authenticated)
+    StreamController(stream: gateway.stream).addRoutes(
+        to: signedIn.group().add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: nil)))
     return router
 }
 

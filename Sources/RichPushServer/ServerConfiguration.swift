@@ -29,7 +29,7 @@ public struct ServerConfiguration: Sendable {
     /// How long a verified credential is trusted before its stored hash is read again.
     public var credentialRevalidation: TimeInterval = 2
     /// Only tests lower it, to keep hundreds of sign-ins fast; everything else hashes at the production cost.
-    var bcryptCost = PasswordHasher.productionCost
+    package var bcryptCost = PasswordHasher.productionCost
     /// How long an idle dispatcher waits before looking for scheduled work.
     public var dispatchIdleInterval: Duration = .seconds(1)
     /// How often, at the longest, what the hubs answered is recorded while batches are out: what a crash sends again.

@@ -1,7 +1,7 @@
 public import Foundation
 import Synchronization
 
-@testable public import RichPushServer
+public import RichPushServer
 
 /// The system's time moved forward by what a test advanced it: everything that waits on real time (timeouts,
 /// polling) still runs, while a due time hours ahead arrives at once.

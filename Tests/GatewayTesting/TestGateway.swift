@@ -7,7 +7,7 @@ import NIOFoundationEssentialsCompat
 public import RichPushCore
 import TestSupport
 
-@testable public import RichPushServer
+public import RichPushServer
 
 public func fixture(_ name: String) throws -> Data {
     try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))

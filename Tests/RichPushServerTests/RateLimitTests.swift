@@ -72,6 +72,19 @@ struct RateLimitTests {
         }
     }
 
+    @Test func openingStreamsIsNotCountedButStillNeedsCredentials() async throws {
+        try await TestGateway { $0.rateLimit = 2 }.run { session in
+            let alice = try await session.createUser("alice")
+            // An installation of another platform has no stream: each attempt is answered at once, uncharged.
+            try await session.register("phone", of: alice, platform: .apns)
+            for _ in 0..<5 {
+                #expect(try await session.request(.get, "/api/me/stream?installationId=phone", as: alice).status == .unprocessableContent)
+            }
+            #expect(try await session.request(.get, "/api/me/stream?installationId=phone").status == .unauthorized)
+            #expect(try await session.request(.get, "/api/users/me", as: alice).status == .ok)
+        }
+    }
+
     @Test func requestsWithoutValidCredentialsAreLimitedByAddress() async throws {
         try await TestGateway { $0.rateLimit = 10 }.run { session in
             #expect(try await session.request(.get, "/api/users/me").status == .unauthorized)

@@ -22,7 +22,7 @@ struct InstallationController {
 
     @Sendable func upsert(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
+        let id = try InstallationRequest.validId(context.parameters.require("installationId"))
         let body = try await request.decode(as: InstallationRequest.self, context: context)
         let (stored, created) = try await registrar.register(
             try body.record(id: id, owner: caller.username, now: .now, rules: registrar.rules))
@@ -96,7 +96,7 @@ struct InstallationController {
 
     private func visibleInstallation(_ context: RichPushRequestContext) async throws -> InstallationRecord {
         let caller = try context.caller()
-        let id = try InstallationRequest.validId(context.parameters.get("installationId") ?? "")
+        let id = try InstallationRequest.validId(context.parameters.require("installationId"))
         guard let installation = try await store.installation(id: id), installation.owner == caller.username || caller.role == .admin
         else { throw APIError.notFound("installation.notFound", "There is no installation \(id).") }
         return installation

@@ -40,7 +40,7 @@ struct RegistrationController {
 
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try InstallationRequest.validId(context.parameters.get("id") ?? "")
+        let id = try InstallationRequest.validId(context.parameters.require("id"))
         let body = try await request.decode(as: RegistrationRequest.self, context: context)
         // The tutorial's client may name its user's tag; the gateway gives every installation that one anyway.
         let own = Tag.user(caller.username)
@@ -54,7 +54,7 @@ struct RegistrationController {
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try InstallationRequest.validId(context.parameters.get("id") ?? "")
+        let id = try InstallationRequest.validId(context.parameters.require("id"))
         guard let installation = try await store.installation(id: id), installation.owner == caller.username else {
             throw APIError.notFound("installation.notFound", "There is no registration \(id).")
         }

@@ -26,7 +26,7 @@ struct SegmentController {
     /// The user's segments, for marketers, admins and the user.
     @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> SegmentsJSON {
         let caller = try context.caller()
-        let username = context.parameters.get("username") ?? ""
+        let username = try context.parameters.require("username")
         if username != caller.username { try caller.require(.marketer, to: "read another user's segments") }
         guard let segments = try await store.segments(of: username) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
@@ -37,7 +37,7 @@ struct SegmentController {
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> SegmentsJSON {
         let caller = try context.caller()
         try caller.require(.marketer, to: "assign segments")
-        let username = context.parameters.get("username") ?? ""
+        let username = try context.parameters.require("username")
         let body = try await request.decode(as: SegmentsRequest.self, context: context)
         guard body.segments.count <= Self.maximumSegments else {
             throw APIError.unprocessable("segments.invalid", "A user is in at most \(Self.maximumSegments) segments.")

@@ -81,7 +81,7 @@ struct TemplateController {
 
     @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> Template {
         try context.caller().require(.marketer, to: "read templates")
-        let name = context.parameters.get("name") ?? ""
+        let name = try context.parameters.require("name")
         let version = try request.uri.integer("version", in: 1...Int64(Int32.max)).map(Int.init)
         guard let record = try await store.template(name: name, version: version) else {
             throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64))\(version.map { " version \($0)" } ?? "").")
@@ -92,7 +92,7 @@ struct TemplateController {
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Template {
         let caller = try context.caller()
         try caller.require(.marketer, to: "change templates")
-        let name = context.parameters.get("name") ?? ""
+        let name = try context.parameters.require("name")
         let body = try await request.decode(as: UpdateRequest.self, context: context)
         let fields = try Template.checked(body.campaign, description: body.description)
         guard
@@ -107,7 +107,7 @@ struct TemplateController {
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         try caller.require(.marketer, to: "remove templates")
-        let name = context.parameters.get("name") ?? ""
+        let name = try context.parameters.require("name")
         guard try await store.deleteTemplate(name: name, audit: caller.audit(.templateChanged, target: name, details: "removed")) else {
             throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)).")
         }

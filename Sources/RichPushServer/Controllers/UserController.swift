@@ -62,7 +62,7 @@ struct UserController {
     /// token never changes its owner's password, whatever its role.
     @Sendable func changePassword(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let username = context.parameters.get("username") ?? ""
+        let username = try context.parameters.require("username")
         let ownPassword = username == caller.username
         if ownPassword, caller.tokenId != nil {
             throw APIError.forbidden("An API token may not change its owner's password; sign in with the password to change it.")
@@ -93,7 +93,7 @@ struct UserController {
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
         try caller.require(.admin, to: "remove users")
-        let username = context.parameters.get("username") ?? ""
+        let username = try context.parameters.require("username")
         guard username != caller.username else {
             throw APIError.conflict("user.self", "An admin cannot remove itself; another admin can.")
         }

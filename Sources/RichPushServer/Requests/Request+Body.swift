@@ -41,7 +41,7 @@ extension Data {
 extension RichPushRequestContext {
     /// The positive integer id in path parameter `name`; a 400 for `0`, `-1`, `abc` or an overflowing number.
     func id(_ name: String = "id") throws -> Int64 {
-        let text = parameters.get(name) ?? ""
+        let text = try parameters.require(name)
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
             let id = Int64(text), id > 0
         else { throw APIError.invalidId(text) }

@@ -73,7 +73,7 @@ struct TokenController {
     /// cache's revalidation interval (2 s).
     @Sendable func revoke(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = context.parameters.get("id") ?? ""
+        let id = try context.parameters.require("id")
         guard
             let record = try await store.deleteToken(
                 id: id, ownedBy: caller.tokenOwnerScope, roleAtMost: caller.tokenRoleScope,
