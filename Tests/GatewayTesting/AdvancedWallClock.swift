@@ -1,7 +1,6 @@
 public import Foundation
-import Synchronization
-
 public import RichPushServer
+import Synchronization
 
 /// The system's time moved forward by what a test advanced it: everything that waits on real time (timeouts,
 /// polling) still runs, while a due time hours ahead arrives at once.

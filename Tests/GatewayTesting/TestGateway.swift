@@ -5,9 +5,8 @@ import Logging
 public import NIOCore
 import NIOFoundationEssentialsCompat
 public import RichPushCore
-import TestSupport
-
 public import RichPushServer
+import TestSupport
 
 public func fixture(_ name: String) throws -> Data {
     try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)"))
