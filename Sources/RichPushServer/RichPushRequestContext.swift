@@ -1,3 +1,4 @@
+public import Foundation
 public import Hummingbird
 public import HummingbirdAuth
 import NIOCore
@@ -9,6 +10,8 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var role: Role
     /// The API token the request came with; nil for a password.
     public var tokenId: String? = nil
+    /// When that token expires; nil for a password or a token that does not.
+    public var tokenExpiresAt: Date? = nil
 }
 
 /// The context of every gateway request: the framework's storage, the caller, and the client address that login

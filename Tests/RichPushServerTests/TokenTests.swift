@@ -76,6 +76,22 @@ struct TokenTests {
         }
     }
 
+    @Test func aTokenThatExpiresCannotLeaveBehindOneThatOutlivesIt() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let expiry = Timestamp.format(Date.now + 3600)
+            let stolen = try await createToken(session, as: mark, json: #"{"name":"ci","expiresAt":"\#(expiry)"}"#)
+            let created = try await session.request(.post, "/api/tokens", json: #"{"name":"left behind"}"#, headers: bearer(stolen))
+            #expect(created.status == .created)
+            #expect(try created.json()["expiresAt"] as? String == expiry)
+            let later = Timestamp.format(Date.now + 7200)
+            let outliving = try await session.request(
+                .post, "/api/tokens", json: #"{"name":"forever","expiresAt":"\#(later)"}"#, headers: bearer(stolen))
+            #expect(outliving.status == .unprocessableContent)
+            #expect(try outliving.error().code == "token.invalidExpiry")
+        }
+    }
+
     @Test func aRevokedTokenIsRefusedAtOnce() async throws {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")

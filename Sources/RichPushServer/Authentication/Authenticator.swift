@@ -153,7 +153,7 @@ final class Authenticator: Sendable {
     private func verify(tokenDigest: String) async throws -> Verification? {
         guard let use = try await store.useToken(secretDigest: tokenDigest) else { return nil }
         return Verification(
-            user: AuthenticatedUser(username: use.username, role: use.role, tokenId: use.tokenId),
+            user: AuthenticatedUser(username: use.username, role: use.role, tokenId: use.tokenId, tokenExpiresAt: use.expiresAt),
             proof: .token(secretDigest: tokenDigest, expiresAt: use.expiresAt))
     }
 

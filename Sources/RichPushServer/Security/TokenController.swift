@@ -7,7 +7,8 @@ import RichPushStore
 /// hold a user's password. A token's secret is shown once, in the answer that creates it.
 ///
 /// A caller signed in with a token reaches only tokens of at most that token's role: a lesser token its owner handed
-/// to a script can neither list nor revoke the owner's stronger ones, nor create one.
+/// to a script can neither list nor revoke the owner's stronger ones, nor create one. Nor does a token it creates
+/// outlive it, so a stolen token that expires cannot leave one behind that does not.
 struct TokenController {
     let store: Store
     let cache: CredentialCache
@@ -45,12 +46,17 @@ struct TokenController {
             throw APIError.forbidden("A \(caller.role.rawValue) may create tokens of its own role or a lesser one, not \(role.rawValue).")
         }
         let now = Date.now
-        let expiresAt = try body.expiresAt.map { text in
-            guard let date = Timestamp.parse(text), date > now else {
-                throw APIError.unprocessable("token.invalidExpiry", "expiresAt must be an RFC 3339 time with a zone, in the future.")
-            }
-            return date
-        }
+        let expiresAt =
+            try body.expiresAt.map { text in
+                guard let date = Timestamp.parse(text), date > now else {
+                    throw APIError.unprocessable("token.invalidExpiry", "expiresAt must be an RFC 3339 time with a zone, in the future.")
+                }
+                if let limit = caller.tokenExpiresAt, date > limit {
+                    throw APIError.unprocessable(
+                        "token.invalidExpiry", "A token creates tokens that expire no later than itself, at \(Timestamp.format(limit)).")
+                }
+                return date
+            } ?? caller.tokenExpiresAt
         guard try await store.tokens(ownedBy: caller.username).count < Self.maximumTokensPerUser else {
             throw APIError.unprocessable("token.limit", "A user holds at most \(Self.maximumTokensPerUser) tokens; revoke one first.")
         }
