@@ -9,7 +9,8 @@ public enum CommandExit: Int32, Sendable, CaseIterable {
     case notDelivered = 1
     /// Some deliveries were accepted and some failed.
     case partial = 2
-    /// The gateway refused the request: wrong credentials, a role that may not, a corrupt image, an invalid audience.
+    /// The gateway refused the request: wrong credentials, a role that may not, a corrupt image, an invalid audience;
+    /// or, for `send --wait`, an audience that matched no device.
     case refused = 3
     /// The gateway could not be reached, or something else answered.
     case unreachable = 4

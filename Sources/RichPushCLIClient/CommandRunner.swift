@@ -37,7 +37,9 @@ public struct CommandRunner: Sendable {
         return exit
     }
 
-    /// Uploads the image if there is one, creates the notification and, with `wait`, follows it to a final state.
+    /// Uploads the image if there is one, creates the notification and, with `wait`, follows it to a final state. A
+    /// notification its audience gave no device is refused (exit 3) once followed, however `delivered` its state: a
+    /// typo in the audience must not look like a campaign that reached everyone.
     public func send(_ plan: SendPlan) async -> CommandExit {
         do {
             var imageId: Int64?
@@ -52,7 +54,12 @@ public struct CommandRunner: Sendable {
                 return .success
             }
             if !plan.json { terminal.write(Self.describe(notification) + "\n") }
-            return try await follow(id: notification.id, timeout: plan.timeout, json: plan.json)
+            let status = try await follow(id: notification.id, timeout: plan.timeout, json: plan.json)
+            if status.state.isFinal, status.targeted == 0 {
+                terminal.writeError("richpush: notification \(notification.id) reached no device: no installation matches \(notification.audience)\n")
+                return .refused
+            }
+            return CommandExit(status.state)
         } catch {
             return report(error, json: plan.json)
         }
@@ -61,7 +68,7 @@ public struct CommandRunner: Sendable {
     /// Writes the status of one notification; with `wait`, follows it first. The exit status tells its state.
     public func status(id: Int64, wait: Bool, json: Bool, timeout: Duration? = nil) async -> CommandExit {
         do {
-            if wait { return try await follow(id: id, timeout: timeout, json: json) }
+            if wait { return CommandExit(try await follow(id: id, timeout: timeout, json: json).state) }
             let status = try await client.status(id: id)
             terminal.write(json ? Self.json(status) : ProgressReport(isInteractive: false).finish(status))
             return CommandExit(status.state)
@@ -81,7 +88,8 @@ public struct CommandRunner: Sendable {
         }
     }
 
-    private func follow(id: Int64, timeout: Duration?, json: Bool) async throws -> CommandExit {
+    /// Follows one notification until a final state or `timeout`, writing its progress; answers its last status.
+    private func follow(id: Int64, timeout: Duration?, json: Bool) async throws -> StatusJSON {
         let report = ProgressReport(isInteractive: terminal.isInteractive, width: terminal.width)
         let terminal = self.terminal
         let status = try await follower.follow(id: id, timeout: timeout) { status in
@@ -92,7 +100,7 @@ public struct CommandRunner: Sendable {
             let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
             terminal.writeError("richpush: notification \(id) is still \(status.state.rawValue) after \(String(format: "%g", seconds)) seconds\n")
         }
-        return CommandExit(status.state)
+        return status
     }
 
     /// The sentence on standard error; with `--json` also the error object on standard output, for scripts.

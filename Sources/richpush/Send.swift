@@ -12,7 +12,8 @@ struct Send: AsyncParsableCommand {
             partial, failed, expired or canceled: a progress bar on a terminal, one line per change otherwise.
 
             Exit status: 0 delivered (without --wait: accepted), 1 failed, expired or canceled, 2 partial, \
-            3 refused by the gateway (credentials, role, image, audience…), 4 gateway unreachable, \
+            3 refused by the gateway (credentials, role, image, audience…) or, with --wait, an audience that matched no \
+            device, 4 gateway unreachable, \
             5 still scheduled or sending when --timeout ran out, 64 usage error.
 
             Example: richpush send --server http://localhost:8080 --user mark --password-file ~/.richpush-password \

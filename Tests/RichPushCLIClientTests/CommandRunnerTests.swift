@@ -61,6 +61,19 @@ struct CommandRunnerTests {
         }
     }
 
+    @Test func anAudienceThatMatchesNoDeviceExitsThreeWithASentence() async throws {
+        try await LiveGateway.run { _, admin in
+            let mark = try await admin.createUser("mark", role: .marketer)
+            let capture = CapturedTerminal()
+            let exit = await runner(mark, capture).send(SendPlan(payload: .text("t"), message: "Hi", audience: "username:nobody", wait: true))
+            #expect(exit == .refused)
+            #expect(capture.lines.last == "notification 1 delivered: 0 of 0 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed")
+            #expect(capture.standardError == "richpush: notification 1 reached no device: no installation matches username:nobody\n")
+            let withoutWait = await runner(mark, CapturedTerminal()).send(SendPlan(payload: .text("t"), message: "Hi", audience: "username:nobody"))
+            #expect(withoutWait == .success)
+        }
+    }
+
     @Test func aDeliveryThatReachesNoHubExitsOne() async throws {
         try await LiveGateway.run { _, admin in
             let alice = try await admin.createUser("alice", role: .member)
