@@ -143,7 +143,7 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
         headerTimeout: TimeAmount(gateway.configuration.headerTimeout), idleTimeout: TimeAmount(gateway.configuration.idleTimeout))
     let streamConfiguration = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
-            SecurityHeaders(), RequestDeadlines(policy: policy),
+            SecurityHeaders(overTLS: certificate != nil), RequestDeadlines(policy: policy),
             PayloadFastPath(
                 replies: MemoryPayloadReplies(
                     authenticator: gateway.authenticator, payloads: gateway.payloads, clock: gateway.configuration.clock,

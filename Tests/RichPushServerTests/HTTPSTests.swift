@@ -96,6 +96,25 @@ struct HTTPSTests {
         }
     }
 
+    @Test func everyAnswerOverHTTPSTellsBrowsersToKeepToHTTPS() async throws {
+        let certificates = try Certificates()
+        try await withHTTPSGateway(certificates) { gateway in
+            for (version, path) in [("--http1.1", "/health"), ("--http2", "/console/app.js"), ("--http2", "/api/users/me")] {
+                let answer = try await curl(
+                    [version, "--silent", "--output", "/dev/null", "--dump-header", "-", gateway.baseURL + path],
+                    trusting: certificates.authority.caFile)
+                #expect(answer.output.lowercased().contains("strict-transport-security: max-age=31536000"), "\(path) over \(version)")
+            }
+        }
+        let plain = try GatewayProcess()
+        defer { plain.cleanUp() }
+        try await plain.start()
+        let answer = try await SpawnedProcess.run(
+            "/usr/bin/curl", ["--silent", "--output", "/dev/null", "--dump-header", "-", plain.baseURL + "/health"])
+        #expect(answer.output.lowercased().contains("x-content-type-options: nosniff"))
+        #expect(!answer.output.lowercased().contains("strict-transport-security"))
+    }
+
     @Test func aPayloadIsFetchedOverHTTPSAgainAndAgainAlike() async throws {
         let certificates = try Certificates()
         try await withHTTPSGateway(certificates) { gateway in
