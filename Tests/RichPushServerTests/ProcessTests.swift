@@ -101,6 +101,29 @@ struct ProcessTests {
         #expect(tokenIds == audited)
     }
 
+    @Test func aPortAlreadyInUseEndsTheStartWithItsErrorInsteadOfHanging() async throws {
+        let gateway = try GatewayProcess()
+        defer { gateway.cleanUp() }
+        let holder = try SpawnedProcess(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import socket, time; s = socket.socket(); s.bind(('127.0.0.1', \(gateway.port))); s.listen(); print('held', flush=True); time.sleep(120)",
+            ],
+            output: .file(gateway.dataDirectory.appendingPathComponent("holder.log").path))
+        defer { holder.signal(SIGKILL) }
+        #expect(
+            await eventually { (try? String(contentsOf: gateway.dataDirectory.appendingPathComponent("holder.log"), encoding: .utf8)) == "held\n" })
+        do {
+            try await gateway.start()
+            Issue.record("richpush started on a port another process holds")
+        } catch {
+            // The services the failed server took down with it end too, and the process exits with the reason.
+            #expect("\(error)".hasPrefix("richpush exited"), "\(error)")
+            #expect(gateway.log.contains("Address already in use"))
+        }
+    }
+
     @Test func sigtermClosesOpenStreamsAndExitsCleanlyWithinTenSeconds() async throws {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }

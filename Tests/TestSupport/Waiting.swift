@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A test's own failure, in a sentence.
 public struct TestFailure: Error, CustomStringConvertible {
@@ -20,20 +21,32 @@ public func eventually(within timeout: Duration = .seconds(10), _ condition: () 
     return try await condition()
 }
 
-/// A TCP port on 127.0.0.1 that nobody listens on right now.
+/// A TCP port on 127.0.0.1 that nobody listens on right now, for a process a test starts to bind: below the kernel's
+/// range of ephemeral ports (32768 and up), where no outgoing connection takes it as its source port before that
+/// process binds it (a port the kernel handed out was seen taken so, and the gateway then could not listen), and
+/// never one this test process handed out before.
 public func freePort() throws -> Int {
+    for _ in 0..<1000 {
+        let port = Int.random(in: 20_000..<32_768)
+        guard handedOutPorts.withLock({ $0.insert(port).inserted }), canBind(port) else { continue }
+        return port
+    }
+    throw TestFailure("no free port from 20000 to 32767 on 127.0.0.1")
+}
+
+private let handedOutPorts = Mutex<Set<Int>>([])
+
+/// Whether a listener could bind `port` on 127.0.0.1 now, as a server binds: with `SO_REUSEADDR`.
+private func canBind(_ port: Int) -> Bool {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(descriptor) }
+    var reuse: Int32 = 1
+    setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard bound == 0 else { throw TestFailure("cannot bind a socket to 127.0.0.1") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
+    } == 0
 }

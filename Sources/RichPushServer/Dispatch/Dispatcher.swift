@@ -38,16 +38,22 @@ struct Dispatcher: Service {
     var imageLinks: AlertImageLinks?
     let logger: Logger
 
+    /// Dispatches until shut down, or cancelled: a group cancels its services when one fails (the server that could
+    /// not bind its port), and a cancelled wait returns at once, so only a closed doorbell ends the loop.
     func run() async throws {
         let answered = AnsweredDeliveries(window: policy.recordWindow)
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await recordAnswers(answered) }
-                await dispatch(answered)
-                // Every batch is back: what no claim carried is recorded by the recorder's last round.
-                answered.departures.close()
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await withDiscardingTaskGroup { group in
+                    group.addTask { await recordAnswers(answered) }
+                    await dispatch(answered)
+                    // Every batch is back: what no claim carried is recorded by the recorder's last round.
+                    answered.departures.close()
+                }
+            } onGracefulShutdown: {
+                doorbell.close()
             }
-        } onGracefulShutdown: {
+        } onCancel: {
             doorbell.close()
         }
     }

@@ -18,7 +18,16 @@ struct StatePushDispatcher: Service {
 
     static let batchSize = 500
 
+    /// Sends until shut down or cancelled, as the dispatcher does.
     func run() async throws {
+        await withTaskCancellationHandler {
+            await runUntilShutDown()
+        } onCancel: {
+            doorbell.close()
+        }
+    }
+
+    private func runUntilShutDown() async {
         await withGracefulShutdownHandler {
             while !doorbell.isClosed {
                 do {

@@ -125,7 +125,6 @@ public final class SQLiteEngine: DatabaseEngine {
             } catch {
                 firstError = firstError ?? error
             }
-            try? await db.handle.executor.shutdown()
         }
         return firstError
     }

@@ -3,6 +3,11 @@ import NIOPosix
 
 /// A task executor with a thread of its own, for code that blocks: a task that prefers it runs its nonisolated async
 /// code there, awaits included, without hopping to other threads in between.
+///
+/// The thread stops when the executor goes, not when its connection closes: a stopped loop drops the jobs it is
+/// given, so a task still finishing a statement after the store closed (a service the group cancelled when the server
+/// could not bind its port) would never resume, and the process would hang instead of exiting. Left running, the
+/// task meets the closed connection and ends with its error.
 final class ThreadExecutor: TaskExecutor {
     private let group: MultiThreadedEventLoopGroup
     private let loop: any EventLoop
@@ -20,7 +25,7 @@ final class ThreadExecutor: TaskExecutor {
     /// Whether the caller runs on this executor's thread.
     var isCurrent: Bool { loop.inEventLoop }
 
-    func shutdown() async throws {
-        try await group.shutdownGracefully()
+    deinit {
+        group.shutdownGracefully { _ in }
     }
 }
