@@ -38,23 +38,16 @@ struct Dispatcher: Service {
     var imageLinks: AlertImageLinks?
     let logger: Logger
 
-    /// Dispatches until shut down, or cancelled: a group cancels its services when one fails (the server that could
-    /// not bind its port), and a cancelled wait returns at once, so only a closed doorbell ends the loop.
+    /// Dispatches until shut down or cancelled.
     func run() async throws {
         let answered = AnsweredDeliveries(window: policy.recordWindow)
-        await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                await withDiscardingTaskGroup { group in
-                    group.addTask { await recordAnswers(answered) }
-                    await dispatch(answered)
-                    // Every batch is back: what no claim carried is recorded by the recorder's last round.
-                    answered.departures.close()
-                }
-            } onGracefulShutdown: {
-                doorbell.close()
+        await doorbell.runUntilStopped {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await recordAnswers(answered) }
+                await dispatch(answered)
+                // Every batch is back: what no claim carried is recorded by the recorder's last round.
+                answered.departures.close()
             }
-        } onCancel: {
-            doorbell.close()
         }
     }
 

@@ -18,17 +18,9 @@ struct StatePushDispatcher: Service {
 
     static let batchSize = 500
 
-    /// Sends until shut down or cancelled, as the dispatcher does.
+    /// Sends until shut down or cancelled.
     func run() async throws {
-        await withTaskCancellationHandler {
-            await runUntilShutDown()
-        } onCancel: {
-            doorbell.close()
-        }
-    }
-
-    private func runUntilShutDown() async {
-        await withGracefulShutdownHandler {
+        await doorbell.runUntilStopped {
             while !doorbell.isClosed {
                 do {
                     let claims = try await store.claimDueStatePushes(limit: Self.batchSize, lease: policy.lease, now: clock.now)
@@ -43,8 +35,6 @@ struct StatePushDispatcher: Service {
                     await doorbell.wait(upTo: policy.idleInterval)
                 }
             }
-        } onGracefulShutdown: {
-            doorbell.close()
         }
     }
 
