@@ -67,7 +67,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         dispatcherDoorbell: Doorbell(),
         statePushDoorbell: Doorbell(),
         outboxes: OutboxQueue(),
-        linkSigner: LinkSigner(secret: try await store.setting("payload-link-key") { LinkSigner.makeSecret() }),
+        linkSigner: LinkSigner(secret: try await store.sharedSettings.value("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadMemory(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
         connections: connections,
@@ -114,7 +114,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         services.append(
             StoreSignalListener(
                 store: store, broadcaster: broadcaster, dispatcherDoorbell: gateway.dispatcherDoorbell, logger: logger))
-        services.append(SignInThrottleSync(store: store, throttle: gateway.authenticator.throttle, logger: logger))
+        services.append(SignInThrottleSync(signInFailures: store.signInFailures, throttle: gateway.authenticator.throttle, logger: logger))
     }
     let startupLogger = logger
     let scheme = certificate == nil ? "http" : "https"
@@ -187,13 +187,13 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
                 authenticator: gateway.authenticator, rateLimits: gateway.rateLimits, trustedProxies: gateway.configuration.trustedProxies))
     let authenticated = signedIn.group().add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: gateway.rateLimits))
     let library = ImageLibrary(
-        store: gateway.store, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
+        images: gateway.store.images, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     let registrar = Registrar(
         store: gateway.store, maximumInstallationsPerUser: gateway.configuration.maximumInstallationsPerUser,
         dispatcherDoorbell: gateway.dispatcherDoorbell, rules: gateway.configuration.installationRules)
-    UserController(store: gateway.store, hasher: gateway.hasher, credentials: gateway.authenticator.cache).addRoutes(to: authenticated)
-    TokenController(store: gateway.store, cache: gateway.authenticator.cache).addRoutes(to: authenticated)
-    AuditController(store: gateway.store).addRoutes(to: authenticated)
+    UserController(users: gateway.store.users, hasher: gateway.hasher, credentials: gateway.authenticator.cache).addRoutes(to: authenticated)
+    TokenController(tokens: gateway.store.tokens, cache: gateway.authenticator.cache).addRoutes(to: authenticated)
+    AuditController(audit: gateway.store.audit).addRoutes(to: authenticated)
     ImageController(imageLimits: gateway.configuration.imageLimits, metrics: gateway.metrics, library: library).addRoutes(to: authenticated)
     NotificationController(
         store: gateway.store, library: library, payloads: gateway.payloads, linkSigner: gateway.linkSigner, broadcaster: gateway.broadcaster,
@@ -203,7 +203,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     ).addRoutes(to: authenticated)
     ResultsController(store: gateway.store, fetches: gateway.payloads.fetches).addRoutes(to: authenticated)
     AudienceController(store: gateway.store).addRoutes(to: authenticated)
-    TemplateController(store: gateway.store, maximumTemplatesPerUser: gateway.configuration.maximumTemplatesPerUser).addRoutes(to: authenticated)
+    TemplateController(templates: gateway.store.templates, maximumTemplatesPerUser: gateway.configuration.maximumTemplatesPerUser).addRoutes(
+        to: authenticated)
     InstallationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
     RegistrationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
     SegmentController(
@@ -236,10 +237,10 @@ func openPostgresEngine(url: String, runsPool: Bool, logger: Logger) async throw
 
 /// Creates the first admin on an empty store when a password is configured.
 private func bootstrapAdmin(_ configuration: ServerConfiguration, store: Store, hasher: PasswordHasher, logger: Logger) async throws {
-    guard let password = configuration.adminPassword, try await store.userCount() == 0 else { return }
+    guard let password = configuration.adminPassword, try await store.users.count() == 0 else { return }
     if let problem = PasswordHasher.problem(with: password) { throw ConfigurationError("RICHPUSH_ADMIN_PASSWORD: \(problem)") }
     do {
-        _ = try await store.createUser(
+        _ = try await store.users.create(
             username: configuration.adminUsername, passwordHash: try await hasher.hash(password), role: .admin,
             audit: AuditEntry(actor: "bootstrap", action: .userCreated, target: configuration.adminUsername, details: "admin"))
         logger.notice("created the first admin", metadata: ["richpush.username": "\(configuration.adminUsername)"])

@@ -50,7 +50,7 @@ public func createUser(
     let store = try await openStore(configuration, logger: logger)
     do {
         let hash = try await PasswordHasher().hash(password)
-        _ = try await store.createUser(
+        _ = try await store.users.create(
             username: username, passwordHash: hash, role: role,
             audit: AuditEntry(actor: "local:" + localAccount, action: .userCreated, target: username, details: role.rawValue))
         try await store.close()

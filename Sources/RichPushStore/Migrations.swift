@@ -1,5 +1,5 @@
 import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 /// The schema, as an ordered list of steps; each runs once, in its own transaction, recorded in `schema_migrations`.

@@ -1,4 +1,4 @@
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 /// A delivery's key in the outbox: its notification and its id.

@@ -2,17 +2,6 @@ import Foundation
 public import RichPushCore
 import SQLKit
 
-/// How many devices and people an audience reaches at one instant, as a notification created then would address.
-public struct AudienceSize: Sendable, Equatable {
-    /// Live installations whose tags satisfy the expression.
-    public var installations: Int
-    /// Distinct users who would find the notification in their feed: owners of those installations, and users the
-    /// expression names with `username:` even without a device.
-    public var recipients: Int
-    /// The installations by platform, every platform present.
-    public var installationsByPlatform: [Platform: Int]
-}
-
 /// An audience resolved by the database itself: a campaign to a hundred thousand devices is one `INSERT … SELECT`,
 /// not a hundred thousand rows read into the process and written back.
 extension Store {

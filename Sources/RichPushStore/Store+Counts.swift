@@ -1,5 +1,5 @@
 import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 extension Store {

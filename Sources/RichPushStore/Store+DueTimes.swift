@@ -1,5 +1,5 @@
 import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 /// When the deliveries of a new notification fall due: all at once, or at a wall-clock time in each device's zone.

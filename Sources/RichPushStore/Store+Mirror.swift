@@ -1,15 +1,6 @@
 public import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
-
-/// One installation whose registration in a remote hub must be brought in step.
-public struct MirrorTask: Sendable, Equatable {
-    public var installationId: String
-    public var version: Int64
-    public var attempts: Int
-    /// The installation as it is now; nil (or of a platform the hub does not carry) means: remove it from the hub.
-    public var installation: InstallationRecord?
-}
 
 extension Store {
     /// Marks an installation for syncing when its platform is mirrored, inside the transaction that changed it.

@@ -1,5 +1,5 @@
 public import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 /// The life of one delivery row of the outbox.
@@ -19,16 +19,6 @@ enum DeliveryState: String {
     /// same reason.
     static let isFailure = SQLBinaryExpression(
         SQLIdentifier("state"), .in, SQLGroupExpression([SQLLiteral.string(failed.rawValue), SQLLiteral.string(expired.rawValue)]))
-}
-
-/// What `DELETE /api/notifications/{id}` did.
-public enum RemovalOutcome: Sendable, Equatable {
-    /// Nothing had been sent: it will never be.
-    case canceled
-    /// Already sent: recalled from every feed.
-    case deleted
-    /// It was canceled or deleted before.
-    case alreadyRemoved
 }
 
 extension Store {
@@ -82,7 +72,7 @@ extension Store {
                     .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, draft.idempotencyKey).first()!
                 return (try Self.notificationRecord(first), false)
             }
-            try await Self.record(audit(id), in: db, now: now)
+            try await SQLAuditLog.record(audit(id), in: db, now: now)
 
             let addressed: Bool
             if dues.byZone == nil {
@@ -169,7 +159,7 @@ extension Store {
                 .where("id", .equal, id).where("canceled_at", .is, SQLLiteral.null).where("deleted_at", .is, SQLLiteral.null)
                 .returning("id").first()
             guard removed != nil else { return (.alreadyRemoved, []) }
-            try await Self.record(audit(outcome), in: db, now: now)
+            try await SQLAuditLog.record(audit(outcome), in: db, now: now)
             try await Self.finishPending(
                 db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,
                 in: db)

@@ -1,5 +1,5 @@
 public import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 extension Store {

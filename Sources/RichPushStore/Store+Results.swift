@@ -2,38 +2,6 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-/// One delivery of a notification as its results list it: where it went, how it ended, what its user did.
-public struct DeliveryResult: Sendable, Equatable {
-    public var deliveryId: Int64
-    public var installationId: String
-    public var owner: String
-    public var platform: Platform
-    public var variant: String?
-    public var language: String?
-    /// `pending`, `sent`, `failed`, `expired`, `canceled` or `capped`.
-    public var state: String
-    /// The error code of a delivery that was not sent.
-    public var reason: String?
-    public var attempts: Int
-    public var sentAt: Date?
-    /// When its user first fetched the payload, from any device.
-    public var fetchedAt: Date?
-    /// When this installation reported the alert displayed.
-    public var displayedAt: Date?
-    public var readState: ReadState
-    public var userActionState: UserActionState
-}
-
-/// What happened to a notification within one step of its timeline.
-public struct TimelineBucket: Sendable, Equatable {
-    public var start: Date
-    public var sent = 0
-    public var fetched = 0
-    public var displayed = 0
-    public var opened = 0
-    public var dismissed = 0
-}
-
 extension Store {
     /// Up to `limit` deliveries of a notification with ids above `after`, in id order.
     public func deliveryResults(notificationId: Int64, after: Int64 = 0, limit: Int) async throws -> [DeliveryResult] {

@@ -1,5 +1,5 @@
 public import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 extension Store {
@@ -29,7 +29,7 @@ extension Store {
             let previous = try Self.segments(row.optionalString("segments"))
             let json = try Self.segmentsJSON(wanted)
             try await db.update("users").set("segments", to: json).where("username", .equal, username).run()
-            try await Self.record(audit(wanted), in: db, now: now)
+            try await SQLAuditLog.record(audit(wanted), in: db, now: now)
             let installations = try await db.select().columns("id", "platform").from("installations").where("owner", .equal, username).all()
                 .map { (id: try $0.string("id"), platform: try $0.enumeration("platform", as: Platform.self)) }
             guard !installations.isEmpty else { return wanted }

@@ -1,5 +1,5 @@
 public import Foundation
-import RichPushCore
+public import RichPushCore
 import SQLKit
 
 /// A campaign's first attempts claimed in order of the outbox's ids, a range at a time, on PostgreSQL.

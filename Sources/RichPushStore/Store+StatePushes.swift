@@ -2,12 +2,6 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-/// A claimed state push: the job for its hub, and the version of the state it carries.
-public struct StatePushClaim: Sendable {
-    public var job: DeliveryJob
-    public var version: Int64
-}
-
 /// Whose devices a state push goes to.
 enum StatePushRecipients {
     /// One user, who changed the state on one of its devices.

@@ -1,4 +1,4 @@
-import RichPushCore
+public import RichPushCore
 import SQLKit
 import Synchronization
 

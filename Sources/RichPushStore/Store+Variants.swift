@@ -2,25 +2,6 @@ import Foundation
 public import RichPushCore
 import SQLKit
 
-/// How one variant of an A/B test did.
-public struct VariantFunnel: Sendable, Equatable {
-    public var name: String
-    /// Installations of the users assigned it.
-    public var targeted = 0
-    public var sent = 0
-    /// Distinct users who fetched the payload.
-    public var fetched = 0
-    /// Distinct installations that reported the alert displayed.
-    public var displayed = 0
-    /// Distinct users whose state is activated, and dismissed.
-    public var opened = 0
-    public var dismissed = 0
-
-    public init(name: String) {
-        self.name = name
-    }
-}
-
 extension Store {
     /// Gives every recipient of a new notification its variant, on its feed entry and its deliveries.
     static func assignVariants(_ variants: [Variant], notificationId id: Int64, in db: any SQLDatabase) async throws {

@@ -3,7 +3,9 @@ public import Logging
 public import RichPushCore
 import SQLKit
 
-/// Everything the gateway keeps: users, images, notifications with their outbox, installations, feeds and events.
+/// Everything the gateway keeps, opened on one engine: a repository per aggregate (users, tokens, images, templates,
+/// …), each made fresh from the engine and the settings below when asked for, and the notifications with their
+/// outbox, installations, feeds and events.
 ///
 /// One implementation over SQLKit serves every engine; see ``DatabaseEngine``.
 public struct Store: Sendable {
@@ -74,6 +76,14 @@ public struct Store: Sendable {
             throw error
         }
     }
+
+    public var users: SQLUserRepository { SQLUserRepository(engine: engine, mirroredPlatforms: mirroredPlatforms) }
+    public var tokens: SQLTokenRepository { SQLTokenRepository(engine: engine) }
+    public var signInFailures: SQLSignInFailureRepository { SQLSignInFailureRepository(engine: engine) }
+    public var audit: SQLAuditLog { SQLAuditLog(engine: engine) }
+    public var sharedSettings: SQLSharedSettingRepository { SQLSharedSettingRepository(engine: engine) }
+    public var images: SQLImageRepository { SQLImageRepository(engine: engine) }
+    public var templates: SQLTemplateRepository { SQLTemplateRepository(engine: engine) }
 
     /// Whether other gateway processes may use the same data, so what one process changes the others must hear of
     /// (``listen(_:)``) and limits kept in memory must be kept in the store.

@@ -39,7 +39,7 @@ struct FeedStoreTests {
 
     @Test(arguments: Engine.allCases) func recipientsAreTheOwnersOfAddressedInstallationsAndNamedUsers(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            _ = try await store.createUser(username: "dave", passwordHash: "x", role: .member)
+            _ = try await store.users.create(username: "dave", passwordHash: "x", role: .member)
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice || username:dave || username:ghost")
             #expect(try await store.isRecipient(notificationId: notification.id, username: "alice"))

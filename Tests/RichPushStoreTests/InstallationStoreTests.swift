@@ -104,7 +104,7 @@ struct InstallationStoreTests {
 
     @Test(arguments: Engine.allCases) func anOwnersNewInstallationBeyondTheLimitIsRefused(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            _ = try await store.createUser(username: "eve", passwordHash: "x", role: .member)
+            _ = try await store.users.create(username: "eve", passwordHash: "x", role: .member)
             let device = { (id: String) in
                 InstallationRecord(id: id, owner: "eve", platform: .direct, pushChannel: id, tags: [], createdAt: .now, updatedAt: .now)
             }
@@ -117,7 +117,7 @@ struct InstallationStoreTests {
 
     @Test func registrationsOfOneOwnerOnTwoProcessesAtOnceStopAtTheLimit() async throws {
         try await withStores(.postgresql, count: 2) { stores in
-            _ = try await stores[0].createUser(username: "eve", passwordHash: "x", role: .member)
+            _ = try await stores[0].users.create(username: "eve", passwordHash: "x", role: .member)
             let accepted = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<20 {
                     group.addTask {
@@ -141,9 +141,9 @@ struct InstallationStoreTests {
 
     @Test(arguments: Engine.allCases) func usernamesDifferingOnlyInCaseAreOneName(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            _ = try await store.createUser(username: "bob", passwordHash: "x", role: .member)
+            _ = try await store.users.create(username: "bob", passwordHash: "x", role: .member)
             await #expect(throws: StoreError.duplicate("username")) {
-                _ = try await store.createUser(username: "Bob", passwordHash: "y", role: .member)
+                _ = try await store.users.create(username: "Bob", passwordHash: "y", role: .member)
             }
         }
     }

@@ -11,8 +11,8 @@ struct SegmentStoreTests {
 
     @Test(arguments: Engine.allCases) func everyInstallationOfAUserCarriesTheUsersSegmentsPresentOrLater(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            _ = try await store.createUser(username: "alice", passwordHash: "x", role: .member)
-            _ = try await store.createUser(username: "bob", passwordHash: "x", role: .member)
+            _ = try await store.users.create(username: "alice", passwordHash: "x", role: .member)
+            _ = try await store.users.create(username: "bob", passwordHash: "x", role: .member)
             try await store.register("alice-phone", owner: "alice")
             try await store.register("bob-phone", owner: "bob")
             #expect(try await store.setSegments(["segment:vip"], of: "alice") == ["segment:vip"])
@@ -25,7 +25,7 @@ struct SegmentStoreTests {
 
     @Test(arguments: Engine.allCases) func replacingAUsersSegmentsTakesTheOldOnesOffItsDevices(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            _ = try await store.createUser(username: "alice", passwordHash: "x", role: .member)
+            _ = try await store.users.create(username: "alice", passwordHash: "x", role: .member)
             try await store.register("alice-phone", owner: "alice", tags: ["topic:news"])
             _ = try await store.setSegments(["segment:vip", "segment:beta"], of: "alice")
             _ = try await store.setSegments(["segment:beta"], of: "alice")

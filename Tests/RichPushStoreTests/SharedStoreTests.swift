@@ -109,15 +109,15 @@ struct SharedStoreTests {
         try await withStores(engine, count: 2) { stores in
             let start = Date.now
             for second in 0..<3 {
-                _ = try await stores[0].recordSignInFailure(keys: ["u:alice", "a:10.0.0.1"], at: start + Double(second), since: start - 300)
+                _ = try await stores[0].signInFailures.record(keys: ["u:alice", "a:10.0.0.1"], at: start + Double(second), since: start - 300)
             }
-            let counted = try await stores[1].recordSignInFailure(keys: ["u:alice", "a:10.0.0.2"], at: start + 3, since: start - 300)
+            let counted = try await stores[1].signInFailures.record(keys: ["u:alice", "a:10.0.0.2"], at: start + 3, since: start - 300)
             #expect(counted["u:alice"]?.count == 4)
             #expect(counted["a:10.0.0.2"]?.count == 1)
-            #expect(try await stores[1].throttledSignInKeys(since: start - 300, limit: 4).keys.sorted() == ["u:alice"])
-            try await stores[0].clearSignInFailures(keys: ["u:alice"])
-            #expect(try await stores[1].throttledSignInKeys(since: start - 300, limit: 1).keys.sorted() == ["a:10.0.0.1", "a:10.0.0.2"])
-            #expect(try await stores[1].pruneSignInFailures(before: start + 10) == 4)
+            #expect(try await stores[1].signInFailures.throttledKeys(since: start - 300, limit: 4).keys.sorted() == ["u:alice"])
+            try await stores[0].signInFailures.clear(keys: ["u:alice"])
+            #expect(try await stores[1].signInFailures.throttledKeys(since: start - 300, limit: 1).keys.sorted() == ["a:10.0.0.1", "a:10.0.0.2"])
+            #expect(try await stores[1].signInFailures.prune(before: start + 10) == 4)
         }
     }
 
@@ -128,8 +128,8 @@ struct SharedStoreTests {
         async let first = database.open()
         async let second = database.open()
         let stores = try await [first, second]
-        _ = try await stores[0].createUser(username: "alice", passwordHash: "x", role: .member)
-        #expect(try await stores[1].user(named: "alice") != nil)
+        _ = try await stores[0].users.create(username: "alice", passwordHash: "x", role: .member)
+        #expect(try await stores[1].users.user(named: "alice") != nil)
         for store in stores { try await store.close() }
     }
 

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Logging
+import RichPushCore
 import RichPushStore
 import Synchronization
 
@@ -19,7 +20,11 @@ final class Authenticator: Sendable {
         var proof: CredentialCache.Proof
     }
 
-    let store: Store
+    let users: any UserRepository
+    let tokens: any TokenRepository
+    let signInFailures: any SignInFailureRepository
+    /// Whether other processes share the store, and with it the sign-in failures.
+    let isShared: Bool
     let cache: CredentialCache
     let throttle: LoginThrottle
     let hasher: PasswordHasher
@@ -31,7 +36,10 @@ final class Authenticator: Sendable {
     private let verifications = Mutex<[SHA256Digest: Task<Verification, any Error>]>([:])
 
     init(store: Store, hasher: PasswordHasher, revalidateAfter: TimeInterval, metrics: GatewayMetrics) async throws {
-        self.store = store
+        self.users = store.users
+        self.tokens = store.tokens
+        self.signInFailures = store.signInFailures
+        self.isShared = store.isShared
         self.metrics = metrics
         self.cache = CredentialCache(revalidateAfter: revalidateAfter)
         self.throttle = LoginThrottle()
@@ -101,8 +109,8 @@ final class Authenticator: Sendable {
             throw APIError.unauthorized("The username or password is wrong.")
         }
         throttle.recordSuccess(username: credentials.username, address: address)
-        if store.isShared {
-            try await store.clearSignInFailures(keys: [LoginThrottle.pairKey(username: credentials.username, address: address)])
+        if isShared {
+            try await signInFailures.clear(keys: [LoginThrottle.pairKey(username: credentials.username, address: address)])
         }
         cache.store(authorization, user: user, proof: verification.proof)
         return user
@@ -139,7 +147,7 @@ final class Authenticator: Sendable {
         switch entry.proof {
         case .password(let hash):
             // A changed hash means a changed password, or a new user of that name.
-            guard let record = try await store.user(named: entry.user.username), record.passwordHash == hash else { return nil }
+            guard let record = try await users.user(named: entry.user.username), record.passwordHash == hash else { return nil }
             return Verification(user: AuthenticatedUser(username: record.username, role: record.role), proof: entry.proof)
         case .token(let digest, _):
             return try await verify(tokenDigest: digest)
@@ -151,7 +159,7 @@ final class Authenticator: Sendable {
     }
 
     private func verify(tokenDigest: String) async throws -> Verification? {
-        guard let use = try await store.useToken(secretDigest: tokenDigest) else { return nil }
+        guard let use = try await tokens.use(secretDigest: tokenDigest, now: .now) else { return nil }
         return Verification(
             user: AuthenticatedUser(username: use.username, role: use.role, tokenId: use.tokenId, tokenExpiresAt: use.expiresAt),
             proof: .token(secretDigest: tokenDigest, expiresAt: use.expiresAt))
@@ -161,8 +169,8 @@ final class Authenticator: Sendable {
         let key = cache.key(authorization)
         let (task, started) = verifications.withLock { verifications in
             if let running = verifications[key] { return (running, false) }
-            let task = Task { [store, hasher, decoyHash] in
-                let record = try await store.user(named: credentials.username)
+            let task = Task { [users, hasher, decoyHash] in
+                let record = try await users.user(named: credentials.username)
                 let matches = try await hasher.verify(credentials.password, hash: record?.passwordHash ?? decoyHash)
                 guard let record, matches else { return Verification(user: nil, proof: .password(hash: "")) }
                 return Verification(
@@ -178,9 +186,9 @@ final class Authenticator: Sendable {
     /// On a store shared by several processes, records the failure there and counts with every process's failures,
     /// so ten wrong passwords spread over the processes behind a load balancer throttle as ten on one would.
     private func shareFailure(username: String, address: String) async throws {
-        guard store.isShared else { return }
+        guard isShared else { return }
         let keys = LoginThrottle.keys(username: username, address: address)
-        let shared = try await store.recordSignInFailure(keys: keys, since: .now - throttle.window)
+        let shared = try await signInFailures.record(keys: keys, at: .now, since: .now - throttle.window)
         throttle.adopt(shared, for: keys)
     }
 }

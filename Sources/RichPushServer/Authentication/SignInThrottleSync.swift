@@ -9,7 +9,7 @@ import ServiceLifecycle
 ///
 /// Checking a sign-in stays a lookup in memory; only failures and this once-a-second read touch the store.
 struct SignInThrottleSync: Service {
-    let store: Store
+    let signInFailures: any SignInFailureRepository
     let throttle: LoginThrottle
     let logger: Logger
     var interval: Duration = .seconds(1)
@@ -23,8 +23,8 @@ struct SignInThrottleSync: Service {
                 do {
                     let now = Date.now
                     throttle.adoptThrottled(
-                        try await store.throttledSignInKeys(since: now - throttle.window, limit: throttle.smallestLimit), now: now)
-                    if ticks % pruneEvery == 0 { try await store.pruneSignInFailures(before: now - throttle.window) }
+                        try await signInFailures.throttledKeys(since: now - throttle.window, limit: throttle.smallestLimit), now: now)
+                    if ticks % pruneEvery == 0 { try await signInFailures.prune(before: now - throttle.window) }
                 } catch  where !Task.isCancelled {
                     logger.warning("could not read the shared sign-in failures", metadata: ["error": "\(error)"])
                 } catch {

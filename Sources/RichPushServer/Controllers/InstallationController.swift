@@ -50,7 +50,7 @@ struct InstallationController {
                 guard let id = entry.installationId, let owner = entry.owner else {
                     throw APIError.unprocessable("request.missingField", "installationId and owner are required.")
                 }
-                if owners[owner] == nil { owners[owner] = try await store.user(named: owner) != nil }
+                if owners[owner] == nil { owners[owner] = try await store.users.user(named: owner) != nil }
                 guard owners[owner] == true else {
                     throw APIError.unprocessable("installation.unknownOwner", "There is no user \(owner.prefix(64)).")
                 }

@@ -50,13 +50,13 @@ struct NotificationController {
             if let name = fields.template {
                 // Before the lookup: whether a template exists, and what it holds, is for those who may read templates.
                 try caller.require(.marketer, to: "send from templates")
-                guard let record = try await store.template(name: name) else {
+                guard let record = try await store.templates.template(name: name) else {
                     throw APIError.unprocessable("template.notFound", "There is no template \(name.prefix(64)).")
                 }
                 template = try Template(record)
             }
             draft = try await fields.draft(by: caller, now: now, template: template, defaultTimeZone: defaultTimeZone) {
-                id in try await store.image(id: id) != nil
+                id in try await store.images.image(id: id) != nil
             }
         }
         let audience = draft.audience.description

@@ -8,7 +8,7 @@ import RichPushStore
 /// stores a new version; earlier versions stay readable with `?version=N`, as notifications made from them name them.
 /// The list comes a page at a time, by name; a marketer creates at most `maximumTemplatesPerUser` of them.
 struct TemplateController {
-    let store: Store
+    let templates: any TemplateRepository
     let maximumTemplatesPerUser: Int
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
@@ -57,9 +57,9 @@ struct TemplateController {
         }
         let fields = try Template.checked(body.campaign, description: body.description)
         do {
-            let record = try await store.createTemplate(
+            let record = try await templates.create(
                 name: body.name, description: body.description, fields: fields, createdBy: caller.username, limit: maximumTemplatesPerUser,
-                audit: caller.audit(.templateChanged, target: body.name, details: "created, version 1"))
+                audit: caller.audit(.templateChanged, target: body.name, details: "created, version 1"), now: .now)
             context.logger.info("template created", metadata: ["richpush.template": "\(record.name)"])
             return try Template(record).jsonResponse(status: .created, headers: [.location: "/api/templates/\(record.name)"])
         } catch StoreError.duplicate {
@@ -74,7 +74,7 @@ struct TemplateController {
         try context.caller().require(.marketer, to: "read templates")
         let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
         let after = request.uri.queryParameters["after"].map(String.init)
-        let page = try await store.templates(after: after, limit: limit + 1)
+        let page = try await templates.list(after: after, limit: limit + 1)
         let items = try page.prefix(limit).map(Template.init)
         return try PageJSON(items: items, next: page.count > limit ? items.last?.name : nil).jsonResponse()
     }
@@ -83,7 +83,7 @@ struct TemplateController {
         try context.caller().require(.marketer, to: "read templates")
         let name = try context.parameters.require("name")
         let version = try request.uri.integer("version", in: 1...Int64(Int32.max)).map(Int.init)
-        guard let record = try await store.template(name: name, version: version) else {
+        guard let record = try await templates.template(name: name, version: version) else {
             throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64))\(version.map { " version \($0)" } ?? "").")
         }
         return try Template(record)
@@ -96,9 +96,9 @@ struct TemplateController {
         let body = try await request.decode(as: UpdateRequest.self, context: context)
         let fields = try Template.checked(body.campaign, description: body.description)
         guard
-            let record = try await store.updateTemplate(
+            let record = try await templates.update(
                 name: name, description: body.description, fields: fields, createdBy: caller.username,
-                audit: { caller.audit(.templateChanged, target: name, details: "version \($0)") })
+                audit: { caller.audit(.templateChanged, target: name, details: "version \($0)") }, now: .now)
         else { throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)); POST /api/templates creates it.") }
         context.logger.info("template changed", metadata: ["richpush.template": "\(name)", "richpush.version": "\(record.version)"])
         return try Template(record)
@@ -108,7 +108,7 @@ struct TemplateController {
         let caller = try context.caller()
         try caller.require(.marketer, to: "remove templates")
         let name = try context.parameters.require("name")
-        guard try await store.deleteTemplate(name: name, audit: caller.audit(.templateChanged, target: name, details: "removed")) else {
+        guard try await templates.delete(name: name, audit: caller.audit(.templateChanged, target: name, details: "removed"), now: .now) else {
             throw APIError.notFound("template.notFound", "There is no template \(name.prefix(64)).")
         }
         return Response(status: .noContent)

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 import RichPushCore
@@ -9,7 +10,7 @@ import RichPushStore
 /// A changed password or a removed user takes effect on every gateway process sharing the store within the
 /// credential cache's revalidation interval: each process rereads the stored hash of a cached sign-in that often.
 struct UserController {
-    let store: Store
+    let users: any UserRepository
     let hasher: PasswordHasher
     let credentials: CredentialCache
 
@@ -40,9 +41,9 @@ struct UserController {
         }
         let hash = try await hasher.hash(body.password)
         do {
-            let user = try await store.createUser(
+            let user = try await users.create(
                 username: body.username, passwordHash: hash, role: role,
-                audit: caller.audit(.userCreated, target: body.username, details: role.rawValue))
+                audit: caller.audit(.userCreated, target: body.username, details: role.rawValue), now: .now)
             context.logger.info("user created", metadata: ["richpush.username": "\(user.username)", "richpush.role": "\(role)"])
             return try UserJSON(username: user.username, role: user.role)
                 .jsonResponse(status: .created, headers: [.location: "/api/users/\(user.username)"])
@@ -72,7 +73,9 @@ struct UserController {
         if ownPassword { try await checkCurrentPassword(body.currentPassword, of: username) }
         if let problem = PasswordHasher.problem(with: body.password) { throw APIError.unprocessable("user.invalidPassword", problem) }
         let hash = try await hasher.hash(body.password)
-        guard try await store.setPasswordHash(username: username, passwordHash: hash, audit: caller.audit(.userPasswordChanged, target: username))
+        guard
+            try await users.setPasswordHash(
+                username: username, passwordHash: hash, audit: caller.audit(.userPasswordChanged, target: username), now: .now)
         else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
@@ -85,7 +88,7 @@ struct UserController {
         guard let password else {
             throw APIError.unprocessable("user.currentPasswordRequired", "Changing your own password needs your present one in currentPassword.")
         }
-        guard let user = try await store.user(named: username), try await hasher.verify(password, hash: user.passwordHash) else {
+        guard let user = try await users.user(named: username), try await hasher.verify(password, hash: user.passwordHash) else {
             throw APIError(.forbidden, code: "user.wrongPassword", message: "currentPassword is not your present password.")
         }
     }
@@ -97,7 +100,7 @@ struct UserController {
         guard username != caller.username else {
             throw APIError.conflict("user.self", "An admin cannot remove itself; another admin can.")
         }
-        guard try await store.deleteUser(username: username, audit: caller.audit(.userRemoved, target: username)) else {
+        guard try await users.delete(username: username, audit: caller.audit(.userRemoved, target: username), now: .now) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
         credentials.forget(username: username)

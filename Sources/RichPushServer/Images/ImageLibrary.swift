@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import NIOPosix
+import RichPushCore
 import RichPushImaging
 import RichPushStore
 import Synchronization
@@ -9,13 +10,13 @@ import Synchronization
 /// Admits images into the store: PNG, JPEG and WebP, told apart by their bytes and decoded in full off the event loops,
 /// then stored by content hash with their own media type.
 final class ImageLibrary: Sendable {
-    let store: Store
+    let images: any ImageRepository
     let limits: ImageLimits
     let directory: String
     private let logoId = Mutex<Int64?>(nil)
 
-    init(store: Store, limits: ImageLimits, directory: String) {
-        self.store = store
+    init(images: any ImageRepository, limits: ImageLimits, directory: String) {
+        self.images = images
         self.limits = limits
         self.directory = directory
     }
@@ -36,8 +37,8 @@ final class ImageLibrary: Sendable {
             throw Self.apiError(error)
         }
         let sha256 = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        return try await store.insertImage(
-            data: data, sha256: sha256, contentType: info.format.mediaType, width: info.width, height: info.height, createdBy: createdBy)
+        return try await images.insert(
+            data: data, sha256: sha256, contentType: info.format.mediaType, width: info.width, height: info.height, createdBy: createdBy, now: .now)
     }
 
     /// The id of the bundled `logo.png`, the tutorial's payload, stored on first use.

@@ -1,4 +1,5 @@
 import Logging
+import RichPushCore
 import RichPushStore
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOFoundationEssentialsCompat
+import RichPushCore
 import RichPushStore
 
 /// The payload path's memory: images (immutable), notifications (briefly, since they can be recalled), recipient
@@ -42,7 +43,7 @@ final class PayloadMemory: Sendable {
 
     func image(id: Int64) async throws -> Image? {
         if let cached = images[id] { return cached }
-        guard let metadata = try await store.image(id: id), let data = try await store.imageData(id: id) else { return nil }
+        guard let metadata = try await store.images.image(id: id), let data = try await store.images.data(id: id) else { return nil }
         let image = Image(bytes: ByteBuffer(data: data), contentType: metadata.contentType, entityTag: "\"\(metadata.sha256)\"")
         images.set(id, image, cost: data.count)
         return image

@@ -5,7 +5,7 @@ import RichPushStore
 /// `GET /api/audit?limit=&before=` (admins): who did what and when, newest first, a page at a time; `next` is the
 /// `before` of the following page.
 struct AuditController {
-    let store: Store
+    let audit: any AuditLog
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.get("audit", use: list)
@@ -15,7 +15,7 @@ struct AuditController {
         try context.caller().require(.admin, to: "read the audit trail")
         let before = try request.uri.integer("before", in: 1...Int64.max)
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 100)
-        let page = try await store.auditEvents(before: before, limit: limit + 1)
+        let page = try await audit.events(before: before, limit: limit + 1)
         let items = page.prefix(limit).map(AuditEventJSON.init)
         return try PageJSON(items: Array(items), next: page.count > limit ? page[limit - 1].id : nil).jsonResponse()
     }

@@ -1,3 +1,4 @@
+import RichPushCore
 import RichPushStore
 
 extension AuthenticatedUser {

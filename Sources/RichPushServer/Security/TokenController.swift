@@ -10,7 +10,7 @@ import RichPushStore
 /// to a script can neither list nor revoke the owner's stronger ones, nor create one. Nor does a token it creates
 /// outlive it, so a stolen token that expires cannot leave one behind that does not.
 struct TokenController {
-    let store: Store
+    let tokens: any TokenRepository
     let cache: CredentialCache
 
     /// Enough for every script and device of one user; a runaway loop creating tokens stops here.
@@ -57,12 +57,12 @@ struct TokenController {
                 }
                 return date
             } ?? caller.tokenExpiresAt
-        guard try await store.tokens(ownedBy: caller.username).count < Self.maximumTokensPerUser else {
+        guard try await tokens.list(ownedBy: caller.username, roleAtMost: nil).count < Self.maximumTokensPerUser else {
             throw APIError.unprocessable("token.limit", "A user holds at most \(Self.maximumTokensPerUser) tokens; revoke one first.")
         }
         let secret = APIToken.generate()
         let id = UUID().uuidString.lowercased()
-        let record = try await store.createToken(
+        let record = try await tokens.create(
             id: id, owner: caller.username, name: name, role: role, secretDigest: APIToken.digest(secret), expiresAt: expiresAt,
             audit: caller.audit(.tokenCreated, target: id, details: "\(name), \(role.rawValue)"), now: now)
         return try TokenJSON(record, token: secret).jsonResponse(status: .created, headers: [.location: "/api/tokens/\(record.id)"])
@@ -71,7 +71,7 @@ struct TokenController {
     /// The caller's tokens; an admin's answer holds everyone's.
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<TokenJSON> {
         let caller = try context.caller()
-        let tokens = try await store.tokens(ownedBy: caller.tokenOwnerScope, roleAtMost: caller.tokenRoleScope)
+        let tokens = try await tokens.list(ownedBy: caller.tokenOwnerScope, roleAtMost: caller.tokenRoleScope)
         return ListJSON(items: tokens.map { TokenJSON($0) })
     }
 
@@ -81,9 +81,9 @@ struct TokenController {
         let caller = try context.caller()
         let id = try context.parameters.require("id")
         guard
-            let record = try await store.deleteToken(
+            let record = try await tokens.delete(
                 id: id, ownedBy: caller.tokenOwnerScope, roleAtMost: caller.tokenRoleScope,
-                audit: { caller.audit(.tokenRevoked, target: $0.id, details: "\($0.name) of \($0.owner)") })
+                audit: { caller.audit(.tokenRevoked, target: $0.id, details: "\($0.name) of \($0.owner)") }, now: .now)
         else {
             throw APIError.notFound("token.notFound", "There is no token \(id.prefix(64)) of yours.")
         }

@@ -1,5 +1,4 @@
 public import Foundation
-public import RichPushCore
 
 /// A delivery at a wall-clock time in each device's own time zone (`deliverAtLocal`).
 public struct LocalDelivery: Sendable, Equatable {

@@ -2,28 +2,11 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-/// An API token as it is listed: never its secret, which is kept only as a digest.
-public struct TokenRecord: Sendable, Equatable {
-    public var id: String
-    public var owner: String
-    public var name: String
-    public var role: Role
-    public var createdAt: Date
-    public var expiresAt: Date?
-    public var lastUsedAt: Date?
-}
+/// The tokens in the `api_tokens` table.
+public struct SQLTokenRepository: TokenRepository {
+    let engine: any DatabaseEngine
 
-/// Who a presented token speaks for, as of now.
-public struct TokenUse: Sendable, Equatable {
-    public var tokenId: String
-    public var username: String
-    /// The token's role, lowered to its owner's present role.
-    public var role: Role
-    public var expiresAt: Date?
-}
-
-extension Store {
-    public func createToken(
+    public func create(
         id: String, owner: String, name: String, role: Role, secretDigest: String, expiresAt: Date?, audit: AuditEntry? = nil,
         now: Date = .now
     ) async throws -> TokenRecord {
@@ -32,24 +15,21 @@ extension Store {
                 .columns("id", "owner", "name", "role", "secret_digest", "created_at", "expires_at")
                 .values(id, owner, name, role.rawValue, secretDigest, EpochMilliseconds(now), expiresAt.map(EpochMilliseconds))
                 .run()
-            try await Self.record(audit, in: db, now: now)
+            try await SQLAuditLog.record(audit, in: db, now: now)
             return TokenRecord(id: id, owner: owner, name: name, role: role, createdAt: now, expiresAt: expiresAt, lastUsedAt: nil)
         }
     }
 
-    /// The tokens of `owner` (of everyone when nil) whose role is at most `role` (any role when nil), newest first.
-    public func tokens(ownedBy owner: String?, roleAtMost role: Role? = nil) async throws -> [TokenRecord] {
+    public func list(ownedBy owner: String?, roleAtMost role: Role? = nil) async throws -> [TokenRecord] {
         try await engine.read { db in
-            var query = db.select().columns(Self.tokenColumns).from("api_tokens")
+            var query = db.select().columns(Self.columns).from("api_tokens")
             if let owner { query = query.where("owner", .equal, owner) }
             if let role { query = query.where("role", .in, role.included.map(\.rawValue)) }
-            return try await query.orderBy("created_at", .descending).orderBy("id").all().map(Self.tokenRecord)
+            return try await query.orderBy("created_at", .descending).orderBy("id").all().map(Self.record)
         }
     }
 
-    /// Removes the token `id` if `owner` (any owner when nil) holds it and its role is at most `role` (any role when
-    /// nil); returns what was removed, recorded in the trail as `audit` tells.
-    public func deleteToken(
+    public func delete(
         id: String, ownedBy owner: String?, roleAtMost role: Role? = nil, audit: @escaping @Sendable (TokenRecord) -> AuditEntry? = { _ in nil },
         now: Date = .now
     ) async throws -> TokenRecord? {
@@ -57,17 +37,15 @@ extension Store {
             var query = db.delete(from: "api_tokens").where("id", .equal, id)
             if let owner { query = query.where("owner", .equal, owner) }
             if let role { query = query.where("role", .in, role.included.map(\.rawValue)) }
-            guard let record = try await query.returning(Self.tokenColumns.map { SQLColumn($0) }).first().map(Self.tokenRecord) else {
+            guard let record = try await query.returning(Self.columns.map { SQLColumn($0) }).first().map(Self.record) else {
                 return nil
             }
-            try await Self.record(audit(record), in: db, now: now)
+            try await SQLAuditLog.record(audit(record), in: db, now: now)
             return record
         }
     }
 
-    /// The user a token with this secret digest speaks for, nil when there is none, it has expired or its owner is
-    /// gone; records the use as the token's `lastUsedAt`.
-    public func useToken(secretDigest: String, now: Date = .now) async throws -> TokenUse? {
+    public func use(secretDigest: String, now: Date = .now) async throws -> TokenUse? {
         // Losing the last use time to a crash is harmless: it is not worth a disk sync per check.
         try await engine.transaction(.deferred) { db in
             let row = try await db.update("api_tokens").set("last_used_at", to: EpochMilliseconds(now))
@@ -86,13 +64,14 @@ extension Store {
         }
     }
 
+    /// Removes every token of `owner`, in the transaction that removes the user.
     static func deleteTokens(ownedBy owner: String, in db: any SQLDatabase) async throws {
         try await db.delete(from: "api_tokens").where("owner", .equal, owner).run()
     }
 
-    private static let tokenColumns = ["id", "owner", "name", "role", "created_at", "expires_at", "last_used_at"]
+    private static let columns = ["id", "owner", "name", "role", "created_at", "expires_at", "last_used_at"]
 
-    private static func tokenRecord(_ row: any SQLRow) throws -> TokenRecord {
+    private static func record(_ row: any SQLRow) throws -> TokenRecord {
         TokenRecord(
             id: try row.string("id"), owner: try row.string("owner"), name: try row.string("name"),
             role: try row.enumeration("role", as: Role.self), createdAt: try row.date("created_at"),

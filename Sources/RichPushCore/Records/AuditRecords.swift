@@ -1,5 +1,8 @@
-public import Foundation
-import SQLKit
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// What the audit trail records.
 public enum AuditAction: String, Sendable, CaseIterable {
@@ -23,6 +26,15 @@ public struct AuditEvent: Sendable, Equatable {
     public var action: String
     public var target: String
     public var details: String?
+
+    public init(id: Int64, at: Date, actor: String, action: String, target: String, details: String? = nil) {
+        self.id = id
+        self.at = at
+        self.actor = actor
+        self.action = action
+        self.target = target
+        self.details = details
+    }
 }
 
 /// What an audited change writes into the trail, in the change's own transaction: the two commit together or not at
@@ -39,26 +51,5 @@ public struct AuditEntry: Sendable, Equatable {
         self.action = action
         self.target = target
         self.details = details
-    }
-}
-
-extension Store {
-    static func record(_ entry: AuditEntry?, in db: any SQLDatabase, now: Date) async throws {
-        guard let entry else { return }
-        try await db.insert(into: "audit_events").columns("at", "actor", "action", "target", "details")
-            .values(EpochMilliseconds(now), entry.actor, entry.action.rawValue, entry.target, entry.details).run()
-    }
-
-    /// Up to `limit` events older than the event `before` (newest first when nil), newest first.
-    public func auditEvents(before: Int64?, limit: Int) async throws -> [AuditEvent] {
-        try await engine.read { db in
-            var query = db.select().columns("id", "at", "actor", "action", "target", "details").from("audit_events")
-            if let before { query = query.where("id", .lessThan, before) }
-            return try await query.orderBy("id", .descending).limit(limit).all().map { row in
-                AuditEvent(
-                    id: try row.int64("id"), at: try row.date("at"), actor: try row.string("actor"), action: try row.string("action"),
-                    target: try row.string("target"), details: try row.optionalString("details"))
-            }
-        }
     }
 }

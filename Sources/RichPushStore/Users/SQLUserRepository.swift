@@ -2,10 +2,13 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
-    /// Creates a user; throws ``StoreError/duplicate(_:)`` when the name is taken, in any case (`Bob` when `bob`
-    /// exists).
-    public func createUser(username: String, passwordHash: String, role: Role, audit: AuditEntry? = nil, now: Date = .now) async throws
+/// The users in the `users` table.
+public struct SQLUserRepository: UserRepository {
+    let engine: any DatabaseEngine
+    /// Platforms whose installations a remote hub mirrors: removing the user's installations queues their removal there.
+    let mirroredPlatforms: Set<Platform>
+
+    public func create(username: String, passwordHash: String, role: Role, audit: AuditEntry? = nil, now: Date = .now) async throws
         -> UserRecord
     {
         try await engine.transaction { db in
@@ -17,12 +20,11 @@ extension Store {
                 .returning("id")
                 .first()
             guard let row else { throw StoreError.duplicate("username") }
-            try await Self.record(audit, in: db, now: now)
+            try await SQLAuditLog.record(audit, in: db, now: now)
             return UserRecord(id: try row.int64("id"), username: username, passwordHash: passwordHash, role: role, createdAt: now)
         }
     }
 
-    /// The user named `username`, if any.
     public func user(named username: String) async throws -> UserRecord? {
         try await engine.read { db in
             try await db.select().columns("id", "username", "password_hash", "role", "created_at").from("users")
@@ -36,40 +38,35 @@ extension Store {
         }
     }
 
-    /// How many users exist; the admin bootstrap runs only on an empty store.
-    public func userCount() async throws -> Int {
+    public func count() async throws -> Int {
         try await engine.read { db in
             try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("users").first()?.int("n") ?? 0
         }
     }
 
-    /// Replaces the password hash of `username`; returns false when there is no such user.
     public func setPasswordHash(username: String, passwordHash: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
         try await engine.transaction { db in
             let changed = try await db.update("users").set("password_hash", to: passwordHash).where("username", .equal, username)
                 .returning("id").first()
             guard changed != nil else { return false }
-            try await Self.record(audit, in: db, now: now)
+            try await SQLAuditLog.record(audit, in: db, now: now)
             return true
         }
     }
 
-    /// Removes a user with its installations (their outstanding deliveries fail), its feed, its stream events and its
-    /// tokens, so a later user of the same name inherits nothing; returns false when there is no such user.
-    public func deleteUser(username: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
-        let mirrored = mirroredPlatforms
-        return try await engine.transaction { db in
+    public func delete(username: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
+        try await engine.transaction { db in
             let deleted = try await db.delete(from: "users").where("username", .equal, username).returning("id").first()
             guard deleted != nil else { return false }
             let installations = try await db.select().column("id").from("installations").where("owner", .equal, username)
                 .all().map { try $0.string("id") }
             for id in installations {
-                _ = try await Self.deleteInstallation(id, mirrored: mirrored, now: now, in: db)
+                _ = try await Store.deleteInstallation(id, mirrored: mirroredPlatforms, now: now, in: db)
             }
             try await db.delete(from: "feed_entries").where("username", .equal, username).run()
             try await db.delete(from: "events").where("username", .equal, username).run()
-            try await Self.deleteTokens(ownedBy: username, in: db)
-            try await Self.record(audit, in: db, now: now)
+            try await SQLTokenRepository.deleteTokens(ownedBy: username, in: db)
+            try await SQLAuditLog.record(audit, in: db, now: now)
             return true
         }
     }

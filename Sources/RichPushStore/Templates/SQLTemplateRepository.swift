@@ -1,34 +1,14 @@
 public import Foundation
+public import RichPushCore
 import SQLKit
 
-/// One version of a template: the fields of a notification, some holding Mustache placeholders.
-public struct TemplateRecord: Sendable, Equatable {
-    public var name: String
-    public var version: Int
-    public var description: String?
-    /// The template's fields as JSON, as the gateway's template request holds them.
-    public var fields: String
-    public var createdBy: String
-    public var createdAt: Date
-}
+/// The templates in the `templates` table, a row per version.
+public struct SQLTemplateRepository: TemplateRepository {
+    let engine: any DatabaseEngine
 
-/// Which template, and which version of it, a notification was made from.
-public struct TemplateReference: Sendable, Equatable {
-    public var name: String
-    public var version: Int
+    private static let columns = ["name", "version", "description", "fields", "created_by", "created_at"]
 
-    public init(name: String, version: Int) {
-        self.name = name
-        self.version = version
-    }
-}
-
-extension Store {
-    static let templateColumns = ["name", "version", "description", "fields", "created_by", "created_at"]
-
-    /// Creates version 1 of template `name`; throws ``StoreError/duplicate(_:)`` when the name is taken, and
-    /// ``StoreError/templateLimit(_:)`` when `createdBy` has created `limit` templates (nil for no limit).
-    public func createTemplate(
+    public func create(
         name: String, description: String?, fields: String, createdBy: String, limit: Int? = nil, audit: AuditEntry? = nil,
         now: Date = .now
     ) async throws -> TemplateRecord {
@@ -43,19 +23,17 @@ extension Store {
                     .where("created_by", .equal, createdBy).where("version", .equal, 1).first()?.int("n") ?? 0
                 guard created < limit else { throw StoreError.templateLimit(limit) }
             }
-            let inserted = try await db.insert(into: "templates").columns(Self.templateColumns)
+            let inserted = try await db.insert(into: "templates").columns(Self.columns)
                 .values(name, 1, description, fields, createdBy, EpochMilliseconds(now))
                 .ignoringConflicts().returning("version").first()
             // A concurrent create of the same name, committed meanwhile.
             guard inserted != nil else { throw StoreError.duplicate("template") }
-            try await Self.record(audit, in: db, now: now)
+            try await SQLAuditLog.record(audit, in: db, now: now)
             return TemplateRecord(name: name, version: 1, description: description, fields: fields, createdBy: createdBy, createdAt: now)
         }
     }
 
-    /// Stores the next version of template `name`; nil when there is no such template. `audit` makes the trail's
-    /// entry of the new version.
-    public func updateTemplate(
+    public func update(
         name: String, description: String?, fields: String, createdBy: String, audit: @escaping @Sendable (Int) -> AuditEntry? = { _ in nil },
         now: Date = .now
     ) async throws -> TemplateRecord? {
@@ -70,24 +48,22 @@ extension Store {
             let version = try latest?.int("version") ?? 1
             let record = TemplateRecord(
                 name: name, version: version + 1, description: description, fields: fields, createdBy: createdBy, createdAt: now)
-            try await db.insert(into: "templates").columns(Self.templateColumns)
+            try await db.insert(into: "templates").columns(Self.columns)
                 .values(name, record.version, description, fields, createdBy, EpochMilliseconds(now)).run()
-            try await Self.record(audit(record.version), in: db, now: now)
+            try await SQLAuditLog.record(audit(record.version), in: db, now: now)
             return record
         }
     }
 
-    /// Version `version` of template `name`, or its latest when `version` is nil.
     public func template(name: String, version: Int? = nil) async throws -> TemplateRecord? {
         try await engine.read { db in
-            var query = db.select().columns(Self.templateColumns).from("templates").where("name", .equal, name)
+            var query = db.select().columns(Self.columns).from("templates").where("name", .equal, name)
             if let version { query = query.where("version", .equal, version) }
-            return try await query.orderBy("version", .descending).limit(1).first().map(Self.templateRecord)
+            return try await query.orderBy("version", .descending).limit(1).first().map(Self.record)
         }
     }
 
-    /// The latest version of up to `limit` templates named after `after` (from the first when nil), by name.
-    public func templates(after: String? = nil, limit: Int) async throws -> [TemplateRecord] {
+    public func list(after: String? = nil, limit: Int) async throws -> [TemplateRecord] {
         try await engine.read { db in
             let latest = SQLSubquery.select {
                 $0.column(SQLFunction("MAX", args: SQLColumn("version", table: "t"))).from(
@@ -95,22 +71,21 @@ extension Store {
                 )
                 .where(SQLColumn("name", table: "t"), .equal, SQLColumn("name", table: "templates"))
             }
-            var query = db.select().columns(Self.templateColumns).from("templates").where(SQLColumn("version"), .equal, latest)
+            var query = db.select().columns(Self.columns).from("templates").where(SQLColumn("version"), .equal, latest)
             if let after { query = query.where("name", .greaterThan, after) }
-            return try await query.orderBy("name").limit(limit).all().map(Self.templateRecord)
+            return try await query.orderBy("name").limit(limit).all().map(Self.record)
         }
     }
 
-    /// Removes every version of template `name`; returns whether it existed. Notifications made from it keep its name.
-    public func deleteTemplate(name: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
+    public func delete(name: String, audit: AuditEntry? = nil, now: Date = .now) async throws -> Bool {
         try await engine.transaction { db in
             guard try await db.delete(from: "templates").where("name", .equal, name).returning("version").all().count > 0 else { return false }
-            try await Self.record(audit, in: db, now: now)
+            try await SQLAuditLog.record(audit, in: db, now: now)
             return true
         }
     }
 
-    static func templateRecord(_ row: any SQLRow) throws -> TemplateRecord {
+    private static func record(_ row: any SQLRow) throws -> TemplateRecord {
         TemplateRecord(
             name: try row.string("name"), version: try row.int("version"), description: try row.optionalString("description"),
             fields: try row.string("fields"), createdBy: try row.string("created_by"), createdAt: try row.date("created_at"))

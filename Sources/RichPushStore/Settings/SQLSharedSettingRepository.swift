@@ -1,10 +1,10 @@
 import SQLKit
 
-extension Store {
-    /// The stored value of setting `name`, created with `makeValue()` by the first process that asks.
-    ///
-    /// Keeping secrets such as the payload-link key in the database gives every gateway process the same one.
-    public func setting(_ name: String, orCreate makeValue: @Sendable () -> String) async throws -> String {
+/// The values in the `settings` table.
+public struct SQLSharedSettingRepository: SharedSettingRepository {
+    let engine: any DatabaseEngine
+
+    public func value(_ name: String, orCreate makeValue: @Sendable () -> String) async throws -> String {
         try await engine.transaction { db in
             try await db.insert(into: "settings").columns("name", "value").values(name, makeValue())
                 .ignoringConflicts(with: "name").run()

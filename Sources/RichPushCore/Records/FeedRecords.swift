@@ -1,0 +1,43 @@
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// A user's view of one notification.
+public struct FeedItem: Sendable, Equatable {
+    public var id: Int64
+    public var message: String
+    public var richType: RichType
+    /// The title, data and localizations a reader's language picks from.
+    public var content: PushContent
+    public var readState: ReadState
+    public var userActionState: UserActionState
+    public var createdAt: Date
+    public var seq: Int64
+
+    public init(
+        id: Int64, message: String, richType: RichType, content: PushContent, readState: ReadState, userActionState: UserActionState, createdAt: Date,
+        seq: Int64
+    ) {
+        self.id = id
+        self.message = message
+        self.richType = richType
+        self.content = content
+        self.readState = readState
+        self.userActionState = userActionState
+        self.createdAt = createdAt
+        self.seq = seq
+    }
+}
+
+/// A recipient's fetch of a notification's payload.
+public struct PayloadFetch: Hashable, Sendable {
+    public var notificationId: Int64
+    public var username: String
+
+    public init(notificationId: Int64, username: String) {
+        self.notificationId = notificationId
+        self.username = username
+    }
+}
