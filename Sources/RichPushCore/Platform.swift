@@ -9,6 +9,15 @@ public enum Platform: String, Codable, Sendable, CaseIterable {
 }
 
 extension Platform {
+    /// The platforms the tutorial's registration (`PUT /api/register/{id}`) takes: a device's own hub. The direct
+    /// stream and Web Push register through `/api/installations`.
+    public static let registeredByTheTutorial: [Platform] = [.apns, .fcm, .wns]
+
+    /// `apns, fcm, wns`, for the sentence that refuses another name.
+    public static func names(_ platforms: [Platform] = allCases) -> String {
+        platforms.map(\.rawValue).joined(separator: ", ")
+    }
+
     /// Whether `pushChannel` can be an address on this platform: APNs device tokens are hexadecimal (and become part
     /// of the request path); a Web Push channel is checked as a subscription where the gateway reads it; the other
     /// platforms' channels are opaque text.

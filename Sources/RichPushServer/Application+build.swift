@@ -40,7 +40,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
 
     let broadcaster = EventBroadcaster(maximumStreamsPerUser: configuration.maximumStreamsPerUser)
-    let direct = DirectHub(channel: StoreDirectChannel(store: store, broadcaster: broadcaster))
+    let direct = DirectHub(channel: StoreDirectChannel(events: store.events, broadcaster: broadcaster))
     let hubs: HubRegistry
     do {
         hubs = try await HubRegistry.configured(by: configuration.hubs, direct: direct, logger: logger)
@@ -51,7 +51,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     store.audiencePlatforms = hubs.audiencePlatforms
     store.campaignLimits = configuration.campaignLimits
     let metrics = GatewayMetrics()
-    let fetches = FetchRecorder(store: store, logger: logger)
+    let fetches = FetchRecorder(feeds: store.feeds, logger: logger)
     let connections = UnauthenticatedConnections(
         limitPerAddress: configuration.maximumUnauthenticatedConnectionsPerAddress, trustedProxies: configuration.trustedProxies)
     let gateway = Gateway(
@@ -62,13 +62,16 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         hasher: hasher,
         broadcaster: broadcaster,
         stream: DirectStream(
-            store: store, broadcaster: broadcaster, reader: StreamEventReader(pageSize: DirectStream.pageSize, read: store.events),
+            events: store.events, installations: store.installations, broadcaster: broadcaster,
+            reader: StreamEventReader(pageSize: DirectStream.pageSize, read: store.events.events),
             metrics: metrics),
         dispatcherDoorbell: Doorbell(),
         statePushDoorbell: Doorbell(),
         outboxes: OutboxQueue(),
         linkSigner: LinkSigner(secret: try await store.sharedSettings.value("payload-link-key") { LinkSigner.makeSecret() }),
-        payloads: PayloadMemory(store: store, fetches: fetches, notificationTimeToLive: configuration.payloadNotificationTimeToLive),
+        payloads: PayloadMemory(
+            notifications: store.notifications, images: store.images, fetches: fetches,
+            notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
         connections: connections,
         rateLimits: RateLimits(requestsPerMinute: configuration.rateLimit, sendsPerMinute: configuration.sendRateLimit),
@@ -77,7 +80,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
     let dispatcher = Dispatcher(
-        store: store,
+        outbox: store.outbox, mirrorQueue: store.mirrorQueue,
         hubs: hubs,
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(
@@ -91,13 +94,13 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     var statePushLogger = logger
     statePushLogger[metadataKey: "richpush.service"] = "state-pushes"
     let statePushes = StatePushDispatcher(
-        store: store, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, clock: configuration.clock,
+        statePushes: store.statePushes, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, clock: configuration.clock,
         logger: statePushLogger)
     var services: [any Service] = [
         ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes,
         StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
         OutboxCompleter(
-            store: store, queue: gateway.outboxes, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease,
+            outbox: store.outbox, queue: gateway.outboxes, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease,
             clock: configuration.clock,
             logger: dispatcherLogger),
     ]
@@ -189,50 +192,53 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     let library = ImageLibrary(
         images: gateway.store.images, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     let registrar = Registrar(
-        store: gateway.store, maximumInstallationsPerUser: gateway.configuration.maximumInstallationsPerUser,
+        installations: gateway.store.installations, maximumInstallationsPerUser: gateway.configuration.maximumInstallationsPerUser,
         dispatcherDoorbell: gateway.dispatcherDoorbell, rules: gateway.configuration.installationRules)
     UserController(users: gateway.store.users, hasher: gateway.hasher, credentials: gateway.authenticator.cache).addRoutes(to: authenticated)
     TokenController(tokens: gateway.store.tokens, cache: gateway.authenticator.cache).addRoutes(to: authenticated)
     AuditController(audit: gateway.store.audit).addRoutes(to: authenticated)
     ImageController(imageLimits: gateway.configuration.imageLimits, metrics: gateway.metrics, library: library).addRoutes(to: authenticated)
     NotificationController(
-        store: gateway.store, library: library, payloads: gateway.payloads, linkSigner: gateway.linkSigner, broadcaster: gateway.broadcaster,
+        notifications: gateway.store.notifications, results: gateway.store.results, statePushes: gateway.store.statePushes,
+        images: gateway.store.images, templates: gateway.store.templates, library: library, payloads: gateway.payloads,
+        linkSigner: gateway.linkSigner, broadcaster: gateway.broadcaster,
         dispatcherDoorbell: gateway.dispatcherDoorbell, statePushDoorbell: gateway.statePushDoorbell, outboxes: gateway.outboxes,
         rateLimits: gateway.rateLimits,
         metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone
     ).addRoutes(to: authenticated)
-    ResultsController(store: gateway.store, fetches: gateway.payloads.fetches).addRoutes(to: authenticated)
-    AudienceController(store: gateway.store).addRoutes(to: authenticated)
+    ResultsController(notifications: gateway.store.notifications, results: gateway.store.results, fetches: gateway.payloads.fetches).addRoutes(
+        to: authenticated)
+    AudienceController(installations: gateway.store.installations).addRoutes(to: authenticated)
     TemplateController(templates: gateway.store.templates, maximumTemplatesPerUser: gateway.configuration.maximumTemplatesPerUser).addRoutes(
         to: authenticated)
-    InstallationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
-    RegistrationController(store: gateway.store, registrar: registrar).addRoutes(to: authenticated)
+    InstallationController(installations: gateway.store.installations, users: gateway.store.users, registrar: registrar).addRoutes(to: authenticated)
+    RegistrationController(installations: gateway.store.installations, registrar: registrar).addRoutes(to: authenticated)
     SegmentController(
-        store: gateway.store, protectedTagPrefixes: gateway.configuration.protectedTagPrefixes, dispatcherDoorbell: gateway.dispatcherDoorbell
+        installations: gateway.store.installations, protectedTagPrefixes: gateway.configuration.protectedTagPrefixes,
+        dispatcherDoorbell: gateway.dispatcherDoorbell
     ).addRoutes(to: authenticated)
     FeedController(
-        store: gateway.store, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock, statePushDoorbell: gateway.statePushDoorbell
+        feeds: gateway.store.feeds, installations: gateway.store.installations, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock,
+        statePushDoorbell: gateway.statePushDoorbell
     ).addRoutes(to: authenticated)
     StreamController(stream: gateway.stream).addRoutes(
         to: signedIn.group().add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: nil)))
     return router
 }
 
-/// The store the configuration names: PostgreSQL for a `database-url`, SQLite under the data directory otherwise.
+/// The store the configuration names: PostgreSQL for a `database-url`, SQLite under the data directory otherwise. A
+/// wrong database address, password or name is a configuration error.
 func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> Store {
-    if let url = configuration.databaseURL {
-        return try await Store.open(engine: try await openPostgresEngine(url: url, runsPool: true, logger: logger), logger: logger)
+    guard let url = configuration.databaseURL else {
+        return try await Store.openSQLite(directory: configuration.dataDirectory, logger: logger)
     }
-    return try await Store.openSQLite(directory: configuration.dataDirectory, logger: logger)
-}
-
-/// Connects to the database `url` names; a wrong address, password or database is a configuration error.
-func openPostgresEngine(url: String, runsPool: Bool, logger: Logger) async throws -> PostgresEngine {
+    let engine: PostgresEngine
     do {
-        return try await PostgresEngine.open(url: url, runsPool: runsPool, logger: logger)
+        engine = try await PostgresEngine.open(url: url, logger: logger)
     } catch let error as PostgresEngineError {
         throw ConfigurationError("database-url: \(error.description)")
     }
+    return try await Store.open(engine: engine, logger: logger)
 }
 
 /// Creates the first admin on an empty store when a password is configured.

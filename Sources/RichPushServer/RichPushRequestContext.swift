@@ -35,10 +35,4 @@ public struct RichPushRequestContext: AuthRequestContext {
 
     /// Every JSON body is read strictly: an unknown or mistyped field is refused, never ignored.
     public var requestDecoder: some RequestDecoder { StrictRequestDecoder() }
-
-    /// The authenticated caller; ``CredentialsAuthenticator`` guarantees one on every `/api` route behind it.
-    func caller() throws -> AuthenticatedUser {
-        guard let identity else { throw APIError.unauthorized("Authentication is required.") }
-        return identity
-    }
 }

@@ -3,7 +3,7 @@ public import Logging
 public import RichPushCore
 public import RichPushHubs
 public import RichPushImaging
-public import RichPushStore
+import RichPushStore
 
 /// Everything `richpush serve` can be told, resolved from flags, environment, config file and defaults.
 public struct ServerConfiguration: Sendable {

@@ -68,7 +68,7 @@ public struct Store: Sendable {
             let store = Store(engine: engine, logger: logger)
             if engine.isExclusive {
                 // Claims held by a process that died are stale: this process is the only dispatcher.
-                try await store.releaseAllClaims()
+                try await store.outbox.releaseAllClaims()
             }
             return store
         } catch {
@@ -84,6 +84,22 @@ public struct Store: Sendable {
     public var sharedSettings: SQLSharedSettingRepository { SQLSharedSettingRepository(engine: engine) }
     public var images: SQLImageRepository { SQLImageRepository(engine: engine) }
     public var templates: SQLTemplateRepository { SQLTemplateRepository(engine: engine) }
+    public var installations: SQLInstallationRepository {
+        SQLInstallationRepository(engine: engine, mirroredPlatforms: mirroredPlatforms)
+    }
+    public var mirrorQueue: SQLMirrorQueue { SQLMirrorQueue(engine: engine) }
+    public var feeds: SQLFeedRepository { SQLFeedRepository(engine: engine) }
+    public var events: SQLEventLog { SQLEventLog(engine: engine) }
+    public var notifications: SQLNotificationRepository {
+        SQLNotificationRepository(engine: engine, audiencePlatforms: audiencePlatforms, sequences: sequences)
+    }
+    public var results: SQLResultRepository { SQLResultRepository(engine: engine) }
+    public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }
+    public var outbox: SQLOutbox {
+        SQLOutbox(
+            engine: engine, held: held, claimCursor: claimCursor, sequences: sequences, audiencePlatforms: audiencePlatforms,
+            campaignLimits: campaignLimits)
+    }
 
     /// Whether other gateway processes may use the same data, so what one process changes the others must hear of
     /// (``listen(_:)``) and limits kept in memory must be kept in the store.

@@ -15,13 +15,13 @@ struct OutboxRecoveryTests {
         // What a crash leaves: the notification with its first chunk of deliveries, the rest never written.
         let store = try await Store.openSQLite(directory: gateway.directory.path, logger: Logger(label: "test"))
         let now = Date.now
-        _ = try await store.importInstallations(
+        _ = try await store.installations.importAll(
             (0..<devices).map { index in
                 InstallationRecord(
                     id: String(format: "desk-%05d", index), owner: "alice", platform: .direct, pushChannel: "desk-\(index)", tags: ["topic:sale"],
                     createdAt: now, updatedAt: now)
             })
-        let (notification, _) = try await store.createNotification(
+        let (notification, _) = try await store.notifications.create(
             NotificationDraft(
                 message: "Sale", payload: .text("20% off"), audience: try TagExpression(parsing: "topic:sale"), pushStyle: .silent, deliverAt: now,
                 expiresAt: nil, createdBy: "admin", idempotencyKey: nil))

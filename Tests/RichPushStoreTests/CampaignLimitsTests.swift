@@ -10,7 +10,7 @@ struct CampaignLimitsTests {
     static let nights = CampaignLimits(quietHours: QuietHours(parsing: "22:00-08:00")!)
 
     func register(_ id: String, owner: String = "alice", zone: String? = nil, in store: Store) async throws {
-        try await store.upsertInstallation(
+        try await store.installations.upsert(
             InstallationRecord(id: id, owner: owner, platform: .direct, pushChannel: id, tags: [], timeZone: zone, createdAt: .now, updatedAt: .now)
         )
     }
@@ -19,7 +19,7 @@ struct CampaignLimitsTests {
         to audience: String = "username:alice", at now: Date, expiresAt: Date? = nil, purpose: NotificationPurpose = .marketing,
         in store: Store
     ) async throws -> Int64 {
-        try await store.createNotification(
+        try await store.notifications.create(
             NotificationDraft(
                 message: "Sale", payload: .text("t"), audience: try TagExpression(parsing: audience), pushStyle: .silent, deliverAt: now,
                 expiresAt: expiresAt, createdBy: "mark", idempotencyKey: nil, purpose: purpose),
@@ -29,8 +29,8 @@ struct CampaignLimitsTests {
 
     /// The installations a dispatcher sends to at `now`, recorded as sent, sorted.
     func sent(at now: Date, in store: Store) async throws -> [String] {
-        let jobs = try await store.claimDueDeliveries(now: now, limit: 100, lease: 60)
-        try await store.recordOutcomes(jobs.map { ($0, .sent) }, now: now)
+        let jobs = try await store.outbox.claimDue(now: now, limit: 100, lease: 60)
+        try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) }, now: now)
         return jobs.map(\.installationId).sorted()
     }
 
@@ -45,7 +45,7 @@ struct CampaignLimitsTests {
                 try await campaign(at: now, in: store), try await campaign(at: now, in: store), try await campaign(at: now, in: store),
             ]
             #expect(try await sent(at: now, in: store) == ["laptop", "laptop", "phone", "phone"])
-            let tallies = try await campaigns.asyncMap { try await store.counts(notificationId: $0).tally }
+            let tallies = try await campaigns.asyncMap { try await store.results.counts(notificationId: $0).tally }
             #expect(tallies.map(\.sent) == [2, 2, 0])
             #expect(tallies.map(\.capped) == [0, 0, 2])
         }
@@ -124,7 +124,7 @@ struct CampaignLimitsTests {
             let now = Self.utc("2026-11-02T22:30:00Z")
             _ = try await campaign(at: now, in: store)
             #expect(try await sent(at: now, in: store) == ["new-york"])
-            #expect(try await store.nextDeliveryDue(now: now) == Self.utc("2026-11-02T23:00:00Z"))
+            #expect(try await store.outbox.nextDeliveryDue(now: now) == Self.utc("2026-11-02T23:00:00Z"))
             #expect(try await sent(at: Self.utc("2026-11-02T22:59:59Z"), in: store) == [])
             #expect(try await sent(at: Self.utc("2026-11-02T23:00:00Z"), in: store) == ["tokyo"])
             #expect(try await sent(at: Self.utc("2026-11-03T06:59:59Z"), in: store) == [])
@@ -138,8 +138,8 @@ struct CampaignLimitsTests {
             store.campaignLimits = Self.nights
             try await register("berlin", zone: "Europe/Berlin", in: store)
             _ = try await campaign(at: Self.utc("2026-11-02T22:30:00Z"), in: store)
-            _ = try await store.claimDueDeliveries(now: Self.utc("2026-11-02T22:30:00Z"), limit: 10, lease: 60)
-            let jobs = try await store.claimDueDeliveries(now: Self.utc("2026-11-03T07:00:00Z"), limit: 10, lease: 60)
+            _ = try await store.outbox.claimDue(now: Self.utc("2026-11-02T22:30:00Z"), limit: 10, lease: 60)
+            let jobs = try await store.outbox.claimDue(now: Self.utc("2026-11-03T07:00:00Z"), limit: 10, lease: 60)
             #expect(jobs.map(\.attempt) == [1])
         }
     }
@@ -152,7 +152,7 @@ struct CampaignLimitsTests {
             let id = try await campaign(at: Self.utc("2026-11-02T22:30:00Z"), expiresAt: Self.utc("2026-11-03T06:00:00Z"), in: store)
             #expect(try await sent(at: Self.utc("2026-11-02T22:30:00Z"), in: store) == [])
             #expect(try await sent(at: Self.utc("2026-11-03T07:00:00Z"), in: store) == [])
-            #expect(try await store.counts(notificationId: id).tally.expired == 1)
+            #expect(try await store.results.counts(notificationId: id).tally.expired == 1)
         }
     }
 

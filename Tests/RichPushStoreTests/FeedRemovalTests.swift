@@ -10,9 +10,9 @@ struct FeedRemovalTests {
             try await store.register("phone", owner: "alice")
             let (kept, _) = try await store.send("username:alice")
             let (removed, _) = try await store.send("username:alice")
-            let cursor = try #require(try await store.removeFromFeed(username: "alice", notificationId: removed.id))
-            #expect(try await store.feed(username: "alice", since: nil, limit: 10).items.map(\.id) == [kept.id])
-            let events = try await store.events(username: "alice", installationId: "phone", after: cursor - 1, limit: 10)
+            let cursor = try #require(try await store.feeds.remove(username: "alice", notificationId: removed.id))
+            #expect(try await store.feeds.items(username: "alice", since: nil, limit: 10).items.map(\.id) == [kept.id])
+            let events = try await store.events.events(username: "alice", installationId: "phone", after: cursor - 1, limit: 10)
             #expect(events.map(\.body) == [.deleted(richId: removed.id)])
         }
     }
@@ -21,8 +21,8 @@ struct FeedRemovalTests {
         try await withStore(engine) { store in
             try await store.register("phone", owner: "alice")
             let (removed, _) = try await store.send("username:alice")
-            _ = try await store.removeFromFeed(username: "alice", notificationId: removed.id)
-            #expect(try await store.isRecipient(notificationId: removed.id, username: "alice"))
+            _ = try await store.feeds.remove(username: "alice", notificationId: removed.id)
+            #expect(try await store.notifications.isRecipient(notificationId: removed.id, username: "alice"))
         }
     }
 
@@ -30,10 +30,10 @@ struct FeedRemovalTests {
         try await withStore(engine) { store in
             try await store.register("phone", owner: "alice")
             let (removed, _) = try await store.send("username:alice")
-            _ = try await store.claimDueDeliveries(limit: 10, lease: 60)
-            _ = try await store.removeFromFeed(username: "alice", notificationId: removed.id)
+            _ = try await store.outbox.claimDue(limit: 10, lease: 60)
+            _ = try await store.feeds.remove(username: "alice", notificationId: removed.id)
             _ = try await store.send("username:alice", content: PushContent(badge: .unread))
-            let job = try #require(try await store.claimDueDeliveries(limit: 10, lease: 60).first)
+            let job = try #require(try await store.outbox.claimDue(limit: 10, lease: 60).first)
             #expect(job.push.badge == 1)
         }
     }
@@ -42,9 +42,9 @@ struct FeedRemovalTests {
         try await withStore(engine) { store in
             try await store.register("phone", owner: "alice")
             let (removed, _) = try await store.send("username:alice")
-            #expect(try await store.removeFromFeed(username: "bob", notificationId: removed.id) == nil)
-            _ = try await store.removeFromFeed(username: "alice", notificationId: removed.id)
-            #expect(try await store.removeFromFeed(username: "alice", notificationId: removed.id) == nil)
+            #expect(try await store.feeds.remove(username: "bob", notificationId: removed.id) == nil)
+            _ = try await store.feeds.remove(username: "alice", notificationId: removed.id)
+            #expect(try await store.feeds.remove(username: "alice", notificationId: removed.id) == nil)
         }
     }
 }

@@ -11,10 +11,10 @@ struct FeedStoreTests {
             try await store.register("phone", owner: "alice")
             let (first, _) = try await store.send("username:alice")
             _ = try await store.send("username:alice")
-            _ = try await store.claimDueDeliveries(limit: 10, lease: 60)
-            _ = try await store.updateFeedState(username: "alice", notificationId: first.id, readState: .read, userActionState: nil)
+            _ = try await store.outbox.claimDue(limit: 10, lease: 60)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: first.id, readState: .read, userActionState: nil)
             let (badged, _) = try await store.send("username:alice", content: PushContent(badge: .unread))
-            let job = try #require(try await store.claimDueDeliveries(limit: 10, lease: 60).first)
+            let job = try #require(try await store.outbox.claimDue(limit: 10, lease: 60).first)
             #expect(job.notificationId == badged.id)
             // The second notification and this one.
             #expect(job.push.badge == 2)
@@ -25,12 +25,12 @@ struct FeedStoreTests {
     @Test(arguments: Engine.allCases) func eachDeliveryCarriesItsInstallationsLanguageVariant(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             for (id, language) in [("fr-phone", "fr-CA"), ("en-phone", "en"), ("phone", nil)] as [(String, String?)] {
-                try await store.upsertInstallation(
+                try await store.installations.upsert(
                     InstallationRecord(
                         id: id, owner: "alice", platform: .fcm, pushChannel: id, tags: [], language: language, createdAt: .now, updatedAt: .now))
             }
             _ = try await store.send("username:alice", content: PushContent(localizations: ["fr": Localization(message: "Bonjour")]))
-            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
+            let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
             let messages = Dictionary(uniqueKeysWithValues: jobs.map { ($0.installationId, $0.push.richMessage) })
             #expect(messages == ["fr-phone": "Bonjour", "en-phone": "Hello", "phone": "Hello"])
             #expect(jobs.first { $0.installationId == "fr-phone" }?.language == "fr")
@@ -42,9 +42,9 @@ struct FeedStoreTests {
             _ = try await store.users.create(username: "dave", passwordHash: "x", role: .member)
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice || username:dave || username:ghost")
-            #expect(try await store.isRecipient(notificationId: notification.id, username: "alice"))
-            #expect(try await store.isRecipient(notificationId: notification.id, username: "dave"))
-            #expect(!(try await store.isRecipient(notificationId: notification.id, username: "ghost")))
+            #expect(try await store.notifications.isRecipient(notificationId: notification.id, username: "alice"))
+            #expect(try await store.notifications.isRecipient(notificationId: notification.id, username: "dave"))
+            #expect(!(try await store.notifications.isRecipient(notificationId: notification.id, username: "ghost")))
         }
     }
 
@@ -53,9 +53,9 @@ struct FeedStoreTests {
             try await store.register("a1", owner: "alice")
             let later = Date.now + 60
             _ = try await store.send("username:alice", deliverAt: later)
-            #expect(try await store.feed(username: "alice", since: nil, limit: 10).items.isEmpty)
-            #expect(try await store.releaseDueNotifications(now: later + 1).count == 1)
-            #expect(try await store.feed(username: "alice", since: nil, limit: 10, now: later + 1).items.count == 1)
+            #expect(try await store.feeds.items(username: "alice", since: nil, limit: 10).items.isEmpty)
+            #expect(try await store.notifications.releaseDue(now: later + 1).count == 1)
+            #expect(try await store.feeds.items(username: "alice", since: nil, limit: 10, now: later + 1).items.count == 1)
         }
     }
 
@@ -63,13 +63,13 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (first, _) = try await store.send("username:alice")
-            let cursor = try await store.feed(username: "alice", since: nil, limit: 10).cursor
+            let cursor = try await store.feeds.items(username: "alice", since: nil, limit: 10).cursor
             let (second, _) = try await store.send("username:alice")
-            _ = try await store.updateFeedState(username: "alice", notificationId: first.id, readState: .read, userActionState: nil)
-            let page = try await store.feed(username: "alice", since: cursor, limit: 10)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: first.id, readState: .read, userActionState: nil)
+            let page = try await store.feeds.items(username: "alice", since: cursor, limit: 10)
             #expect(page.items.map(\.id) == [second.id, first.id])
             #expect(page.items.last?.readState == .read)
-            #expect(try await store.feed(username: "alice", since: page.cursor, limit: 10).items.isEmpty)
+            #expect(try await store.feeds.items(username: "alice", since: page.cursor, limit: 10).items.isEmpty)
         }
     }
 
@@ -77,13 +77,13 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
-            let changed = try await store.updateFeedState(
+            let changed = try await store.feeds.updateState(
                 username: "alice", notificationId: notification.id, readState: .read, userActionState: .dismissed)
             #expect(changed?.eventCursor != nil)
-            let unchanged = try await store.updateFeedState(
+            let unchanged = try await store.feeds.updateState(
                 username: "alice", notificationId: notification.id, readState: .read, userActionState: nil)
             #expect(unchanged?.eventCursor == nil)
-            let events = try await store.events(username: "alice", installationId: "a1", after: 0, limit: 10)
+            let events = try await store.events.events(username: "alice", installationId: "a1", after: 0, limit: 10)
             #expect(events.map(\.body) == [.state(richId: notification.id, readState: .read, userActionState: .dismissed)])
         }
     }
@@ -92,10 +92,10 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
-            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
-            #expect(try await store.appendRichEvents(for: jobs) == ["alice"])
-            #expect(try await store.appendRichEvents(for: jobs).isEmpty)
-            #expect(try await store.events(username: "alice", installationId: "a1", after: 0, limit: 10).count == 1)
+            let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
+            #expect(try await store.events.appendRichEvents(for: jobs) == ["alice"])
+            #expect(try await store.events.appendRichEvents(for: jobs).isEmpty)
+            #expect(try await store.events.events(username: "alice", installationId: "a1", after: 0, limit: 10).count == 1)
         }
     }
 
@@ -103,15 +103,16 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
-            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
-            try await store.recordOutcomes(jobs.map { ($0, .sent) })
-            let removal = try await store.removeNotification(id: notification.id)
+            let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) })
+            let removal = try await store.notifications.remove(id: notification.id)
             #expect(removal?.outcome == .deleted)
             #expect(removal?.notifiedUsers == ["alice"])
-            #expect(try await store.feed(username: "alice", since: nil, limit: 10).items.isEmpty)
+            #expect(try await store.feeds.items(username: "alice", since: nil, limit: 10).items.isEmpty)
             #expect(
-                try await store.events(username: "alice", installationId: nil, after: 0, limit: 10).last?.body == .deleted(richId: notification.id))
-            #expect(try await store.removeNotification(id: notification.id)?.outcome == .alreadyRemoved)
+                try await store.events.events(username: "alice", installationId: nil, after: 0, limit: 10).last?.body
+                    == .deleted(richId: notification.id))
+            #expect(try await store.notifications.remove(id: notification.id)?.outcome == .alreadyRemoved)
         }
     }
 
@@ -119,9 +120,9 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice", deliverAt: .now + 60)
-            #expect(try await store.removeNotification(id: notification.id)?.outcome == .canceled)
-            #expect(try await store.claimDueDeliveries(now: .now + 120, limit: 10, lease: 60).isEmpty)
-            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 1))
+            #expect(try await store.notifications.remove(id: notification.id)?.outcome == .canceled)
+            #expect(try await store.outbox.claimDue(now: .now + 120, limit: 10, lease: 60).isEmpty)
+            #expect(try await store.results.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 1))
         }
     }
 
@@ -130,9 +131,9 @@ struct FeedStoreTests {
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
             let fetch = PayloadFetch(notificationId: notification.id, username: "alice")
-            try await store.recordFetches([fetch, fetch])
-            try await store.recordFetches([fetch])
-            #expect(try await store.counts(notificationId: notification.id).fetched == 1)
+            try await store.feeds.recordFetches([fetch, fetch])
+            try await store.feeds.recordFetches([fetch])
+            #expect(try await store.results.counts(notificationId: notification.id).fetched == 1)
         }
     }
 }

@@ -18,21 +18,22 @@ struct InstallationStoreTests {
     @Test(arguments: Engine.allCases) func installationsAreOrderedByTheBytesOfTheirIdsWhateverTheDatabasesLanguage(_ engine: Engine) async throws {
         try await withStore(engine, icuLocale: "en-US") { store in
             for id in ["a-phone", "_tablet", "B-laptop"] { try await store.register(id, owner: "alice", tags: ["topic:sale"]) }
-            #expect(try await store.installations(owner: "alice").map(\.id) == ["B-laptop", "_tablet", "a-phone"])
+            #expect(try await store.installations.list(owner: "alice").map(\.id) == ["B-laptop", "_tablet", "a-phone"])
             let id = try await store.send("topic:sale").notification.id
-            #expect(try await store.deliveryResults(notificationId: id, limit: 10).map(\.installationId) == ["B-laptop", "_tablet", "a-phone"])
+            #expect(
+                try await store.results.deliveryResults(notificationId: id, limit: 10).map(\.installationId) == ["B-laptop", "_tablet", "a-phone"])
         }
     }
 
     @Test(arguments: Engine.allCases) func aPushChannelMovesToTheInstallationThatRegistersIt(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            try await store.upsertInstallation(
+            try await store.installations.upsert(
                 InstallationRecord(id: "old", owner: "alice", platform: .fcm, pushChannel: "token", tags: [], createdAt: .now, updatedAt: .now))
-            let (_, created) = try await store.upsertInstallation(
+            let (_, created) = try await store.installations.upsert(
                 InstallationRecord(id: "new", owner: "alice", platform: .fcm, pushChannel: "token", tags: [], createdAt: .now, updatedAt: .now))
             #expect(created)
-            #expect(try await store.installation(id: "old") == nil)
-            #expect(try await store.installation(id: "new")?.pushChannel == "token")
+            #expect(try await store.installations.installation(id: "old") == nil)
+            #expect(try await store.installations.installation(id: "new")?.pushChannel == "token")
         }
     }
 
@@ -40,14 +41,14 @@ struct InstallationStoreTests {
         try await withStore(engine) { store in
             try await store.register("alaptop", owner: "alice")
             await #expect(throws: StoreError.channelTaken) {
-                try await store.upsertInstallation(
+                try await store.installations.upsert(
                     InstallationRecord(
                         id: "hijack1", owner: "eve", platform: .direct, pushChannel: "alaptop-channel", tags: [], createdAt: .now,
                         updatedAt: .now))
             }
-            #expect(try await store.installation(id: "alaptop")?.deadAt == nil)
-            #expect(try await store.installation(id: "hijack1") == nil)
-            #expect(try await store.audienceSize(try TagExpression(parsing: "username:alice")).installations == 1)
+            #expect(try await store.installations.installation(id: "alaptop")?.deadAt == nil)
+            #expect(try await store.installations.installation(id: "hijack1") == nil)
+            #expect(try await store.installations.audienceSize(try TagExpression(parsing: "username:alice")).installations == 1)
         }
     }
 
@@ -56,17 +57,17 @@ struct InstallationStoreTests {
         try await withStore(engine) { store in
             try await store.register("alice-phone", owner: "alice", platform: .fcm)
             _ = try await store.send("username:alice")
-            try await store.upsertInstallation(
+            try await store.installations.upsert(
                 InstallationRecord(
                     id: "eve-phone", owner: "eve", platform: .fcm, pushChannel: "alice-phone-channel", tags: [], createdAt: .now,
                     updatedAt: .now))
-            let previous = try #require(try await store.installation(id: "alice-phone"))
+            let previous = try #require(try await store.installations.installation(id: "alice-phone"))
             #expect(previous.isReplaced)
             #expect(previous.deadAt != nil)
-            #expect(try await store.audienceSize(try TagExpression(parsing: "username:alice")).installations == 0)
-            #expect(try await store.audienceSize(try TagExpression(parsing: "username:eve")).installations == 1)
+            #expect(try await store.installations.audienceSize(try TagExpression(parsing: "username:alice")).installations == 0)
+            #expect(try await store.installations.audienceSize(try TagExpression(parsing: "username:eve")).installations == 1)
             // Alice's outstanding push must not reach the phone that is now Eve's.
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).isEmpty)
         }
     }
 
@@ -76,16 +77,16 @@ struct InstallationStoreTests {
             try await store.register("alice-phone", owner: "alice", platform: .fcm)
             let first = try await store.send("username:alice").notification
             let second = try await store.send("username:alice").notification
-            _ = try await store.claimDueDeliveries(limit: 1, lease: 60)
-            try await store.upsertInstallation(
+            _ = try await store.outbox.claimDue(limit: 1, lease: 60)
+            try await store.installations.upsert(
                 InstallationRecord(
                     id: "eve-phone", owner: "eve", platform: .fcm, pushChannel: "alice-phone-channel", tags: [], createdAt: .now,
                     updatedAt: .now))
             // The first is on its way to the hub: its answer says how it ended. The second never leaves.
-            let unsent = try await store.counts(notificationId: second.id)
+            let unsent = try await store.results.counts(notificationId: second.id)
             #expect(unsent.tally == DeliveryTally(failed: 1))
             #expect(unsent.errors.map(\.code) == [InstallationRecord.replacedReason])
-            #expect(try await store.counts(notificationId: first.id).tally.failed <= 1)
+            #expect(try await store.results.counts(notificationId: first.id).tally.failed <= 1)
         }
     }
 
@@ -94,11 +95,11 @@ struct InstallationStoreTests {
             let token = { (id: String, owner: String) in
                 InstallationRecord(id: id, owner: owner, platform: .apns, pushChannel: "a1b2", tags: [], createdAt: .now, updatedAt: .now)
             }
-            try await store.upsertInstallation(token("alice-phone", "alice"))
-            try await store.upsertInstallation(token("eve-phone", "eve"))
-            try await store.upsertInstallation(token("alice-phone", "alice"))
-            #expect(try await store.installation(id: "alice-phone")?.deadAt == nil)
-            #expect(try await store.installation(id: "eve-phone")?.isReplaced == true)
+            try await store.installations.upsert(token("alice-phone", "alice"))
+            try await store.installations.upsert(token("eve-phone", "eve"))
+            try await store.installations.upsert(token("alice-phone", "alice"))
+            #expect(try await store.installations.installation(id: "alice-phone")?.deadAt == nil)
+            #expect(try await store.installations.installation(id: "eve-phone")?.isReplaced == true)
         }
     }
 
@@ -108,10 +109,10 @@ struct InstallationStoreTests {
             let device = { (id: String) in
                 InstallationRecord(id: id, owner: "eve", platform: .direct, pushChannel: id, tags: [], createdAt: .now, updatedAt: .now)
             }
-            for index in 0..<3 { try await store.upsertInstallation(device("d\(index)"), limit: 3) }
-            await #expect(throws: StoreError.installationLimit(3)) { try await store.upsertInstallation(device("d3"), limit: 3) }
-            #expect(try await store.upsertInstallation(device("d2"), limit: 3).created == false)
-            #expect(try await store.installations(owner: "eve").count == 3)
+            for index in 0..<3 { try await store.installations.upsert(device("d\(index)"), limit: 3) }
+            await #expect(throws: StoreError.installationLimit(3)) { try await store.installations.upsert(device("d3"), limit: 3) }
+            #expect(try await store.installations.upsert(device("d2"), limit: 3).created == false)
+            #expect(try await store.installations.list(owner: "eve").count == 3)
         }
     }
 
@@ -125,7 +126,7 @@ struct InstallationStoreTests {
                             id: "d\(index)", owner: "eve", platform: .direct, pushChannel: "d\(index)", tags: [], createdAt: .now,
                             updatedAt: .now)
                         do {
-                            _ = try await stores[index % 2].upsertInstallation(device, limit: 5)
+                            _ = try await stores[index % 2].installations.upsert(device, limit: 5)
                             return true
                         } catch StoreError.installationLimit {
                             return false
@@ -135,7 +136,7 @@ struct InstallationStoreTests {
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(accepted == 5)
-            #expect(try await stores[0].installations(owner: "eve").count == 5)
+            #expect(try await stores[0].installations.list(owner: "eve").count == 5)
         }
     }
 
@@ -160,9 +161,9 @@ struct InstallationStoreTests {
             try await store.register("a1", owner: "alice", tags: ["topic:sale"])
             try await store.register("a1", owner: "alice", tags: ["topic:news"])
             _ = try await store.send("topic:sale")
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).isEmpty)
             _ = try await store.send("topic:news")
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).count == 1)
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).count == 1)
         }
     }
 }
@@ -177,30 +178,30 @@ struct ImportStoreTests {
     @Test(arguments: Engine.allCases)
     func newInstallationsAreRegisteredWithTheirTagsAndAddressable(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            let created = try await store.importInstallations((0..<1200).map { record("phone-\($0)") })
+            let created = try await store.installations.importAll((0..<1200).map { record("phone-\($0)") })
             #expect(created == 1200)
-            #expect(try await store.installation(id: "phone-1199")?.tags == ["topic:sale"])
-            #expect(try await store.audienceSize(try TagExpression(parsing: "topic:sale && platform:fcm")).installations == 1200)
+            #expect(try await store.installations.installation(id: "phone-1199")?.tags == ["topic:sale"])
+            #expect(try await store.installations.audienceSize(try TagExpression(parsing: "topic:sale && platform:fcm")).installations == 1200)
         }
     }
 
     @Test(arguments: Engine.allCases)
     func anImportMovesAPushChannelAndUpdatesAnExistingInstallationAsSingleRegistrationsWould(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            try await store.upsertInstallation(record("old", channel: "shared-token"))
-            try await store.upsertInstallation(record("kept", tags: []))
-            let created = try await store.importInstallations([record("new", channel: "shared-token"), record("kept", tags: ["vip"])])
+            try await store.installations.upsert(record("old", channel: "shared-token"))
+            try await store.installations.upsert(record("kept", tags: []))
+            let created = try await store.installations.importAll([record("new", channel: "shared-token"), record("kept", tags: ["vip"])])
             #expect(created == 1)
-            #expect(try await store.installation(id: "old") == nil)
-            #expect(try await store.installation(id: "new")?.pushChannel == "shared-token")
-            #expect(try await store.installation(id: "kept")?.tags == ["vip"])
+            #expect(try await store.installations.installation(id: "old") == nil)
+            #expect(try await store.installations.installation(id: "new")?.pushChannel == "shared-token")
+            #expect(try await store.installations.installation(id: "kept")?.tags == ["vip"])
         }
     }
 
     @Test func aBulkImportTellsPostgreSQLsPlannerHowManyInstallationsThereAreNow() async throws {
         try await withStoreAndEngine(.postgresql) { store, engine in
             let count = 1_000
-            _ = try await store.importInstallations((0..<count).map { record("desk-\($0)", channel: "channel-\($0)") })
+            _ = try await store.installations.importAll((0..<count).map { record("desk-\($0)", channel: "channel-\($0)") })
             #expect(try await plannedRows(of: "installations", in: engine) == count)
             #expect(try await plannedRows(of: "installation_tags", in: engine) > count)
         }
@@ -209,11 +210,11 @@ struct ImportStoreTests {
     @Test(arguments: Engine.allCases)
     func anImportWithAnotherUsersInstallationStoresNothing(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            try await store.upsertInstallation(record("taken", owner: "bob"))
+            try await store.installations.upsert(record("taken", owner: "bob"))
             await #expect(throws: StoreError.installationOwnedByAnother) {
-                try await store.importInstallations([record("fresh"), record("taken")])
+                try await store.installations.importAll([record("fresh"), record("taken")])
             }
-            #expect(try await store.installation(id: "fresh") == nil)
+            #expect(try await store.installations.installation(id: "fresh") == nil)
         }
     }
 }

@@ -8,13 +8,13 @@ struct LocalDeliveryTests {
     static func utc(_ text: String) -> Date { Timestamp.parse(text)! }
 
     func register(_ id: String, zone: String?, in store: Store) async throws {
-        try await store.upsertInstallation(
+        try await store.installations.upsert(
             InstallationRecord(id: id, owner: "alice", platform: .direct, pushChannel: id, tags: [], timeZone: zone, createdAt: .now, updatedAt: .now)
         )
     }
 
     func send(at local: String, now: Date, in store: Store) async throws -> NotificationRecord {
-        try await store.createNotification(
+        try await store.notifications.create(
             NotificationDraft(
                 message: "Good morning", payload: .text("t"), audience: try TagExpression(parsing: "username:alice"), pushStyle: .silent,
                 deliverAt: now, expiresAt: nil, createdBy: "mark", idempotencyKey: nil,
@@ -25,8 +25,8 @@ struct LocalDeliveryTests {
 
     /// The installations whose deliveries a dispatcher claims at `instant`, sorted.
     func due(at instant: String, in store: Store) async throws -> [String] {
-        let jobs = try await store.claimDueDeliveries(now: Self.utc(instant), limit: 100, lease: 60)
-        try await store.recordOutcomes(jobs.map { ($0, .sent) }, now: Self.utc(instant))
+        let jobs = try await store.outbox.claimDue(now: Self.utc(instant), limit: 100, lease: 60)
+        try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) }, now: Self.utc(instant))
         return jobs.map(\.installationId).sorted()
     }
 

@@ -31,13 +31,13 @@ struct MigrationTests {
         try await databaseEngine.close()
 
         let store = try await database.open()
-        #expect(try await store.installation(id: "phone")?.tags == ["topic:sale"])
-        #expect(try await store.audienceSize(try TagExpression(parsing: "topic:sale || topic:news")).installations == 2)
-        #expect(try await store.audienceSize(try TagExpression(parsing: "username:alice && platform:fcm")).installations == 1)
-        try await store.upsertInstallation(
+        #expect(try await store.installations.installation(id: "phone")?.tags == ["topic:sale"])
+        #expect(try await store.installations.audienceSize(try TagExpression(parsing: "topic:sale || topic:news")).installations == 2)
+        #expect(try await store.installations.audienceSize(try TagExpression(parsing: "username:alice && platform:fcm")).installations == 1)
+        try await store.installations.upsert(
             InstallationRecord(
                 id: "eve-phone", owner: "eve", platform: .fcm, pushChannel: "phone-channel", tags: [], createdAt: .now, updatedAt: .now))
-        #expect(try await store.installation(id: "phone")?.isReplaced == true)
+        #expect(try await store.installations.installation(id: "phone")?.isReplaced == true)
         try await store.close()
     }
 
@@ -47,8 +47,8 @@ struct MigrationTests {
         var store = try await database.open()
         for id in ["a1", "a2", "a3"] { try await store.register(id, owner: "alice") }
         let (notification, _) = try await store.send("username:alice")
-        let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
-        try await store.recordOutcomes([(jobs[0], .sent), (jobs[1], .failed(code: "hub.rejected", message: "no"))])
+        let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
+        try await store.outbox.recordOutcomes([(jobs[0], .sent), (jobs[1], .failed(code: "hub.rejected", message: "no"))])
         try await store.close()
         // The schema of the release before the tallies, with the outbox that release wrote.
         let databaseEngine = try await database.openEngine()
@@ -74,7 +74,7 @@ struct MigrationTests {
         try await databaseEngine.close()
 
         store = try await database.open()
-        #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(pending: 1, sent: 1, failed: 1))
+        #expect(try await store.results.counts(notificationId: notification.id).tally == DeliveryTally(pending: 1, sent: 1, failed: 1))
         try await store.close()
     }
 }

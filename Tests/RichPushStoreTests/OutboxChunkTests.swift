@@ -22,7 +22,7 @@ struct OutboxChunkTests {
                 pushChannel: platform == .apns ? String(format: "%064x", index) : "channel-\(index)", tags: tags(index), createdAt: now,
                 updatedAt: now)
         }
-        _ = try await store.importInstallations(installations)
+        _ = try await store.installations.importAll(installations)
     }
 
     /// The first chunk, a whole later chunk and a part of one.
@@ -35,7 +35,7 @@ struct OutboxChunkTests {
     }
 
     func deliveryCount(_ store: Store, of id: Int64) async throws -> Int {
-        try await store.counts(notificationId: id).tally.targeted
+        try await store.results.counts(notificationId: id).tally.targeted
     }
 
     @Test(arguments: Engine.allCases)
@@ -47,11 +47,11 @@ struct OutboxChunkTests {
             let first = try await deliveryCount(store, of: notification.id)
             #expect(first > 0 && first < Self.count)
             // Recipients have their feed entries at once, deliveries written or not.
-            #expect(try await store.isRecipient(notificationId: notification.id, username: "user299"))
-            try await store.completeOutbox(of: notification.id)
+            #expect(try await store.notifications.isRecipient(notificationId: notification.id, username: "user299"))
+            try await store.outbox.complete(of: notification.id)
             #expect(try await deliveryCount(store, of: notification.id) == Self.count)
-            #expect(try await store.notification(id: notification.id)?.outboxComplete == true)
-            let jobs = try await store.claimDueDeliveries(limit: 10_000, lease: 60)
+            #expect(try await store.notifications.notification(id: notification.id)?.outboxComplete == true)
+            let jobs = try await store.outbox.claimDue(limit: 10_000, lease: 60)
             #expect(Set(jobs.map(\.installationId)).count == Self.count)
         }
     }
@@ -62,10 +62,10 @@ struct OutboxChunkTests {
             let count = Self.severalChunks
             let notification = try await sendToSeveralChunks(store)
             let chunks = Atomic(0)
-            try await store.completeOutbox(of: notification.id) { chunks.add(1, ordering: .relaxed) }
+            try await store.outbox.complete(of: notification.id) { chunks.add(1, ordering: .relaxed) }
             #expect(chunks.load(ordering: .relaxed) == 2)
             #expect(try await deliveryCount(store, of: notification.id) == count)
-            let jobs = try await store.claimDueDeliveries(limit: 20_000, lease: 60)
+            let jobs = try await store.outbox.claimDue(limit: 20_000, lease: 60)
             #expect(jobs.count == count)
             #expect(Set(jobs.map(\.installationId)).count == count)
         }
@@ -76,13 +76,13 @@ struct OutboxChunkTests {
         try await withStore(engine) { store in
             try await registerMany(store)
             let notification = try await store.send("topic:sale").notification
-            let first = try await store.claimDueDeliveries(limit: 10_000, lease: 60)
-            #expect(try await store.claimDueDeliveries(limit: 10_000, lease: 60).isEmpty)
-            try await store.completeOutbox(of: notification.id)
-            let rest = try await store.claimDueDeliveries(limit: 10_000, lease: 60)
+            let first = try await store.outbox.claimDue(limit: 10_000, lease: 60)
+            #expect(try await store.outbox.claimDue(limit: 10_000, lease: 60).isEmpty)
+            try await store.outbox.complete(of: notification.id)
+            let rest = try await store.outbox.claimDue(limit: 10_000, lease: 60)
             #expect(first.count + rest.count == Self.count)
             #expect(Set((first + rest).map(\.installationId)).count == Self.count)
-            #expect(try await store.claimDueDeliveries(limit: 10_000, lease: 60).isEmpty)
+            #expect(try await store.outbox.claimDue(limit: 10_000, lease: 60).isEmpty)
         }
     }
 
@@ -93,8 +93,8 @@ struct OutboxChunkTests {
             // A third with each tag alone, a third with both, so the tags' chunks end at different installations.
             try await registerMany(store, count: count) { [["topic:a"], ["topic:b"], ["topic:a", "topic:b"]][$0 % 3] }
             let notification = try await store.send("topic:a || topic:b").notification
-            try await store.completeOutbox(of: notification.id)
-            let jobs = try await store.claimDueDeliveries(limit: 20_000, lease: 60)
+            try await store.outbox.complete(of: notification.id)
+            let jobs = try await store.outbox.claimDue(limit: 20_000, lease: 60)
             #expect(jobs.count == count)
             #expect(Set(jobs.map(\.installationId)).count == count)
         }
@@ -103,7 +103,7 @@ struct OutboxChunkTests {
     @Test func aCompletedOutboxIsAnalyzedSoPostgreSQLPlansItsExportByTheOutboxSize() async throws {
         try await withStoreAndEngine(.postgresql) { store, engine in
             let notification = try await sendToSeveralChunks(store)
-            try await store.completeOutbox(of: notification.id)
+            try await store.outbox.complete(of: notification.id)
             #expect(try await plannedRows(of: "deliveries", in: engine) == Self.severalChunks)
         }
     }
@@ -125,7 +125,7 @@ struct OutboxChunkTests {
         var plan: [String] = []
         try await withStoreAndEngine(kind) { store, engine in
             let notification = try await sendToSeveralChunks(store)
-            try await store.completeOutbox(of: notification.id)
+            try await store.outbox.complete(of: notification.id)
             let (explain, column) = kind == .sqlite ? ("EXPLAIN QUERY PLAN", "detail") : ("EXPLAIN", "QUERY PLAN")
             plan = try await engine.read { db in
                 try await db.raw(
@@ -146,12 +146,12 @@ struct OutboxChunkTests {
             let notification = try await sendToSeveralChunks(store)
             let stopped = await Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                try await store.completeOutbox(of: notification.id)
+                try await store.outbox.complete(of: notification.id)
             }.result
             #expect(throws: CancellationError.self) { try stopped.get() }
-            #expect(try await store.notification(id: notification.id)?.outboxComplete == false)
+            #expect(try await store.notifications.notification(id: notification.id)?.outboxComplete == false)
             #expect(try await deliveryCount(store, of: notification.id) < count)
-            try await store.completeOutbox(of: notification.id)
+            try await store.outbox.complete(of: notification.id)
             #expect(try await deliveryCount(store, of: notification.id) == count)
         }
     }
@@ -162,11 +162,11 @@ struct OutboxChunkTests {
             try await registerMany(stores[0])
             let now = Date.now
             let (notification, _) = try await stores[0].send("topic:sale")
-            #expect(try await stores[1].abandonedOutboxes(stale: 60, now: now + 30).isEmpty)
-            #expect(try await stores[1].abandonedOutboxes(stale: 60, now: now + 61) == [notification.id])
+            #expect(try await stores[1].outbox.abandoned(stale: 60, now: now + 30).isEmpty)
+            #expect(try await stores[1].outbox.abandoned(stale: 60, now: now + 61) == [notification.id])
             // Taken: no other process takes it over until it falls silent again.
-            #expect(try await stores[0].abandonedOutboxes(stale: 60, now: now + 62).isEmpty)
-            try await stores[1].completeOutbox(of: notification.id, now: now + 62)
+            #expect(try await stores[0].outbox.abandoned(stale: 60, now: now + 62).isEmpty)
+            try await stores[1].outbox.complete(of: notification.id, now: now + 62)
             #expect(try await deliveryCount(stores[0], of: notification.id) == Self.count)
         }
     }
@@ -177,10 +177,10 @@ struct OutboxChunkTests {
             try await registerMany(store)
             let (notification, _) = try await store.send("topic:sale", deliverAt: .now + 3600)
             let first = try await deliveryCount(store, of: notification.id)
-            #expect(try await store.removeNotification(id: notification.id)?.outcome == .canceled)
-            try await store.completeOutbox(of: notification.id)
+            #expect(try await store.notifications.remove(id: notification.id)?.outcome == .canceled)
+            try await store.outbox.complete(of: notification.id)
             #expect(try await deliveryCount(store, of: notification.id) == first)
-            #expect(try await store.notification(id: notification.id)?.outboxComplete == true)
+            #expect(try await store.notifications.notification(id: notification.id)?.outboxComplete == true)
         }
     }
 
@@ -189,9 +189,9 @@ struct OutboxChunkTests {
         try await withStore(engine) { store in
             try await registerMany(store, platform: .apns)
             let (notification, _) = try await store.send("topic:sale")
-            #expect(try await store.claimDueDeliveries(limit: 100, lease: 60, audiencePlatforms: [.apns]).isEmpty)
-            try await store.completeOutbox(of: notification.id)
-            let audience = try await store.claimDueDeliveries(limit: 100, lease: 60, audiencePlatforms: [.apns])
+            #expect(try await store.outbox.claimDue(limit: 100, lease: 60, audiencePlatforms: [.apns]).isEmpty)
+            try await store.outbox.complete(of: notification.id)
+            let audience = try await store.outbox.claimDue(limit: 100, lease: 60, audiencePlatforms: [.apns])
             #expect(audience.count == Self.count)
         }
     }

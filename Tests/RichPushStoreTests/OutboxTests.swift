@@ -13,7 +13,7 @@ struct OutboxTests {
             try await store.register("b1", owner: "bob", tags: ["topic:sale", "lang:fr"])
             try await store.register("c1", owner: "carol", tags: ["topic:news"])
             let (notification, _) = try await store.send("username:alice || (topic:sale && !lang:fr)")
-            let jobs = try await store.claimDueDeliveries(limit: 100, lease: 60)
+            let jobs = try await store.outbox.claimDue(limit: 100, lease: 60)
             #expect(Set(jobs.map(\.installationId)) == ["a1", "a2"])
             #expect(jobs.allSatisfy { $0.notificationId == notification.id && $0.attempt == 1 })
         }
@@ -27,14 +27,14 @@ struct OutboxTests {
                 try await store.register("\(user)-phone", owner: user)
                 notifications.append(try await store.send("username:\(user)").notification.id)
             }
-            let jobs = try await store.claimDueDeliveries(limit: 100, lease: 60)
+            let jobs = try await store.outbox.claimDue(limit: 100, lease: 60)
             #expect(Set(jobs.map(\.notificationId)) == Set(notifications))
-            try await store.extendLease(of: jobs, by: 60)
-            try await store.recordOutcomes(jobs.map { ($0, .sent) })
+            try await store.outbox.extendLease(of: jobs, by: 60)
+            try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) })
             for id in notifications {
-                #expect(try await store.counts(notificationId: id).tally == DeliveryTally(sent: 1))
+                #expect(try await store.results.counts(notificationId: id).tally == DeliveryTally(sent: 1))
             }
-            #expect(try await store.claimDueDeliveries(now: .now + 120, limit: 100, lease: 60).isEmpty)
+            #expect(try await store.outbox.claimDue(now: .now + 120, limit: 100, lease: 60).isEmpty)
         }
     }
 
@@ -43,7 +43,7 @@ struct OutboxTests {
             try await store.register("a1", owner: "alice", tags: ["lang:fr"])
             try await store.register("b1", owner: "bob")
             _ = try await store.send("!lang:fr")
-            #expect(try await store.claimDueDeliveries(limit: 100, lease: 60).map(\.installationId) == ["b1"])
+            #expect(try await store.outbox.claimDue(limit: 100, lease: 60).map(\.installationId) == ["b1"])
         }
     }
 
@@ -68,14 +68,14 @@ struct OutboxTests {
                     expression.matches(
                         Set(installation.tags + ["username:\(installation.owner)", "installation:\(installation.id)", "platform:direct"]))
                 }
-                let size = try await store.audienceSize(expression)
+                let size = try await store.installations.audienceSize(expression)
                 #expect(size.installations == expected.count, "\(text)")
                 #expect(size.recipients == Set(expected.map(\.owner)).count, "\(text)")
                 let (notification, _) = try await store.send(text)
-                let jobs = try await store.claimDueDeliveries(limit: 500, lease: 60)
+                let jobs = try await store.outbox.claimDue(limit: 500, lease: 60)
                 #expect(jobs.allSatisfy { $0.notificationId == notification.id })
                 #expect(jobs.map(\.installationId).sorted() == expected.map(\.id).sorted(), "\(text)")
-                try await store.recordOutcomes(jobs.map { ($0, .sent) })
+                try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) })
             }
         }
     }
@@ -101,15 +101,15 @@ struct OutboxTests {
             "language:fr-ca", "!language:fr && appVersion <= 3", "appVersion == 2.3.0", "vip && appVersion < 3", "timezone:Europe/Berlin",
         ]
         try await withStore(engine) { store in
-            for installation in installations { try await store.upsertInstallation(installation) }
+            for installation in installations { try await store.installations.upsert(installation) }
             for text in expressions {
                 let expression = try TagExpression(parsing: text)
                 let expected = installations.filter { expression.matches($0.allTags) }.map(\.id).sorted()
-                #expect(try await store.audienceSize(expression).installations == expected.count, "\(text)")
+                #expect(try await store.installations.audienceSize(expression).installations == expected.count, "\(text)")
                 _ = try await store.send(text)
-                let jobs = try await store.claimDueDeliveries(limit: 500, lease: 60)
+                let jobs = try await store.outbox.claimDue(limit: 500, lease: 60)
                 #expect(jobs.map(\.installationId).sorted() == expected, "\(text)")
-                try await store.recordOutcomes(jobs.map { ($0, .sent) })
+                try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) })
             }
         }
     }
@@ -121,7 +121,7 @@ struct OutboxTests {
             let (notification, _) = try await store.send("topic:sale")
             var sequence: [Int64] = []
             for owner in owners {
-                let feed = try await store.feed(username: owner, since: nil, limit: 10)
+                let feed = try await store.feeds.items(username: owner, since: nil, limit: 10)
                 #expect(feed.items.map(\.id) == [notification.id], "\(owner)")
                 sequence += feed.items.map(\.seq)
             }
@@ -136,9 +136,9 @@ struct OutboxTests {
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
             let now = Date.now
-            #expect(try await store.claimDueDeliveries(now: now, limit: 10, lease: 60).count == 1)
-            #expect(try await store.claimDueDeliveries(now: now + 1, limit: 10, lease: 60).isEmpty)
-            let reclaimed = try await store.claimDueDeliveries(now: now + 61, limit: 10, lease: 60)
+            #expect(try await store.outbox.claimDue(now: now, limit: 10, lease: 60).count == 1)
+            #expect(try await store.outbox.claimDue(now: now + 1, limit: 10, lease: 60).isEmpty)
+            let reclaimed = try await store.outbox.claimDue(now: now + 61, limit: 10, lease: 60)
             #expect(reclaimed.count == 1)
             #expect(reclaimed.first?.attempt == 2)
         }
@@ -150,11 +150,11 @@ struct OutboxTests {
             for index in 0..<22 { try await store.register("i\(index)", owner: "alice") }
             _ = try await store.send("username:alice")
             let start = Date.now
-            let abandoned = try await store.claimDueDeliveries(now: start, limit: 2, lease: 0.5)
+            let abandoned = try await store.outbox.claimDue(now: start, limit: 2, lease: 0.5)
             var claims: [(at: TimeInterval, jobs: [DeliveryJob])] = []
             for step in 1...12 {
                 let at = Double(step) / 5
-                claims.append((at, try await store.claimDueDeliveries(now: start + at, limit: 2, lease: 60)))
+                claims.append((at, try await store.outbox.claimDue(now: start + at, limit: 2, lease: 60)))
             }
             let reclaimed = try #require(claims.first { claim in claim.jobs.contains { $0.deliveryId == abandoned[0].deliveryId } })
             #expect(Set(reclaimed.jobs.map(\.deliveryId)) == Set(abandoned.map(\.deliveryId)))
@@ -170,8 +170,8 @@ struct OutboxTests {
             try await store.register("a1", owner: "alice")
             let later = Date.now + 3600
             _ = try await store.send("username:alice", deliverAt: later)
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
-            #expect(try await store.claimDueDeliveries(now: later + 1, limit: 10, lease: 60).count == 1)
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).isEmpty)
+            #expect(try await store.outbox.claimDue(now: later + 1, limit: 10, lease: 60).count == 1)
         }
     }
 
@@ -179,8 +179,8 @@ struct OutboxTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice", deliverAt: .now + 10, expiresAt: .now + 20)
-            #expect(try await store.claimDueDeliveries(now: .now + 30, limit: 10, lease: 60).isEmpty)
-            let counts = try await store.counts(notificationId: notification.id)
+            #expect(try await store.outbox.claimDue(now: .now + 30, limit: 10, lease: 60).isEmpty)
+            let counts = try await store.results.counts(notificationId: notification.id)
             #expect(counts.tally == DeliveryTally(expired: 1))
             #expect(counts.errors.first?.code == "notification.expired")
         }
@@ -190,10 +190,10 @@ struct OutboxTests {
         try await withStore(engine) { store in
             for id in ["a1", "a2"] { try await store.register(id, owner: "alice") }
             let (notification, _) = try await store.send("username:alice")
-            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
-            #expect(try await store.removeNotification(id: notification.id)?.outcome == .canceled)
-            try await store.recordOutcomes([(jobs[0], .sent), (jobs[1], .failed(code: "hub.rejected", message: "no"))])
-            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 2))
+            let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
+            #expect(try await store.notifications.remove(id: notification.id)?.outcome == .canceled)
+            try await store.outbox.recordOutcomes([(jobs[0], .sent), (jobs[1], .failed(code: "hub.rejected", message: "no"))])
+            #expect(try await store.results.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 2))
         }
     }
 
@@ -203,10 +203,10 @@ struct OutboxTests {
             for id in ["a1", "a2"] { try await store.register(id, owner: "alice") }
             let start = Date.now
             let (notification, _) = try await store.send("username:alice", deliverAt: start + 10)
-            #expect(try await store.removeNotification(id: notification.id, now: start)?.outcome == .canceled)
-            #expect(try await store.claimDueDeliveries(now: start + 11, limit: 10, lease: 60).isEmpty)
-            #expect(try await store.nextDeliveryDue(now: start + 11) == nil)
-            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 2))
+            #expect(try await store.notifications.remove(id: notification.id, now: start)?.outcome == .canceled)
+            #expect(try await store.outbox.claimDue(now: start + 11, limit: 10, lease: 60).isEmpty)
+            #expect(try await store.outbox.nextDeliveryDue(now: start + 11) == nil)
+            #expect(try await store.results.counts(notificationId: notification.id).tally == DeliveryTally(canceled: 2))
         }
     }
 
@@ -214,16 +214,16 @@ struct OutboxTests {
         try await withStore(engine) { store in
             for id in ["a1", "a2", "a3", "a4"] { try await store.register(id, owner: "alice") }
             let (notification, _) = try await store.send("username:alice")
-            let jobs = try await store.claimDueDeliveries(limit: 10, lease: 60)
-            try await store.recordOutcomes([
+            let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes([
                 (jobs[0], .sent), (jobs[1], .failed(code: "x.bad", message: "bad")),
                 (jobs[2], .retry(after: 30, code: "x.later", message: "later")), (jobs[3], .deviceGone(code: "x.gone", message: "gone")),
             ])
-            let counts = try await store.counts(notificationId: notification.id)
+            let counts = try await store.results.counts(notificationId: notification.id)
             #expect(counts.tally == DeliveryTally(pending: 1, sent: 1, failed: 2))
             #expect(Set(counts.errors.map(\.code)) == ["x.bad", "x.gone"])
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
-            #expect(try await store.claimDueDeliveries(now: .now + 31, limit: 10, lease: 60).map(\.installationId) == [jobs[2].installationId])
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).isEmpty)
+            #expect(try await store.outbox.claimDue(now: .now + 31, limit: 10, lease: 60).map(\.installationId) == [jobs[2].installationId])
         }
     }
 
@@ -232,10 +232,10 @@ struct OutboxTests {
             for id in ["a1", "a2"] { try await store.register(id, owner: "alice") }
             _ = try await store.send("username:alice")
             let now = Date.now
-            let jobs = try await store.claimDueDeliveries(now: now, limit: 10, lease: 60)
-            try await store.recordOutcomes([(jobs[0], .sent), (jobs[1], .retry(after: 30, code: "x.later", message: "later"))], now: now)
-            #expect(try await store.claimDueDeliveries(now: now + 29, limit: 10, lease: 60).isEmpty)
-            let retried = try await store.claimDueDeliveries(now: now + 31, limit: 10, lease: 60)
+            let jobs = try await store.outbox.claimDue(now: now, limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes([(jobs[0], .sent), (jobs[1], .retry(after: 30, code: "x.later", message: "later"))], now: now)
+            #expect(try await store.outbox.claimDue(now: now + 29, limit: 10, lease: 60).isEmpty)
+            let retried = try await store.outbox.claimDue(now: now + 31, limit: 10, lease: 60)
             #expect(retried.map(\.deliveryId) == [jobs[1].deliveryId])
             #expect(retried.map(\.attempt) == [2])
         }
@@ -246,12 +246,12 @@ struct OutboxTests {
             for index in 0..<10 { try await store.register("a\(index)", owner: "alice") }
             let (notification, _) = try await store.send("username:alice")
             let now = Date.now
-            let jobs = try await store.claimDueDeliveries(now: now, limit: 10, lease: 60)
+            let jobs = try await store.outbox.claimDue(now: now, limit: 10, lease: 60)
             #expect(jobs.map(\.deliveryId) == jobs.map(\.deliveryId).sorted())
             let sent = [0, 1, 2, 5, 7, 8].map { jobs[$0] }
-            try await store.recordOutcomes(sent.map { ($0, .sent) })
-            #expect(try await store.counts(notificationId: notification.id).tally == DeliveryTally(pending: 4, sent: 6))
-            let reclaimed = try await store.claimDueDeliveries(now: now + 61, limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes(sent.map { ($0, .sent) })
+            #expect(try await store.results.counts(notificationId: notification.id).tally == DeliveryTally(pending: 4, sent: 6))
+            let reclaimed = try await store.outbox.claimDue(now: now + 61, limit: 10, lease: 60)
             #expect(reclaimed.map(\.deliveryId) == [3, 4, 6, 9].map { jobs[$0].deliveryId })
         }
     }
@@ -261,7 +261,7 @@ struct OutboxTests {
             try await store.register("a1", owner: "alice", platform: .apns)
             let expiresAt = Date(timeIntervalSince1970: (Date.now + 3600).timeIntervalSince1970.rounded(.down))
             let (notification, _) = try await store.send("username:alice", expiresAt: expiresAt)
-            let job = try #require(try await store.claimDueDeliveries(limit: 10, lease: 60).first)
+            let job = try #require(try await store.outbox.claimDue(limit: 10, lease: 60).first)
             #expect(job.notificationId == notification.id)
             #expect(job.push.richMessage == "Hello")
             #expect(job.push.richType == .text)
@@ -280,14 +280,14 @@ struct OutboxTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
-            let job = try await store.claimDueDeliveries(limit: 10, lease: 60)[0]
-            try await store.recordOutcomes([(job, .deviceGone(code: "apns.unregistered", message: "gone"))])
-            #expect(try await store.installation(id: "a1")?.deadReason == "apns.unregistered")
+            let job = try await store.outbox.claimDue(limit: 10, lease: 60)[0]
+            try await store.outbox.recordOutcomes([(job, .deviceGone(code: "apns.unregistered", message: "gone"))])
+            #expect(try await store.installations.installation(id: "a1")?.deadReason == "apns.unregistered")
             _ = try await store.send("username:alice")
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).isEmpty)
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).isEmpty)
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).count == 1)
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).count == 1)
         }
     }
 
@@ -298,7 +298,7 @@ struct OutboxTests {
             let second = try await store.send("username:alice", key: "campaign-7")
             #expect(first.created && !second.created)
             #expect(first.notification.id == second.notification.id)
-            #expect(try await store.claimDueDeliveries(limit: 10, lease: 60).count == 1)
+            #expect(try await store.outbox.claimDue(limit: 10, lease: 60).count == 1)
             let otherSender = try await store.send("username:alice", by: "ann", key: "campaign-7")
             #expect(otherSender.created)
         }
@@ -310,10 +310,10 @@ struct OutboxTests {
         let first = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
         try await first.register("a1", owner: "alice")
         _ = try await first.send("username:alice")
-        #expect(try await first.claimDueDeliveries(limit: 10, lease: 600).count == 1)
+        #expect(try await first.outbox.claimDue(limit: 10, lease: 600).count == 1)
         try await first.close()
         let second = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
-        #expect(try await second.claimDueDeliveries(limit: 10, lease: 600).count == 1)
+        #expect(try await second.outbox.claimDue(limit: 10, lease: 600).count == 1)
         try await second.close()
     }
 }

@@ -14,19 +14,20 @@ struct ResultsStoreTests {
         try await store.register("laptop", owner: "alice")
         try await store.register("phone", owner: "alice")
         try await store.register("tablet", owner: "bob")
-        let id = try await store.createNotification(
+        let id = try await store.notifications.create(
             NotificationDraft(
                 message: "Sale", payload: .text("t"), audience: try TagExpression(parsing: "username:alice || username:bob"),
                 pushStyle: .silent, deliverAt: Self.created, expiresAt: nil, createdBy: "mark", idempotencyKey: nil),
             now: Self.created
         ).notification.id
         let sentAt = Self.utc("2026-11-02T10:00:30Z")
-        let jobs = try await store.claimDueDeliveries(now: sentAt, limit: 10, lease: 60)
-        try await store.recordOutcomes(
+        let jobs = try await store.outbox.claimDue(now: sentAt, limit: 10, lease: 60)
+        try await store.outbox.recordOutcomes(
             jobs.map { ($0, $0.installationId == "tablet" ? .failed(code: "apns.BadDeviceToken", message: "bad token") : .sent) }, now: sentAt)
-        try await store.recordFetches([PayloadFetch(notificationId: id, username: "alice")], now: Self.utc("2026-11-02T10:01:10Z"))
-        _ = try await store.recordReceipt(notificationId: id, installationId: "laptop", event: .displayed, now: Self.utc("2026-11-02T10:02:00Z"))
-        _ = try await store.updateFeedState(
+        try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice")], now: Self.utc("2026-11-02T10:01:10Z"))
+        _ = try await store.feeds.recordReceipt(
+            notificationId: id, installationId: "laptop", event: .displayed, now: Self.utc("2026-11-02T10:02:00Z"))
+        _ = try await store.feeds.updateState(
             username: "alice", notificationId: id, readState: .read, userActionState: .activated, now: Self.utc("2026-11-02T10:02:30Z"))
         return id
     }
@@ -34,7 +35,7 @@ struct ResultsStoreTests {
     @Test(arguments: Engine.allCases) func eachDeliveryListsHowItEndedAndWhatItsUserDid(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await campaign(in: store)
-            let results = try await store.deliveryResults(notificationId: id, limit: 10)
+            let results = try await store.results.deliveryResults(notificationId: id, limit: 10)
             #expect(results.map(\.installationId) == ["laptop", "phone", "tablet"])
             #expect(results.map(\.state) == ["sent", "sent", "failed"])
             #expect(results.map(\.reason) == [nil, nil, "apns.BadDeviceToken"])
@@ -49,8 +50,8 @@ struct ResultsStoreTests {
     @Test(arguments: Engine.allCases) func aPageStartsAfterTheLastDeliveryOfThePreviousOne(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await campaign(in: store)
-            let first = try await store.deliveryResults(notificationId: id, limit: 2)
-            let second = try await store.deliveryResults(notificationId: id, after: first.last!.deliveryId, limit: 2)
+            let first = try await store.results.deliveryResults(notificationId: id, limit: 2)
+            let second = try await store.results.deliveryResults(notificationId: id, after: first.last!.deliveryId, limit: 2)
             #expect(first.map(\.installationId) == ["laptop", "phone"])
             #expect(second.map(\.installationId) == ["tablet"])
         }
@@ -59,7 +60,7 @@ struct ResultsStoreTests {
     @Test(arguments: Engine.allCases) func theTimelineCountsEachEventInTheStepItHappenedIn(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await campaign(in: store)
-            let buckets = try await store.timeline(
+            let buckets = try await store.results.timeline(
                 notificationId: id, from: Self.created, to: Self.utc("2026-11-02T10:03:00Z"), step: 60)
             #expect(buckets.map(\.start) == [Self.created, Self.utc("2026-11-02T10:01:00Z"), Self.utc("2026-11-02T10:02:00Z")])
             #expect(buckets.map(\.sent) == [2, 0, 0])

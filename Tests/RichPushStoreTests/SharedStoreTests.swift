@@ -8,7 +8,7 @@ import Testing
 extension Store {
     /// Registers `count` installations of `owner` in one transaction; their ids are `prefix-0` and up.
     func registerMany(_ count: Int, owner: String, prefix: String = "device", platform: Platform = .direct, tags: [String] = []) async throws {
-        _ = try await importInstallations(
+        _ = try await installations.importAll(
             (0..<count).map {
                 InstallationRecord(
                     id: "\(prefix)-\($0)", owner: owner, platform: platform, pushChannel: "\(prefix)-\($0)-channel", tags: tags,
@@ -20,10 +20,10 @@ extension Store {
     func claimAll(batch: Int, audiencePlatforms: Set<Platform> = []) async throws -> [Int64] {
         var claimed: [Int64] = []
         while true {
-            let jobs = try await claimDueDeliveries(limit: batch, lease: 60, audiencePlatforms: audiencePlatforms)
+            let jobs = try await outbox.claimDue(limit: batch, lease: 60, audiencePlatforms: audiencePlatforms)
             if jobs.isEmpty { return claimed }
             claimed += jobs.map(\.deliveryId)
-            try await recordOutcomes(jobs.map { ($0, .sent) })
+            try await outbox.recordOutcomes(jobs.map { ($0, .sent) })
         }
     }
 }
@@ -50,8 +50,8 @@ struct SharedStoreTests {
         try await withDispatchers(engine, count: 2) { stores in
             try await stores[0].registerMany(200, owner: "alice", platform: .apns)
             _ = try await stores[0].send("username:alice")
-            async let first = stores[0].claimDueDeliveries(limit: 10, lease: 60, audiencePlatforms: [.apns])
-            async let second = stores[1].claimDueDeliveries(limit: 10, lease: 60, audiencePlatforms: [.apns])
+            async let first = stores[0].outbox.claimDue(limit: 10, lease: 60, audiencePlatforms: [.apns])
+            async let second = stores[1].outbox.claimDue(limit: 10, lease: 60, audiencePlatforms: [.apns])
             let (a, b) = try await (first, second)
             #expect(Set([a.count, b.count]) == [0, 200])
         }
@@ -62,7 +62,7 @@ struct SharedStoreTests {
         try await withStores(engine, count: 3) { stores in
             try await stores[0].registerMany(300, owner: "alice")
             _ = try await stores[0].send("username:alice")
-            let jobs = try await stores[0].claimDueDeliveries(limit: 300, lease: 60)
+            let jobs = try await stores[0].outbox.claimDue(limit: 300, lease: 60)
             let writersDone = Recorder<Int>()
             let reader = stores[2]
             async let read: [Int64] = {
@@ -70,7 +70,7 @@ struct SharedStoreTests {
                 var seen: [Int64] = []
                 while true {
                     let finished = writersDone.all.count == 2
-                    let events = try await reader.events(username: "alice", installationId: nil, after: cursor, limit: 50)
+                    let events = try await reader.events.events(username: "alice", installationId: nil, after: cursor, limit: 50)
                     seen += events.map(\.cursor)
                     cursor = events.last?.cursor ?? cursor
                     if finished && events.isEmpty { return seen }
@@ -79,7 +79,7 @@ struct SharedStoreTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, half) in [jobs.prefix(150), jobs.suffix(150)].enumerated() {
                     group.addTask {
-                        for job in half { _ = try await stores[index].appendRichEvents(for: [job]) }
+                        for job in half { _ = try await stores[index].events.appendRichEvents(for: [job]) }
                         writersDone.append(index)
                     }
                 }
@@ -100,7 +100,7 @@ struct SharedStoreTests {
             let (a, b) = try await (first, second)
             #expect(a.notification.id == b.notification.id)
             #expect([a.created, b.created].filter { $0 }.count == 1)
-            #expect(try await stores[0].claimDueDeliveries(limit: 10, lease: 60).count == 1)
+            #expect(try await stores[0].outbox.claimDue(limit: 10, lease: 60).count == 1)
         }
     }
 
@@ -140,11 +140,11 @@ struct SharedStoreTests {
         try await first.register("a1", owner: "alice")
         _ = try await first.send("username:alice")
         let now = Date.now
-        #expect(try await first.claimDueDeliveries(now: now, limit: 10, lease: 600).count == 1)
+        #expect(try await first.outbox.claimDue(now: now, limit: 10, lease: 600).count == 1)
         try await first.close()
         let second = try await database.open()
-        let early = try await second.claimDueDeliveries(now: now + 1, limit: 10, lease: 600)
-        let late = try await second.claimDueDeliveries(now: now + 601, limit: 10, lease: 600)
+        let early = try await second.outbox.claimDue(now: now + 1, limit: 10, lease: 600)
+        let late = try await second.outbox.claimDue(now: now + 601, limit: 10, lease: 600)
         try await second.close()
         #expect(early.isEmpty)
         #expect(late.map(\.attempt) == [2])
@@ -156,11 +156,11 @@ struct SharedStoreTests {
             try await stores[0].register("a1", owner: "alice")
             _ = try await stores[0].send("username:alice")
             let now = Date.now
-            let claimed = try await stores[0].claimDueDeliveries(now: now, limit: 10, lease: 60)
+            let claimed = try await stores[0].outbox.claimDue(now: now, limit: 10, lease: 60)
             #expect(claimed.count == 1)
-            try await stores[0].extendLease(of: claimed, by: 60, now: now + 50)
-            #expect(try await stores[1].claimDueDeliveries(now: now + 70, limit: 10, lease: 60).isEmpty)
-            #expect(try await stores[1].claimDueDeliveries(now: now + 111, limit: 10, lease: 60).map(\.attempt) == [2])
+            try await stores[0].outbox.extendLease(of: claimed, by: 60, now: now + 50)
+            #expect(try await stores[1].outbox.claimDue(now: now + 70, limit: 10, lease: 60).isEmpty)
+            #expect(try await stores[1].outbox.claimDue(now: now + 111, limit: 10, lease: 60).map(\.attempt) == [2])
         }
     }
 
@@ -170,11 +170,11 @@ struct SharedStoreTests {
             try await stores[0].registerMany(20, owner: "alice")
             _ = try await stores[0].send("username:alice")
             let start = Date.now
-            let abandoned = try await stores[0].claimDueDeliveries(now: start, limit: 5, lease: 1)
+            let abandoned = try await stores[0].outbox.claimDue(now: start, limit: 5, lease: 1)
             var sent: [DeliveryJob] = []
             for step in 1...8 {
-                let jobs = try await stores[1].claimDueDeliveries(now: start + Double(step) / 2, limit: 5, lease: 60)
-                try await stores[1].recordOutcomes(jobs.map { ($0, .sent) }, now: start + Double(step) / 2)
+                let jobs = try await stores[1].outbox.claimDue(now: start + Double(step) / 2, limit: 5, lease: 60)
+                try await stores[1].outbox.recordOutcomes(jobs.map { ($0, .sent) }, now: start + Double(step) / 2)
                 sent += jobs
             }
             #expect(sent.count == 20)
@@ -189,10 +189,10 @@ struct SharedStoreTests {
             try await stores[0].register("a1", owner: "alice")
             _ = try await stores[0].send("username:alice")
             let now = Date.now
-            let due = try #require(try await stores[1].nextDeliveryDue(now: now))
-            #expect(try await stores[0].claimDueDeliveries(now: now, limit: 10, lease: 60).count == 1)
-            #expect(try await stores[1].nextDeliveryDue(now: now + 59) == nil)
-            #expect(try await stores[1].nextDeliveryDue(now: now + 61) == due)
+            let due = try #require(try await stores[1].outbox.nextDeliveryDue(now: now))
+            #expect(try await stores[0].outbox.claimDue(now: now, limit: 10, lease: 60).count == 1)
+            #expect(try await stores[1].outbox.nextDeliveryDue(now: now + 59) == nil)
+            #expect(try await stores[1].outbox.nextDeliveryDue(now: now + 61) == due)
         }
     }
 
@@ -209,7 +209,7 @@ struct SharedStoreTests {
             // news until some is heard.
             _ = try await eventually(within: .seconds(60)) {
                 _ = try await stores[0].send("username:alice")
-                _ = try await stores[0].appendRichEvents(for: try await stores[0].claimDueDeliveries(limit: 10, lease: 60))
+                _ = try await stores[0].events.appendRichEvents(for: try await stores[0].outbox.claimDue(limit: 10, lease: 60))
                 return heardBoth(heard.all)
             }
             let signals = heard.all

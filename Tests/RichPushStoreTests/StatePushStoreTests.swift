@@ -20,9 +20,9 @@ struct StatePushStoreTests {
     @Test(arguments: Engine.allCases) func aStateChangeQueuesOnePushForEachRemoteDeviceButTheOneThatMadeIt(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await alicesDevices(store)
-            _ = try await store.updateFeedState(
+            _ = try await store.feeds.updateState(
                 username: "alice", notificationId: id, readState: .read, userActionState: .dismissed, origin: "pixel", now: start)
-            let claims = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start)
+            let claims = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start)
             #expect(claims.map(\.job.installationId).sorted() == ["browser", "iphone", "laptop"])
             #expect(claims.allSatisfy { $0.job.push == .stateChange(richId: id, event: .state(readState: .read, userActionState: .dismissed)) })
         }
@@ -31,14 +31,14 @@ struct StatePushStoreTests {
     @Test(arguments: Engine.allCases) func aNewerStateReplacesOneNotYetSentAndWaitsOutTheInterval(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await alicesDevices(store)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
-            let first = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start)
-            try await store.recordStatePushOutcomes(first.map { ($0, .sent) }, now: start + 1)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: nil, userActionState: .activated, now: start + 2)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: nil, userActionState: .dismissed, now: start + 3)
-            #expect(try await store.claimDueStatePushes(limit: 10, lease: 60, now: start + 5).isEmpty)
-            #expect(try await store.nextStatePushDue() == start + 11)
-            let second = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start + 11)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
+            let first = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start)
+            try await store.statePushes.recordOutcomes(first.map { ($0, .sent) }, now: start + 1)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: nil, userActionState: .activated, now: start + 2)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: nil, userActionState: .dismissed, now: start + 3)
+            #expect(try await store.statePushes.claimDue(limit: 10, lease: 60, now: start + 5).isEmpty)
+            #expect(try await store.statePushes.nextDue() == start + 11)
+            let second = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start + 11)
             #expect(second.count == 4)
             #expect(second.allSatisfy { $0.job.push.event == .state(readState: .read, userActionState: .dismissed) })
         }
@@ -47,26 +47,26 @@ struct StatePushStoreTests {
     @Test(arguments: Engine.allCases) func aStateThatChangedWhileItsPushWasOnItsWayIsSentToo(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await alicesDevices(store)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
-            let claimed = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: .unread, userActionState: nil, now: start + 1)
-            try await store.recordStatePushOutcomes(claimed.map { ($0, .sent) }, now: start + 2)
-            let again = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start + 12)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
+            let claimed = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: .unread, userActionState: nil, now: start + 1)
+            try await store.statePushes.recordOutcomes(claimed.map { ($0, .sent) }, now: start + 2)
+            let again = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start + 12)
             #expect(again.count == 4)
             #expect(again.allSatisfy { $0.job.push.event == .state(readState: .unread, userActionState: .noInteraction) })
-            try await store.recordStatePushOutcomes(again.map { ($0, .sent) }, now: start + 13)
-            #expect(try await store.nextStatePushDue() == nil)
-            #expect(try await store.statePushCounts(notificationId: id) == ["sent": 4])
+            try await store.statePushes.recordOutcomes(again.map { ($0, .sent) }, now: start + 13)
+            #expect(try await store.statePushes.nextDue() == nil)
+            #expect(try await store.statePushes.counts(notificationId: id) == ["sent": 4])
         }
     }
 
     @Test(arguments: Engine.allCases) func aClaimLeftByACrashFallsDueWhenItsLeaseRunsOut(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await alicesDevices(store)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
-            #expect(try await store.claimDueStatePushes(limit: 10, lease: 60, now: start).count == 4)
-            #expect(try await store.claimDueStatePushes(limit: 10, lease: 60, now: start + 30).isEmpty)
-            let reclaimed = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start + 61)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
+            #expect(try await store.statePushes.claimDue(limit: 10, lease: 60, now: start).count == 4)
+            #expect(try await store.statePushes.claimDue(limit: 10, lease: 60, now: start + 30).isEmpty)
+            let reclaimed = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start + 61)
             #expect(reclaimed.map(\.job.attempt) == [2, 2, 2, 2])
         }
     }
@@ -76,9 +76,9 @@ struct StatePushStoreTests {
             let id = try await alicesDevices(store)
             try await store.register("bob-phone", owner: "bob", platform: .fcm)
             _ = try await store.send("username:bob")
-            _ = try await store.claimDueDeliveries(limit: 100, lease: 60)
-            _ = try await store.removeNotification(id: id, now: start)
-            let claims = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start)
+            _ = try await store.outbox.claimDue(limit: 100, lease: 60)
+            _ = try await store.notifications.remove(id: id, now: start)
+            let claims = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start)
             #expect(claims.map(\.job.installationId).sorted() == ["browser", "iphone", "laptop", "pixel"])
             #expect(claims.allSatisfy { $0.job.push.keys == ["richEvent": "deleted", "richId": String(id)] })
         }
@@ -87,13 +87,13 @@ struct StatePushStoreTests {
     @Test(arguments: Engine.allCases) func aDeviceTheHubCallsGoneIsMarkedDeadAndGetsNoMore(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let id = try await alicesDevices(store)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
-            let claims = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: .read, userActionState: nil, now: start)
+            let claims = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start)
             let iphone = try #require(claims.first { $0.job.installationId == "iphone" })
-            try await store.recordStatePushOutcomes([(iphone, .deviceGone(code: "apns.unregistered", message: "gone"))], now: start)
-            #expect(try await store.installation(id: "iphone")?.deadAt != nil)
-            _ = try await store.updateFeedState(username: "alice", notificationId: id, readState: .unread, userActionState: nil, now: start + 20)
-            let later = try await store.claimDueStatePushes(limit: 10, lease: 60, now: start + 100)
+            try await store.statePushes.recordOutcomes([(iphone, .deviceGone(code: "apns.unregistered", message: "gone"))], now: start)
+            #expect(try await store.installations.installation(id: "iphone")?.deadAt != nil)
+            _ = try await store.feeds.updateState(username: "alice", notificationId: id, readState: .unread, userActionState: nil, now: start + 20)
+            let later = try await store.statePushes.claimDue(limit: 10, lease: 60, now: start + 100)
             #expect(!later.map(\.job.installationId).contains("iphone"))
         }
     }

@@ -7,7 +7,7 @@ import Testing
 extension Store {
     @discardableResult
     func register(_ id: String, owner: String, platform: Platform = .direct, tags: [String] = []) async throws -> InstallationRecord {
-        try await upsertInstallation(
+        try await installations.upsert(
             InstallationRecord(id: id, owner: owner, platform: platform, pushChannel: "\(id)-channel", tags: tags, createdAt: .now, updatedAt: .now)
         ).record
     }
@@ -16,7 +16,7 @@ extension Store {
         _ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil,
         content: PushContent = PushContent()
     ) async throws -> (notification: NotificationRecord, created: Bool) {
-        try await createNotification(
+        try await notifications.create(
             NotificationDraft(
                 message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: .silent,
                 deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key, content: content))

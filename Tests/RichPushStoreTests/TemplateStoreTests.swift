@@ -25,13 +25,13 @@ struct TemplateStoreTests {
 
     @Test(arguments: Engine.allCases) func aNotificationRecordsTheTemplateAndVersionItWasMadeFrom(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            let created = try await store.createNotification(
+            let created = try await store.notifications.create(
                 NotificationDraft(
                     message: "30% off", payload: .text("t"), audience: try TagExpression(parsing: "username:alice"), pushStyle: .silent,
                     deliverAt: .now, expiresAt: nil, createdBy: "mark", idempotencyKey: nil,
                     template: TemplateReference(name: "winter-sale", version: 3))
             ).notification
-            #expect(try await store.notification(id: created.id)?.template == TemplateReference(name: "winter-sale", version: 3))
+            #expect(try await store.notifications.notification(id: created.id)?.template == TemplateReference(name: "winter-sale", version: 3))
         }
     }
 

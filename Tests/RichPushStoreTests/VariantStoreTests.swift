@@ -15,7 +15,7 @@ struct VariantStoreTests {
             try await store.register("\(user)-phone", owner: user)
             try await store.register("\(user)-laptop", owner: user)
         }
-        return try await store.createNotification(
+        return try await store.notifications.create(
             NotificationDraft(
                 message: "Sale", payload: .text("t"),
                 audience: try TagExpression(parsing: "topic:none || " + users.map { "username:\($0)" }.joined(separator: " || ")),
@@ -27,7 +27,7 @@ struct VariantStoreTests {
         try await withStore(engine) { store in
             let users = (0..<12).map { "user\($0)" }
             let id = try await sendTest(to: users, in: store)
-            let jobs = try await store.claimDueDeliveries(limit: 100, lease: 60)
+            let jobs = try await store.outbox.claimDue(limit: 100, lease: 60)
             #expect(jobs.count == 24)
             for job in jobs {
                 let expected = Variant.assigned(to: job.owner, of: id, among: Self.variants)!
@@ -44,7 +44,7 @@ struct VariantStoreTests {
         try await withStore(engine) { store in
             let id = try await sendTest(to: ["alice", "bob", "carol", "dave"], in: store)
             for user in ["alice", "bob", "carol", "dave"] {
-                let item = try #require(try await store.feed(username: user, since: nil, limit: 10).items.first)
+                let item = try #require(try await store.feeds.items(username: user, since: nil, limit: 10).items.first)
                 let expected = Variant.assigned(to: user, of: id, among: Self.variants)!
                 #expect(item.message == expected.message)
                 #expect(item.content.title == expected.content.title)
@@ -56,11 +56,11 @@ struct VariantStoreTests {
         try await withStore(engine) { store in
             let users = (0..<10).map { "user\($0)" }
             let id = try await sendTest(to: users, in: store)
-            let jobs = try await store.claimDueDeliveries(limit: 100, lease: 60)
-            try await store.recordOutcomes(jobs.map { ($0, .sent) })
+            let jobs = try await store.outbox.claimDue(limit: 100, lease: 60)
+            try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) })
             let inA = users.filter { Variant.assigned(to: $0, of: id, among: Self.variants)?.name == "A" }
-            try await store.recordFetches(inA.prefix(1).map { PayloadFetch(notificationId: id, username: $0) })
-            let funnels = try await store.variantFunnels(notificationId: id, variants: Self.variants)
+            try await store.feeds.recordFetches(inA.prefix(1).map { PayloadFetch(notificationId: id, username: $0) })
+            let funnels = try await store.results.variantFunnels(notificationId: id, variants: Self.variants)
             #expect(funnels.map(\.name) == ["A", "B"])
             #expect(funnels.map(\.targeted) == [inA.count * 2, (users.count - inA.count) * 2])
             #expect(funnels.map(\.sent) == funnels.map(\.targeted))

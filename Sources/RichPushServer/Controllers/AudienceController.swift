@@ -1,18 +1,19 @@
 import Hummingbird
+import HummingbirdAuth
 import RichPushCore
 import RichPushStore
 
 /// `GET /api/audiences/count?expression=…`: how many devices and people a tag expression reaches now, so a marketer
 /// sees the size of a campaign (and a malformed expression's reason) before sending it.
 struct AudienceController {
-    let store: Store
+    let installations: any InstallationRepository
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.get("audiences/count", use: count)
     }
 
     @Sendable func count(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try context.caller().require(.marketer, to: "count audiences")
+        try context.requireIdentity().require(.marketer, to: "count audiences")
         guard let text = request.uri.queryParameters.get("expression") else {
             throw APIError.badRequest("audience.missing", "Name the audience with ?expression=, e.g. ?expression=topic:sale.")
         }
@@ -22,7 +23,7 @@ struct AudienceController {
         } catch {
             throw APIError.badRequest("audience.invalid", "The audience is not a valid tag expression: \(error).")
         }
-        let size = try await store.audienceSize(expression)
+        let size = try await installations.audienceSize(expression)
         return try AudienceCountJSON(
             expression: expression.description, installations: size.installations, recipients: size.recipients,
             platforms: Dictionary(uniqueKeysWithValues: size.installationsByPlatform.map { ($0.key.rawValue, $0.value) })

@@ -1,10 +1,13 @@
+import Foundation
 import Hummingbird
+import HummingbirdAuth
 import RichPushCore
 import RichPushStore
 
 /// A user's feed and its state, synced across the user's devices: `/api/me/notifications`.
 struct FeedController {
-    let store: Store
+    let feeds: any FeedRepository
+    let installations: any InstallationRepository
     let broadcaster: EventBroadcaster
     let clock: any WallClock
     let statePushDoorbell: Doorbell
@@ -17,10 +20,10 @@ struct FeedController {
     }
 
     @Sendable func feed(_ request: Request, context: RichPushRequestContext) async throws -> FeedJSON {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let since = try request.uri.integer("since", in: 0...Int64.max)
         let limit = Int(try request.uri.integer("limit", in: 1...200) ?? 50)
-        let page = try await store.feed(
+        let page = try await feeds.items(
             username: caller.username, since: since, limit: limit, now: clock.now)
         let language = request.headers[.acceptLanguage]
         return FeedJSON(items: page.items.map { FeedItemJSON($0, acceptLanguage: language) }, cursor: String(page.cursor))
@@ -34,7 +37,7 @@ struct FeedController {
     }
 
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try context.id()
         let body = try await request.decode(as: UpdateRequest.self, context: context)
         let readState = try body.readState.map { text in
@@ -53,7 +56,7 @@ struct FeedController {
             throw APIError.unprocessable("feed.nothingToChange", "Send readState, userActionState or both.")
         }
         guard
-            let (item, cursor) = try await store.updateFeedState(
+            let (item, cursor) = try await feeds.updateState(
                 username: caller.username, notificationId: id, readState: readState, userActionState: actionState,
                 origin: body.installationId, now: clock.now)
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
@@ -67,11 +70,11 @@ struct FeedController {
     /// Removes the notification from the caller's feed; the caller's devices hear of it on their streams and by state
     /// pushes, but the one `?installationId=` names, which made the change.
     @Sendable func remove(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try context.id()
         let origin = request.uri.queryParameters.get("installationId")
         guard
-            try await store.removeFromFeed(
+            try await feeds.remove(
                 username: caller.username, notificationId: id, origin: origin, now: clock.now) != nil
         else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
@@ -87,19 +90,19 @@ struct FeedController {
     }
 
     @Sendable func receipt(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try context.id()
         let body = try await request.decode(as: ReceiptRequest.self, context: context)
         guard let event = ReceiptEvent(rawValue: body.event) else {
             throw APIError.unprocessable("receipt.invalidEvent", "event must be displayed.")
         }
-        guard let installation = try await store.installation(id: body.installationId), installation.owner == caller.username else {
+        guard let installation = try await installations.installation(id: body.installationId), installation.owner == caller.username else {
             throw APIError.unprocessable("installation.notFound", "You have no installation \(body.installationId.prefix(64)).")
         }
-        guard try await store.feedItem(username: caller.username, notificationId: id, now: clock.now) != nil else {
+        guard try await feeds.item(username: caller.username, notificationId: id, now: clock.now) != nil else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
-        let created = try await store.recordReceipt(notificationId: id, installationId: installation.id, event: event)
+        let created = try await feeds.recordReceipt(notificationId: id, installationId: installation.id, event: event, now: .now)
         return try ReceiptJSON(notificationId: id, installationId: installation.id, event: event).jsonResponse(status: created ? .created : .ok)
     }
 }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import MultipartKit
 import NIOCore
@@ -20,7 +21,7 @@ struct ImageController {
     }
 
     @Sendable func upload(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "upload images")
         let limit = imageLimits.maximumBytes
         let mediaType = request.headers[.contentType].flatMap(MediaType.init(from:))

@@ -1,12 +1,14 @@
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import RichPushCore
 import RichPushStore
 
 /// Device registrations: `PUT`, `GET`, `DELETE /api/installations/{installationId}` and the list.
 struct InstallationController {
-    let store: Store
+    let installations: any InstallationRepository
+    let users: any UserRepository
     let registrar: Registrar
 
     /// The most installations one import registers, in one transaction.
@@ -21,7 +23,7 @@ struct InstallationController {
     }
 
     @Sendable func upsert(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try InstallationRequest.validId(context.parameters.require("installationId"))
         let body = try await request.decode(as: InstallationRequest.self, context: context)
         let (stored, created) = try await registrar.register(
@@ -37,7 +39,7 @@ struct InstallationController {
     /// `POST /api/installations/import` (admin): registrations moved from another push provider, each entry naming
     /// its owner, all stored in one transaction or none.
     @Sendable func importMany(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try context.caller().require(.admin, to: "import installations")
+        try context.requireIdentity().require(.admin, to: "import installations")
         let body = try await request.decode(as: ImportRequest.self, context: context)
         guard (1...Self.maximumImport).contains(body.installations.count) else {
             throw APIError.unprocessable("installation.importSize", "An import holds 1 to \(Self.maximumImport) installations.")
@@ -50,7 +52,7 @@ struct InstallationController {
                 guard let id = entry.installationId, let owner = entry.owner else {
                     throw APIError.unprocessable("request.missingField", "installationId and owner are required.")
                 }
-                if owners[owner] == nil { owners[owner] = try await store.users.user(named: owner) != nil }
+                if owners[owner] == nil { owners[owner] = try await users.user(named: owner) != nil }
                 guard owners[owner] == true else {
                     throw APIError.unprocessable("installation.unknownOwner", "There is no user \(owner.prefix(64)).")
                 }
@@ -63,7 +65,7 @@ struct InstallationController {
             }
         }
         do {
-            let created = try await store.importInstallations(records)
+            let created = try await installations.importAll(records)
             registrar.dispatcherDoorbell.ring()
             context.logger.info("installations imported", metadata: ["richpush.count": "\(records.count)"])
             return try InstallationImportJSON(imported: records.count, created: created).jsonResponse()
@@ -81,23 +83,23 @@ struct InstallationController {
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let installation = try await visibleInstallation(context)
-        try await store.deleteInstallation(id: installation.id)
+        try await installations.delete(id: installation.id, now: .now)
         registrar.dispatcherDoorbell.ring()
         return Response(status: .noContent)
     }
 
     /// An admin sees every installation (`?owner=` narrows it), anyone else their own.
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<InstallationJSON> {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let owner = caller.role == .admin ? request.uri.queryParameters.get("owner") : caller.username
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 200)
-        return ListJSON(items: try await store.installations(owner: owner, limit: limit).map(InstallationJSON.init))
+        return ListJSON(items: try await installations.list(owner: owner, limit: limit).map(InstallationJSON.init))
     }
 
     private func visibleInstallation(_ context: RichPushRequestContext) async throws -> InstallationRecord {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try InstallationRequest.validId(context.parameters.require("installationId"))
-        guard let installation = try await store.installation(id: id), installation.owner == caller.username || caller.role == .admin
+        guard let installation = try await installations.installation(id: id), installation.owner == caller.username || caller.role == .admin
         else { throw APIError.notFound("installation.notFound", "There is no installation \(id).") }
         return installation
     }

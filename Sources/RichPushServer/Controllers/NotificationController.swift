@@ -1,13 +1,18 @@
 import CoreMetrics
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import RichPushCore
 import RichPushStore
 
 /// Creating, listing, describing and recalling rich notifications.
 struct NotificationController {
-    let store: Store
+    let notifications: any NotificationRepository
+    let results: any ResultRepository
+    let statePushes: any StatePushQueue
+    let images: any ImageRepository
+    let templates: any TemplateRepository
     let library: ImageLibrary
     let payloads: PayloadMemory
     let linkSigner: LinkSigner
@@ -32,7 +37,7 @@ struct NotificationController {
     }
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try rateLimits.admitSend(by: caller)
         let body = try await request.collectBody(limit: StrictRequestDecoder.maximumBytes)
         let now = clock.now
@@ -50,17 +55,17 @@ struct NotificationController {
             if let name = fields.template {
                 // Before the lookup: whether a template exists, and what it holds, is for those who may read templates.
                 try caller.require(.marketer, to: "send from templates")
-                guard let record = try await store.templates.template(name: name) else {
+                guard let record = try await templates.template(name: name, version: nil) else {
                     throw APIError.unprocessable("template.notFound", "There is no template \(name.prefix(64)).")
                 }
                 template = try Template(record)
             }
             draft = try await fields.draft(by: caller, now: now, template: template, defaultTimeZone: defaultTimeZone) {
-                id in try await store.images.image(id: id) != nil
+                id in try await images.image(id: id) != nil
             }
         }
         let audience = draft.audience.description
-        let (record, created) = try await store.createNotification(
+        let (record, created) = try await notifications.create(
             draft, audit: { caller.audit(.notificationCreated, target: String($0), details: "to \(audience)") }, now: now)
         if created {
             metrics.notificationsCreated.increment()
@@ -77,10 +82,10 @@ struct NotificationController {
     }
 
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try context.caller().require(.marketer, to: "list notifications")
+        try context.requireIdentity().require(.marketer, to: "list notifications")
         let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
         let before = try request.uri.integer("before", in: 1...Int64.max)
-        let page = try await store.notifications(limit: limit + 1, before: before)
+        let page = try await notifications.list(limit: limit + 1, before: before)
         var items: [NotificationJSON] = []
         for record in page.prefix(limit) { items.append(try await representation(of: record, for: request)) }
         return try PageJSON(items: items, next: page.count > limit ? items.last?.id : nil).jsonResponse()
@@ -92,23 +97,23 @@ struct NotificationController {
     }
 
     @Sendable func status(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let record = try await readableNotification(context)
         guard caller.role.mayRunCampaigns || record.createdBy == caller.username else {
             throw APIError.forbidden("Only marketers, admins and its creator may read the status of notification \(record.id).")
         }
         await payloads.fetches.flushed()
-        let counts = try await store.counts(notificationId: record.id)
+        let counts = try await results.counts(notificationId: record.id)
         let state = state(of: record, tally: counts.tally)
         let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: clock.now) : nil
-        let variants = try await store.variantFunnels(notificationId: record.id, variants: record.variants)
-        let statePushes = try await store.statePushCounts(notificationId: record.id)
+        let variants = try await results.variantFunnels(notificationId: record.id, variants: record.variants)
+        let statePushes = try await statePushes.counts(notificationId: record.id)
         return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes)
             .jsonResponse()
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "cancel or recall notifications")
         let id = try context.id()
         let audit = { @Sendable (outcome: RemovalOutcome) -> AuditEntry? in
@@ -118,7 +123,7 @@ struct NotificationController {
             case .alreadyRemoved: nil
             }
         }
-        guard let (outcome, notified) = try await store.removeNotification(id: id, audit: audit) else {
+        guard let (outcome, notified) = try await notifications.remove(id: id, audit: audit, now: .now) else {
             throw APIError.notFound("notification.notFound", "There is no notification \(id).")
         }
         payloads.forget(notificationId: id)
@@ -131,9 +136,9 @@ struct NotificationController {
     /// The notification of the path, if the caller may see it: admins and marketers see all, others those they
     /// receive or created.
     private func readableNotification(_ context: RichPushRequestContext) async throws -> NotificationRecord {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try context.id()
-        guard let record = try await store.notification(id: id),
+        guard let record = try await notifications.notification(id: id),
             try await payloads.mayRead(record, caller: caller)
         else { throw APIError.notFound("notification.notFound", "There is no notification \(id).") }
         return record
@@ -141,7 +146,7 @@ struct NotificationController {
 
     /// `record` as JSON, in the language `request`'s `Accept-Language` picks.
     private func representation(of record: NotificationRecord, for request: Request) async throws -> NotificationJSON {
-        let tally = try await store.counts(notificationId: record.id).tally
+        let tally = try await results.counts(notificationId: record.id).tally
         return NotificationJSON(
             record, state: state(of: record, tally: tally), payloadURL: linkSigner.payloadURL(id: record.id),
             localization: record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage]))

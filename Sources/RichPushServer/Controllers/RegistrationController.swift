@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import NIOFoundationEssentialsCompat
 import RichPushCore
 import RichPushStore
@@ -8,7 +9,7 @@ import RichPushStore
 /// /api/register` hands out a new registration id, `PUT /api/register/{id}` registers the device under it and
 /// `DELETE` removes it. A registration is an installation of the caller with that id.
 struct RegistrationController {
-    let store: Store
+    let installations: any InstallationRepository
     let registrar: Registrar
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
@@ -32,14 +33,14 @@ struct RegistrationController {
 
     /// A new registration id, as a JSON string.
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        _ = try context.caller()
+        _ = try context.requireIdentity()
         let id = "reg-" + UUID().uuidString.lowercased()
         let body = try JSONEncoder().encodeAsByteBuffer(id, allocator: ByteBufferAllocator())
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try InstallationRequest.validId(context.parameters.require("id"))
         let body = try await request.decode(as: RegistrationRequest.self, context: context)
         // The tutorial's client may name its user's tag; the gateway gives every installation that one anyway.
@@ -53,20 +54,21 @@ struct RegistrationController {
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let id = try InstallationRequest.validId(context.parameters.require("id"))
-        guard let installation = try await store.installation(id: id), installation.owner == caller.username else {
+        guard let installation = try await installations.installation(id: id), installation.owner == caller.username else {
             throw APIError.notFound("installation.notFound", "There is no registration \(id).")
         }
-        try await store.deleteInstallation(id: installation.id)
+        try await installations.delete(id: installation.id, now: .now)
         registrar.dispatcherDoorbell.ring()
         return Response(status: .ok)
     }
 
-    /// The platforms the tutorial registers: the ones of the contract, not the direct stream.
+    /// A platform the tutorial registers: a device's own hub, not the direct stream.
     private static func platform(_ name: String) throws -> String {
-        guard ["apns", "fcm", "wns"].contains(name) else {
-            throw APIError.unprocessable("installation.invalidPlatform", "Platform must be one of apns, fcm, wns.")
+        guard let platform = Platform(rawValue: name), Platform.registeredByTheTutorial.contains(platform) else {
+            throw APIError.unprocessable(
+                "installation.invalidPlatform", "Platform must be one of \(Platform.names(Platform.registeredByTheTutorial)).")
         }
         return name
     }

@@ -1,4 +1,6 @@
+import Foundation
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import RichPushCore
 import RichPushStore
@@ -7,7 +9,7 @@ import RichPushStore
 /// Every installation of the user carries them; no device may set one itself, so no member can join an audience it
 /// was not put in.
 struct SegmentController {
-    let store: Store
+    let installations: any InstallationRepository
     let protectedTagPrefixes: [String]
     let dispatcherDoorbell: Doorbell
 
@@ -25,17 +27,17 @@ struct SegmentController {
 
     /// The user's segments, for marketers, admins and the user.
     @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> SegmentsJSON {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let username = try context.parameters.require("username")
         if username != caller.username { try caller.require(.marketer, to: "read another user's segments") }
-        guard let segments = try await store.segments(of: username) else {
+        guard let segments = try await installations.segments(of: username) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
         return SegmentsJSON(username: username, segments: segments)
     }
 
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> SegmentsJSON {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "assign segments")
         let username = try context.parameters.require("username")
         let body = try await request.decode(as: SegmentsRequest.self, context: context)
@@ -55,7 +57,7 @@ struct SegmentController {
         let audit = { @Sendable (segments: [String]) in
             caller.audit(.segmentsChanged, target: username, details: segments.isEmpty ? "none" : segments.joined(separator: ", "))
         }
-        guard let segments = try await store.setSegments(body.segments, of: username, audit: audit) else {
+        guard let segments = try await installations.setSegments(body.segments, of: username, audit: audit, now: .now) else {
             throw APIError.notFound("user.notFound", "There is no user \(username.prefix(64)).")
         }
         dispatcherDoorbell.ring()

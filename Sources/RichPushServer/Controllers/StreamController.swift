@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import ServiceLifecycle
 
@@ -15,7 +16,7 @@ struct StreamController {
     }
 
     @Sendable func open(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let (installationId, start) = try await stream.opening(
             request.uri, lastEventId: request.headers[DirectStream.lastEventId], caller: caller)
         let logger = context.logger

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import RichPushCore
 import RichPushStore
@@ -49,7 +50,7 @@ struct TemplateController {
     }
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "create templates")
         let body = try await request.decode(as: CreateRequest.self, context: context)
         guard Template.isName(body.name) else {
@@ -71,7 +72,7 @@ struct TemplateController {
 
     /// `?limit=` (1 to 100, 20 when absent) templates named after `?after=`; `next` is the `after` of the next page.
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try context.caller().require(.marketer, to: "read templates")
+        try context.requireIdentity().require(.marketer, to: "read templates")
         let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
         let after = request.uri.queryParameters["after"].map(String.init)
         let page = try await templates.list(after: after, limit: limit + 1)
@@ -80,7 +81,7 @@ struct TemplateController {
     }
 
     @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> Template {
-        try context.caller().require(.marketer, to: "read templates")
+        try context.requireIdentity().require(.marketer, to: "read templates")
         let name = try context.parameters.require("name")
         let version = try request.uri.integer("version", in: 1...Int64(Int32.max)).map(Int.init)
         guard let record = try await templates.template(name: name, version: version) else {
@@ -90,7 +91,7 @@ struct TemplateController {
     }
 
     @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Template {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "change templates")
         let name = try context.parameters.require("name")
         let body = try await request.decode(as: UpdateRequest.self, context: context)
@@ -105,7 +106,7 @@ struct TemplateController {
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "remove templates")
         let name = try context.parameters.require("name")
         guard try await templates.delete(name: name, audit: caller.audit(.templateChanged, target: name, details: "removed"), now: .now) else {

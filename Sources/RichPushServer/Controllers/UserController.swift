@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import Logging
 import RichPushCore
 import RichPushStore
@@ -28,7 +29,7 @@ struct UserController {
     }
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.admin, to: "create users")
         let body = try await request.decode(as: CreateRequest.self, context: context)
         guard Identifier.isValid(body.username) else {
@@ -62,7 +63,7 @@ struct UserController {
     /// Changes a password: one's own with the current one, signed in with a password, or anyone's as an admin. A
     /// token never changes its owner's password, whatever its role.
     @Sendable func changePassword(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let username = try context.parameters.require("username")
         let ownPassword = username == caller.username
         if ownPassword, caller.tokenId != nil {
@@ -94,7 +95,7 @@ struct UserController {
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         try caller.require(.admin, to: "remove users")
         let username = try context.parameters.require("username")
         guard username != caller.username else {
@@ -109,7 +110,7 @@ struct UserController {
     }
 
     @Sendable func me(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         return try UserJSON(username: caller.username, role: caller.role).jsonResponse()
     }
 }

@@ -9,7 +9,7 @@ extension Dispatcher {
     /// handled. A refusal that retrying cannot fix is logged and dropped; anything else is tried again with backoff.
     func syncMirror() async throws -> Int {
         guard let mirror = hubs.mirror else { return 0 }
-        let tasks = try await store.claimMirrorTasks(now: clock.now, limit: policy.batchSize, lease: policy.lease)
+        let tasks = try await mirrorQueue.claim(now: clock.now, limit: policy.batchSize, lease: policy.lease)
         for task in tasks {
             do {
                 // A replaced installation's channel now belongs to another user's installation: the hub must not reach
@@ -24,14 +24,14 @@ extension Dispatcher {
                 } else {
                     try await mirror.delete(installationId: task.installationId)
                 }
-                try await store.finishMirrorTask(task)
+                try await mirrorQueue.finish(task)
             } catch let error as MirrorError where !error.isTransient {
                 logger.warning(
                     "hub refused an installation", metadata: ["richpush.installation": "\(task.installationId)", "error": "\(error)"])
-                try await store.finishMirrorTask(task)
+                try await mirrorQueue.finish(task)
             } catch {
                 let delay = min(policy.longestRetryDelay, policy.firstRetryDelay * pow(2, Double(task.attempts)))
-                try await store.postponeMirrorTask(task, delay: delay * Double.random(in: 0.8...1.2), error: "\(error)", now: clock.now)
+                try await mirrorQueue.postpone(task, delay: delay * Double.random(in: 0.8...1.2), error: "\(error)", now: clock.now)
             }
         }
         return tasks.count

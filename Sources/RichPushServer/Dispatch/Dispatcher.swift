@@ -29,7 +29,8 @@ struct Dispatcher: Service {
         var defaultLifetime: TimeInterval = 28 * 86_400
     }
 
-    let store: Store
+    let outbox: any Outbox
+    let mirrorQueue: any MirrorQueue
     let hubs: HubRegistry
     let doorbell: Doorbell
     let policy: Policy
@@ -104,7 +105,7 @@ struct Dispatcher: Service {
     /// A shared one (PostgreSQL) runs transactions side by side, so the outcomes are recorded beside the next claim
     /// instead of inside it: carried, they had made each claim of 1,000 take 21 ms, and a fan-out's pushes waited on
     /// its claims, not on the hubs.
-    private var outcomesRideClaims: Bool { !store.isShared }
+    private var outcomesRideClaims: Bool { !outbox.isShared }
 
     /// While batches are out, records every window (and, where claims do not carry them, as each batch goes out and
     /// as the last one out comes back) what the hubs answered and no claim carried; sleeps while none is; records the
@@ -134,7 +135,7 @@ struct Dispatcher: Service {
     /// notifications now due into their feeds; also says how many registrations it brought in step.
     func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
-        let jobs = try await store.claimDueDeliveries(
+        let jobs = try await outbox.claimDue(
             recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
         count(finished)
         return (jobs, mirrored)
@@ -149,7 +150,7 @@ struct Dispatcher: Service {
         let renewal = Task {
             while true {
                 try await Task.sleep(for: .seconds(policy.lease / 3))
-                try await store.extendLease(of: jobs, by: policy.lease)
+                try await outbox.extendLease(of: jobs, by: policy.lease, now: .now)
             }
         }
         defer { renewal.cancel() }
@@ -196,7 +197,7 @@ struct Dispatcher: Service {
         defer { answered.recordEnded(finished.count) }
         guard !finished.isEmpty else { return }
         do {
-            try await store.recordOutcomes(finished, now: clock.now)
+            try await outbox.recordOutcomes(finished, now: clock.now)
             count(finished)
         } catch {
             answered.giveBack(finished)
@@ -217,8 +218,8 @@ struct Dispatcher: Service {
     }
 
     private func idleWait() async throws -> Duration {
-        let deliveryDue = try await store.nextDeliveryDue(now: clock.now)
-        let mirrorDue = hubs.mirror == nil ? nil : try await store.nextMirrorTaskDue()
+        let deliveryDue = try await outbox.nextDeliveryDue(now: clock.now)
+        let mirrorDue = hubs.mirror == nil ? nil : try await mirrorQueue.nextDue()
         guard let due = [deliveryDue, mirrorDue].compactMap({ $0 }).min() else { return policy.idleInterval }
         return policy.idleWait(until: due, now: clock.now)
     }

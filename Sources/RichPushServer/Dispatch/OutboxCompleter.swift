@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// notification must still reach its whole audience). On an exclusive store every unfinished outbox is this
 /// process's own at start; on a shared one, those untouched for a lease are. On shutdown it stops between chunks.
 struct OutboxCompleter: Service {
-    let store: Store
+    let outbox: any Outbox
     let queue: OutboxQueue
     let doorbell: Doorbell
     /// How long an outbox's writer may be silent before another process takes it over.
@@ -35,10 +35,10 @@ struct OutboxCompleter: Service {
     }
 
     private func completeAbandoned() async throws {
-        var stale = store.isShared ? lease : 0
+        var stale = outbox.isShared ? lease : 0
         while true {
             do {
-                for id in try await store.abandonedOutboxes(stale: stale, now: clock.now) {
+                for id in try await outbox.abandoned(stale: stale, now: clock.now) {
                     logger.notice("completing an abandoned outbox", metadata: ["richpush.notification.id": "\(id)"])
                     await complete(id)
                 }
@@ -52,7 +52,7 @@ struct OutboxCompleter: Service {
 
     private func complete(_ id: Int64) async {
         do {
-            try await store.completeOutbox(of: id, now: clock.now) { doorbell.ring() }
+            try await outbox.complete(of: id, now: clock.now) { doorbell.ring() }
         } catch  where !Task.isCancelled {
             // Taken over by this or another process once its lease runs out.
             logger.error("completing an outbox failed", metadata: ["richpush.notification.id": "\(id)", "error": "\(error)"])

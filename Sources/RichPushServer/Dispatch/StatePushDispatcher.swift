@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// outcome at once. They are few and small beside a campaign's fan-out, so one batch at a time is enough; a crash
 /// leaves claims that fall due again when their lease runs out (or at the next start, on an exclusive store).
 struct StatePushDispatcher: Service {
-    let store: Store
+    let statePushes: any StatePushQueue
     let hubs: HubRegistry
     let doorbell: Doorbell
     let policy: Dispatcher.Policy
@@ -23,13 +23,13 @@ struct StatePushDispatcher: Service {
         await doorbell.runUntilStopped {
             while !doorbell.isClosed {
                 do {
-                    let claims = try await store.claimDueStatePushes(limit: Self.batchSize, lease: policy.lease, now: clock.now)
+                    let claims = try await statePushes.claimDue(limit: Self.batchSize, lease: policy.lease, now: clock.now)
                     guard !claims.isEmpty else {
                         await doorbell.wait(upTo: try await idleWait())
                         continue
                     }
                     let outcomes = await Dispatcher.deliver(claims.map(\.job), hubs: hubs, policy: policy, clock: clock, logger: logger)
-                    try await store.recordStatePushOutcomes(Array(zip(claims, outcomes)), now: clock.now)
+                    try await statePushes.recordOutcomes(Array(zip(claims, outcomes)), now: clock.now)
                 } catch {
                     logger.error("state pushes failed", metadata: ["error": "\(error)"])
                     await doorbell.wait(upTo: policy.idleInterval)
@@ -39,6 +39,6 @@ struct StatePushDispatcher: Service {
     }
 
     private func idleWait() async throws -> Duration {
-        policy.idleWait(until: try await store.nextStatePushDue(), now: clock.now)
+        policy.idleWait(until: try await statePushes.nextDue(), now: clock.now)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import RichPushCore
 import RichPushStore
@@ -15,12 +16,12 @@ final class FetchRecorder: Sendable {
         var writer: Task<Void, Never>?
     }
 
-    private let store: Store
+    private let feeds: any FeedRepository
     private let logger: Logger
     private let state = Mutex(State())
 
-    init(store: Store, logger: Logger) {
-        self.store = store
+    init(feeds: any FeedRepository, logger: Logger) {
+        self.feeds = feeds
         self.logger = logger
     }
 
@@ -50,7 +51,7 @@ final class FetchRecorder: Sendable {
             }
             if batch.isEmpty { return }
             do {
-                try await store.recordFetches(batch)
+                try await feeds.recordFetches(batch, now: .now)
             } catch {
                 logger.warning(
                     "payload fetches not recorded", metadata: ["richpush.count": "\(batch.count)", "richpush.error": "\(error)"])

@@ -18,7 +18,8 @@ final class PayloadMemory: Sendable {
         let username: String
     }
 
-    let store: Store
+    let notificationRepository: any NotificationRepository
+    let imageRepository: any ImageRepository
     let fetches: FetchRecorder
     private let images = BoundedCache<Int64, Image>(maximumCost: 64 * 1024 * 1024)
     /// A recall on another process shows here within this time to live.
@@ -28,22 +29,23 @@ final class PayloadMemory: Sendable {
     private let fetchesRecorded = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
 
     /// `notificationTimeToLive`: how long a notification read from the store is served from memory.
-    init(store: Store, fetches: FetchRecorder, notificationTimeToLive: TimeInterval = 1) {
-        self.store = store
+    init(notifications: any NotificationRepository, images: any ImageRepository, fetches: FetchRecorder, notificationTimeToLive: TimeInterval = 1) {
+        self.notificationRepository = notifications
+        self.imageRepository = images
         self.fetches = fetches
-        notifications = BoundedCache(timeToLive: notificationTimeToLive, maximumCost: 10_000)
+        self.notifications = BoundedCache(timeToLive: notificationTimeToLive, maximumCost: 10_000)
     }
 
     func notification(id: Int64) async throws -> NotificationRecord? {
         if let cached = notifications[id] { return cached }
-        guard let record = try await store.notification(id: id) else { return nil }
+        guard let record = try await notificationRepository.notification(id: id) else { return nil }
         notifications.set(id, record)
         return record
     }
 
     func image(id: Int64) async throws -> Image? {
         if let cached = images[id] { return cached }
-        guard let metadata = try await store.images.image(id: id), let data = try await store.images.data(id: id) else { return nil }
+        guard let metadata = try await imageRepository.image(id: id), let data = try await imageRepository.data(id: id) else { return nil }
         let image = Image(bytes: ByteBuffer(data: data), contentType: metadata.contentType, entityTag: "\"\(metadata.sha256)\"")
         images.set(id, image, cost: data.count)
         return image
@@ -52,7 +54,7 @@ final class PayloadMemory: Sendable {
     func isRecipient(notificationId: Int64, username: String) async throws -> Bool {
         let key = Recipient(notificationId: notificationId, username: username)
         if let cached = recipients[key] { return cached }
-        let answer = try await store.isRecipient(notificationId: notificationId, username: username)
+        let answer = try await notificationRepository.isRecipient(notificationId: notificationId, username: username)
         recipients.set(key, answer)
         return answer
     }

@@ -6,18 +6,16 @@ import NIOFoundationEssentialsCompat
 
 extension Request {
     /// The body, refused with 413 as soon as it is known to exceed `limit`: from `Content-Length` before reading a
-    /// byte, otherwise as the limit is crossed while streaming.
+    /// byte, otherwise as the collection crosses the limit while streaming.
     func collectBody(limit: Int) async throws -> ByteBuffer {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError.tooLarge(limit: limit)
         }
-        var collected = ByteBuffer()
-        for try await part in body {
-            guard collected.readableBytes + part.readableBytes <= limit else { throw APIError.tooLarge(limit: limit) }
-            var part = part
-            collected.writeBuffer(&part)
+        do {
+            return try await body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError.tooLarge(limit: limit)
         }
-        return collected
     }
 
     /// Refuses bodies declared as something clearly not JSON. A missing Content-Type, and curl's default for `-d`

@@ -11,7 +11,8 @@ import RichPushStore
 /// stream fast path's channel. It checks the request, then writes the events after its cursor, each notice's events
 /// and a heartbeat each beat, until its signal closes.
 struct DirectStream: Sendable {
-    let store: Store
+    let events: any EventLog
+    let installations: any InstallationRepository
     let broadcaster: EventBroadcaster
     let reader: StreamEventReader
     let metrics: GatewayMetrics
@@ -36,7 +37,7 @@ struct DirectStream: Sendable {
     /// The installation named by `?installationId=`, which must be the caller's `direct` one.
     private func directInstallation(_ id: String?, of caller: AuthenticatedUser) async throws -> String? {
         guard let id else { return nil }
-        guard let installation = try await store.installation(id: id), installation.owner == caller.username else {
+        guard let installation = try await installations.installation(id: id), installation.owner == caller.username else {
             throw APIError.notFound("installation.notFound", "You have no installation \(id.prefix(64)).")
         }
         guard installation.platform == .direct else {
@@ -54,7 +55,7 @@ struct DirectStream: Sendable {
             return cursor
         }
         if let since = try uri.integer("since", in: 0...Int64.max) { return since }
-        return try await store.latestEventCursor()
+        return try await events.latestCursor()
     }
 
     /// Registers a stream of `username`: its signal wakes it, and closes it when a newer stream of the user takes its

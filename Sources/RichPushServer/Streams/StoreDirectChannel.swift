@@ -1,3 +1,4 @@
+import Foundation
 import RichPushCore
 import RichPushHubs
 import RichPushStore
@@ -8,13 +9,13 @@ import RichPushStore
 /// transaction holds the events counter's row (PostgreSQL) or the single writer (SQLite) until its commit is on the
 /// disk, so batches written a transaction apiece queued behind one another's disk flushes.
 actor StoreDirectChannel: DirectChannel {
-    let store: Store
+    let events: any EventLog
     let broadcaster: EventBroadcaster
     private var waiting: [(jobs: [DeliveryJob], written: CheckedContinuation<Void, any Error>)] = []
     private var isWriting = false
 
-    init(store: Store, broadcaster: EventBroadcaster) {
-        self.store = store
+    init(events: any EventLog, broadcaster: EventBroadcaster) {
+        self.events = events
         self.broadcaster = broadcaster
     }
 
@@ -33,7 +34,7 @@ actor StoreDirectChannel: DirectChannel {
             let group = waiting
             waiting = []
             do {
-                broadcaster.notify(try await store.appendRichEvents(for: group.flatMap(\.jobs)))
+                broadcaster.notify(try await events.appendRichEvents(for: group.flatMap(\.jobs), now: .now))
                 for member in group { member.written.resume() }
             } catch {
                 for member in group { member.written.resume(throwing: error) }

@@ -1,0 +1,99 @@
+public import Foundation
+public import RichPushCore
+import SQLKit
+
+/// The feeds in the `feed_entries` table.
+public struct SQLFeedRepository: FeedRepository {
+    let engine: any DatabaseEngine
+
+    public func items(username: String, since: Int64?, limit: Int, now: Date = .now) async throws -> (items: [FeedItem], cursor: Int64) {
+        try await engine.read { db in
+            var query = Store.visibleFeed(of: username, in: db, now: now)
+                .columns(
+                    SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
+                    SQLColumn("read_state", table: "f"), SQLColumn("user_action_state", table: "f"),
+                    SQLColumn("created_at", table: "n"), SQLColumn("seq", table: "f"), SQLColumn("content", table: "n"),
+                    SQLColumn("variants", table: "n"), SQLColumn("variant", table: "f"))
+            if let since {
+                query = query.where(SQLColumn("seq", table: "f"), .greaterThan, SQLBind(since))
+                    .orderBy(SQLColumn("seq", table: "f"), SQLDirection.ascending)
+            } else {
+                query = query.orderBy(SQLColumn("seq", table: "f"), SQLDirection.descending)
+            }
+            let items = try await query.limit(limit).all().map(Store.feedItem)
+            let cursor: Int64
+            if let since {
+                cursor = items.last?.seq ?? since
+            } else {
+                cursor =
+                    try await db.select().column(SQLFunction("MAX", args: SQLIdentifier("seq")), as: "seq").from("feed_entries")
+                    .where("username", .equal, username).first()?.decode(column: "seq", as: Int64?.self) ?? 0
+            }
+            return (items, cursor)
+        }
+    }
+
+    public func updateState(
+        username: String, notificationId: Int64, readState: ReadState?, userActionState: UserActionState?, origin: String? = nil,
+        now: Date = .now
+    ) async throws -> (item: FeedItem, eventCursor: Int64?)? {
+        try await engine.transaction { db in
+            guard let current = try await Store.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
+                return nil
+            }
+            let read = readState ?? current.readState
+            let action = userActionState ?? current.userActionState
+            guard read != current.readState || action != current.userActionState else { return (current, nil) }
+            let seq = try await Store.reserveFeedSequence(count: 1, in: db)
+            try await db.update("feed_entries").set("read_state", to: read.rawValue).set("user_action_state", to: action.rawValue)
+                .set("seq", to: seq).set("updated_at", to: EpochMilliseconds(now))
+                .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
+            let event = StreamEvent(cursor: 0, body: .state(richId: notificationId, readState: read, userActionState: action))
+            let cursor = try await Store.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
+            try await Store.enqueueStatePushes(
+                .state(readState: read, userActionState: action), notificationId: notificationId, recipients: .user(username), except: origin,
+                now: now, in: db)
+            var item = current
+            item.readState = read
+            item.userActionState = action
+            item.seq = seq
+            return (item, cursor)
+        }
+    }
+
+    public func remove(username: String, notificationId: Int64, origin: String? = nil, now: Date = .now) async throws -> Int64? {
+        try await engine.transaction { db in
+            guard try await Store.feedItem(username: username, notificationId: notificationId, in: db, now: now) != nil else { return nil }
+            try await db.update("feed_entries").set("removed_at", to: EpochMilliseconds(now))
+                .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
+            let event = StreamEvent(cursor: 0, body: .deleted(richId: notificationId))
+            try await Store.enqueueStatePushes(
+                .deleted, notificationId: notificationId, recipients: .user(username), except: origin, now: now, in: db)
+            return try await Store.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
+        }
+    }
+
+    public func item(username: String, notificationId: Int64, now: Date = .now) async throws -> FeedItem? {
+        try await engine.read { db in try await Store.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
+    }
+
+    public func recordFetches(_ fetches: [PayloadFetch], now: Date = .now) async throws {
+        guard !fetches.isEmpty else { return }
+        try await engine.transaction { db in
+            for fetch in fetches {
+                try await db.update("feed_entries").set("fetched_at", to: EpochMilliseconds(now))
+                    .where("notification_id", .equal, fetch.notificationId).where("username", .equal, fetch.username)
+                    .where("fetched_at", .is, SQLLiteral.null).run()
+            }
+        }
+    }
+
+    public func recordReceipt(notificationId: Int64, installationId: String, event: ReceiptEvent, now: Date = .now) async throws -> Bool {
+        try await engine.transaction { db in
+            try await db.insert(into: "receipts").columns("notification_id", "installation_id", "event", "created_at")
+                .values(notificationId, installationId, event.rawValue, EpochMilliseconds(now))
+                .ignoringConflicts(with: ["notification_id", "installation_id", "event"])
+                .returning("notification_id").first() != nil
+        }
+    }
+}

@@ -1,0 +1,50 @@
+public import Foundation
+public import RichPushCore
+import SQLKit
+
+extension Store {
+    /// Records outcomes, each with the attempt its job made: a claim that held its deliveries in memory or took them
+    /// in their sequence did not count it in their rows. A count is never lowered: a delivery whose claim ran out of
+    /// lease was counted again when it was claimed again. The claims in `sequences` that have nothing out any more
+    /// end; the caller lets go of their deliveries once the transaction commits.
+    static func record(
+        _ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, sequences: SequenceClaims?, in db: any SQLDatabase
+    ) async throws {
+        let nowMs = EpochMilliseconds(now)
+        try await endSequenceClaims(completedBy: results.map(\.job.deliveryId), in: sequences, db: db)
+        func update(_ ids: any SQLExpression, attempts: Int) -> SQLUpdateBuilder {
+            let counted = SQLQueryString("CASE WHEN attempts > \(literal: attempts) THEN attempts ELSE \(literal: attempts) END")
+            return db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: counted).where(ids)
+        }
+        // A batch's pushes mostly share one attempt: a statement for each.
+        var sent: [Int: [DeliveryKey]] = [:]
+        for (job, outcome) in results where outcome == .sent { sent[job.attempt, default: []].append(job.key) }
+        for (attempt, keys) in sent.sorted(by: { $0.key < $1.key }) {
+            for chunk in keys.chunked(Self.insertChunk) {
+                try await finishPending(update(SQLDeliveryKeys(chunk), attempts: attempt).set("finished_at", to: nowMs), as: .sent, in: db)
+            }
+        }
+        for (job, outcome) in results {
+            switch outcome {
+            case .sent:
+                continue
+            case .retry(let after, let code, let message):
+                try await update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("due_at", to: EpochMilliseconds(now + after))
+                    .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: code).set("error_message", to: message).run()
+            case .failed(let code, let message), .deviceGone(let code, let message):
+                try await finishPending(
+                    update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("finished_at", to: nowMs).set("error_code", to: code)
+                        .set("error_message", to: message),
+                    as: .failed,
+                    in: db)
+                if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
+            }
+        }
+    }
+
+    /// A hub called the installation's device gone: nothing more is sent to it until it registers again.
+    static func markGone(_ installationId: String, code: String, at nowMs: Int64, in db: any SQLDatabase) async throws {
+        try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
+            .where("id", .equal, installationId).where("dead_at", .is, SQLLiteral.null).run()
+    }
+}
