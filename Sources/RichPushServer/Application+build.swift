@@ -49,7 +49,6 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     }
     if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
     store.audiencePlatforms = hubs.audiencePlatforms
-    store.campaignLimits = configuration.campaignLimits
     let metrics = GatewayMetrics()
     let fetches = FetchRecorder(feeds: store.feeds, logger: logger)
     let connections = UnauthenticatedConnections(
@@ -86,7 +85,8 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         policy: .init(
             batchSize: configuration.dispatchBatchSize, batchesInFlight: configuration.dispatchBatchesInFlight,
             lease: configuration.dispatchLease, idleInterval: configuration.dispatchIdleInterval,
-            recordWindow: configuration.dispatchRecordWindow, defaultLifetime: configuration.defaultTTL),
+            recordWindow: configuration.dispatchRecordWindow, defaultLifetime: configuration.defaultTTL,
+            campaignLimits: configuration.campaignLimits),
         clock: configuration.clock,
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
         logger: dispatcherLogger

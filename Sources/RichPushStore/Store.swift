@@ -24,8 +24,6 @@ public struct Store: Sendable {
     /// Platforms whose hub sends a notification once to its whole audience (Notification Hubs): their deliveries are
     /// claimed whole, through the pending index, never in their notification's sequence.
     public var audiencePlatforms: Set<Platform> = []
-    /// What holds marketers' notifications back when they fall due.
-    public var campaignLimits = CampaignLimits()
 
     init(engine: any DatabaseEngine, logger: Logger) {
         self.engine = engine
@@ -97,8 +95,7 @@ public struct Store: Sendable {
     public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }
     public var outbox: SQLOutbox {
         SQLOutbox(
-            engine: engine, held: held, claimCursor: claimCursor, sequences: sequences, audiencePlatforms: audiencePlatforms,
-            campaignLimits: campaignLimits)
+            engine: engine, held: held, claimCursor: claimCursor, sequences: sequences, audiencePlatforms: audiencePlatforms)
     }
 
     /// Whether other gateway processes may use the same data, so what one process changes the others must hear of

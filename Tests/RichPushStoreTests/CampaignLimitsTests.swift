@@ -27,24 +27,22 @@ struct CampaignLimitsTests {
         ).notification.id
     }
 
-    /// The installations a dispatcher sends to at `now`, recorded as sent, sorted.
-    func sent(at now: Date, in store: Store) async throws -> [String] {
-        let jobs = try await store.outbox.claimDue(now: now, limit: 100, lease: 60)
+    /// The installations a dispatcher held to `limits` sends to at `now`, recorded as sent, sorted.
+    func sent(at now: Date, limits: CampaignLimits, in store: Store) async throws -> [String] {
+        let jobs = try await store.outbox.claimDue(now: now, limit: 100, lease: 60, limits: limits)
         try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) }, now: now)
         return jobs.map(\.installationId).sorted()
     }
 
     @Test(arguments: Engine.allCases) func aCapOfTwoPerDayLetsExactlyTwoOfThreeCampaignsReachAUser(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = Self.twoPerDay
             try await register("phone", in: store)
             try await register("laptop", in: store)
             let now = Self.utc("2026-11-02T10:00:00Z")
             let campaigns = [
                 try await campaign(at: now, in: store), try await campaign(at: now, in: store), try await campaign(at: now, in: store),
             ]
-            #expect(try await sent(at: now, in: store) == ["laptop", "laptop", "phone", "phone"])
+            #expect(try await sent(at: now, limits: Self.twoPerDay, in: store) == ["laptop", "laptop", "phone", "phone"])
             let tallies = try await campaigns.asyncMap { try await store.results.counts(notificationId: $0).tally }
             #expect(tallies.map(\.sent) == [2, 2, 0])
             #expect(tallies.map(\.capped) == [0, 0, 2])
@@ -53,61 +51,54 @@ struct CampaignLimitsTests {
 
     @Test(arguments: Engine.allCases) func aCampaignPastTheCapsPeriodReachesTheUserAgain(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = Self.twoPerDay
             try await register("phone", in: store)
             let morning = Self.utc("2026-11-02T10:00:00Z")
             _ = try await campaign(at: morning, in: store)
             _ = try await campaign(at: morning, in: store)
-            #expect(try await sent(at: morning, in: store) == ["phone", "phone"])
+            #expect(try await sent(at: morning, limits: Self.twoPerDay, in: store) == ["phone", "phone"])
             let almostADayLater = Self.utc("2026-11-03T09:59:59Z")
             _ = try await campaign(at: almostADayLater, in: store)
-            #expect(try await sent(at: almostADayLater, in: store) == [])
+            #expect(try await sent(at: almostADayLater, limits: Self.twoPerDay, in: store) == [])
             let aDayLater = Self.utc("2026-11-03T10:00:00Z")
             _ = try await campaign(at: aDayLater, in: store)
-            #expect(try await sent(at: aDayLater, in: store) == ["phone"])
+            #expect(try await sent(at: aDayLater, limits: Self.twoPerDay, in: store) == ["phone"])
         }
     }
 
     @Test(arguments: Engine.allCases) func transactionalNotificationsNeitherCountNorGetCapped(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = Self.twoPerDay
             try await register("phone", in: store)
             let now = Self.utc("2026-11-02T10:00:00Z")
             _ = try await campaign(at: now, purpose: .transactional, in: store)
             _ = try await campaign(at: now, in: store)
             _ = try await campaign(at: now, in: store)
             _ = try await campaign(at: now, purpose: .transactional, in: store)
-            #expect(try await sent(at: now, in: store) == ["phone", "phone", "phone", "phone"])
+            #expect(try await sent(at: now, limits: Self.twoPerDay, in: store) == ["phone", "phone", "phone", "phone"])
         }
     }
 
     @Test(arguments: Engine.allCases) func eachUserHasACapOfTheirOwn(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = CampaignLimits(frequencyCap: FrequencyCap(parsing: "1/24h")!)
             try await register("alice-phone", in: store)
             try await register("bob-phone", owner: "bob", in: store)
             let now = Self.utc("2026-11-02T10:00:00Z")
             _ = try await campaign(to: "username:alice", at: now, in: store)
             _ = try await campaign(to: "username:alice || username:bob", at: now, in: store)
-            #expect(try await sent(at: now, in: store) == ["alice-phone", "bob-phone"])
+            #expect(
+                try await sent(at: now, limits: CampaignLimits(frequencyCap: FrequencyCap(parsing: "1/24h")!), in: store) == [
+                    "alice-phone", "bob-phone",
+                ])
         }
     }
 
     @Test(arguments: Engine.allCases) func twoProcessesSendingToOneUserAtOnceNeverExceedTheCap(_ engine: Engine) async throws {
         try await withDispatchers(engine, count: 2) { stores in
-            let limited = stores.map { store in
-                var store = store
-                store.campaignLimits = CampaignLimits(frequencyCap: FrequencyCap(parsing: "3/24h")!)
-                return store
-            }
-            try await register("phone", in: limited[0])
-            try await register("tablet", in: limited[0])
-            for _ in 0..<12 { _ = try await campaign(at: .now, in: limited[0]) }
-            async let first = limited[0].claimAll(batch: 1)
-            async let second = limited[1].claimAll(batch: 1)
+            let limits = CampaignLimits(frequencyCap: FrequencyCap(parsing: "3/24h")!)
+            try await register("phone", in: stores[0])
+            try await register("tablet", in: stores[0])
+            for _ in 0..<12 { _ = try await campaign(at: .now, in: stores[0]) }
+            async let first = stores[0].claimAll(batch: 1, limits: limits)
+            async let second = stores[1].claimAll(batch: 1, limits: limits)
             let claimed = try await first + second
             #expect(claimed.count == 6)
         }
@@ -115,55 +106,47 @@ struct CampaignLimitsTests {
 
     @Test(arguments: Engine.allCases) func aCampaignFallingDueInQuietHoursWaitsUntilTheyEndOnEachDevicesClock(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = Self.nights
             try await register("berlin", zone: "Europe/Berlin", in: store)
             try await register("new-york", zone: "America/New_York", in: store)
             try await register("tokyo", zone: "Asia/Tokyo", in: store)
             // 23:30 in Berlin, 18:30 in New York and 07:30 in Tokyo.
             let now = Self.utc("2026-11-02T22:30:00Z")
             _ = try await campaign(at: now, in: store)
-            #expect(try await sent(at: now, in: store) == ["new-york"])
+            #expect(try await sent(at: now, limits: Self.nights, in: store) == ["new-york"])
             #expect(try await store.outbox.nextDeliveryDue(now: now) == Self.utc("2026-11-02T23:00:00Z"))
-            #expect(try await sent(at: Self.utc("2026-11-02T22:59:59Z"), in: store) == [])
-            #expect(try await sent(at: Self.utc("2026-11-02T23:00:00Z"), in: store) == ["tokyo"])
-            #expect(try await sent(at: Self.utc("2026-11-03T06:59:59Z"), in: store) == [])
-            #expect(try await sent(at: Self.utc("2026-11-03T07:00:00Z"), in: store) == ["berlin"])
+            #expect(try await sent(at: Self.utc("2026-11-02T22:59:59Z"), limits: Self.nights, in: store) == [])
+            #expect(try await sent(at: Self.utc("2026-11-02T23:00:00Z"), limits: Self.nights, in: store) == ["tokyo"])
+            #expect(try await sent(at: Self.utc("2026-11-03T06:59:59Z"), limits: Self.nights, in: store) == [])
+            #expect(try await sent(at: Self.utc("2026-11-03T07:00:00Z"), limits: Self.nights, in: store) == ["berlin"])
         }
     }
 
     @Test(arguments: Engine.allCases) func waitingOutQuietHoursIsNotADeliveryAttempt(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = Self.nights
             try await register("berlin", zone: "Europe/Berlin", in: store)
             _ = try await campaign(at: Self.utc("2026-11-02T22:30:00Z"), in: store)
-            _ = try await store.outbox.claimDue(now: Self.utc("2026-11-02T22:30:00Z"), limit: 10, lease: 60)
-            let jobs = try await store.outbox.claimDue(now: Self.utc("2026-11-03T07:00:00Z"), limit: 10, lease: 60)
+            _ = try await store.outbox.claimDue(now: Self.utc("2026-11-02T22:30:00Z"), limit: 10, lease: 60, limits: Self.nights)
+            let jobs = try await store.outbox.claimDue(now: Self.utc("2026-11-03T07:00:00Z"), limit: 10, lease: 60, limits: Self.nights)
             #expect(jobs.map(\.attempt) == [1])
         }
     }
 
     @Test(arguments: Engine.allCases) func aCampaignThatExpiresDuringQuietHoursIsNeverSent(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = Self.nights
             try await register("berlin", zone: "Europe/Berlin", in: store)
             let id = try await campaign(at: Self.utc("2026-11-02T22:30:00Z"), expiresAt: Self.utc("2026-11-03T06:00:00Z"), in: store)
-            #expect(try await sent(at: Self.utc("2026-11-02T22:30:00Z"), in: store) == [])
-            #expect(try await sent(at: Self.utc("2026-11-03T07:00:00Z"), in: store) == [])
+            #expect(try await sent(at: Self.utc("2026-11-02T22:30:00Z"), limits: Self.nights, in: store) == [])
+            #expect(try await sent(at: Self.utc("2026-11-03T07:00:00Z"), limits: Self.nights, in: store) == [])
             #expect(try await store.results.counts(notificationId: id).tally.expired == 1)
         }
     }
 
     @Test(arguments: Engine.allCases) func quietHoursDoNotHoldATransactionalNotification(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            var store = store
-            store.campaignLimits = Self.nights
             try await register("berlin", zone: "Europe/Berlin", in: store)
             let now = Self.utc("2026-11-02T22:30:00Z")
             _ = try await campaign(at: now, purpose: .transactional, in: store)
-            #expect(try await sent(at: now, in: store) == ["berlin"])
+            #expect(try await sent(at: now, limits: Self.nights, in: store) == ["berlin"])
         }
     }
 

@@ -17,10 +17,10 @@ extension Store {
     }
 
     /// Claims until nothing is left, recording every delivery as sent; returns the delivery ids claimed.
-    func claimAll(batch: Int, audiencePlatforms: Set<Platform> = []) async throws -> [Int64] {
+    func claimAll(batch: Int, audiencePlatforms: Set<Platform> = [], limits: CampaignLimits = CampaignLimits()) async throws -> [Int64] {
         var claimed: [Int64] = []
         while true {
-            let jobs = try await outbox.claimDue(limit: batch, lease: 60, audiencePlatforms: audiencePlatforms)
+            let jobs = try await outbox.claimDue(limit: batch, lease: 60, audiencePlatforms: audiencePlatforms, limits: limits)
             if jobs.isEmpty { return claimed }
             claimed += jobs.map(\.deliveryId)
             try await outbox.recordOutcomes(jobs.map { ($0, .sent) })

@@ -27,6 +27,8 @@ struct Dispatcher: Service {
         var longestRetryDelay: TimeInterval = 600
         /// How long hubs keep the push of a notification without `expiresAt` for an offline device (`--default-ttl`).
         var defaultLifetime: TimeInterval = 28 * 86_400
+        /// What holds marketers' notifications back when they fall due (`--frequency-cap`, `--quiet-hours`).
+        var campaignLimits = CampaignLimits()
     }
 
     let outbox: any Outbox
@@ -136,7 +138,8 @@ struct Dispatcher: Service {
     func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
         let jobs = try await outbox.claimDue(
-            recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms)
+            recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms,
+            limits: policy.campaignLimits)
         count(finished)
         return (jobs, mirrored)
     }

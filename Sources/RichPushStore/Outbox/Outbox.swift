@@ -23,10 +23,11 @@ public protocol Outbox: Sendable {
     /// after what the pending index has due: retries and deliveries of lapsed claims are not held up by a campaign being sent.
     ///
     /// `finished` are the outcomes of earlier claims, recorded in the same transaction as ``recordOutcomes(_:now:)``
-    /// would: a dispatcher that records one batch as it claims the next commits once for both.
+    /// would: a dispatcher that records one batch as it claims the next commits once for both. `limits` hold
+    /// marketers' notifications back (frequency cap, quiet hours), in the claim's transaction.
     func claimDue(
         recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
-        audiencePlatforms: Set<Platform>
+        audiencePlatforms: Set<Platform>, limits: CampaignLimits
     ) async throws -> [DeliveryJob]
     /// Records what the hubs answered. A retry makes the delivery due again after its delay; a gone device fails
     /// and its installation is never sent to again until it registers anew.

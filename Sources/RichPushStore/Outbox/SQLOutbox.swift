@@ -14,18 +14,15 @@ public struct SQLOutbox: Outbox {
     let sequences: SequenceClaims?
     /// Platforms whose hub sends a notification once to its whole audience.
     let audiencePlatforms: Set<Platform>
-    /// What holds marketers' notifications back when they fall due.
-    let campaignLimits: CampaignLimits
 
     public var isShared: Bool { !engine.isExclusive }
 
     public func claimDue(
         recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)] = [], now: Date = .now, limit: Int, lease: TimeInterval,
-        audiencePlatforms: Set<Platform> = []
+        audiencePlatforms: Set<Platform> = [], limits: CampaignLimits = CampaignLimits()
     ) async throws -> [DeliveryJob] {
         let held = self.held
         let sequences = self.sequences
-        let limits = campaignLimits
         let withZones = limits.quietHours != nil
         let nowMs = EpochMilliseconds(now)
         let start = claimCursor?.start(at: nowMs)
