@@ -1,5 +1,4 @@
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import RichPushServer
@@ -10,18 +9,21 @@ struct GroupCommitTests {
     /// A store whose writes each wait until the test lets them end, and which keeps every batch it was given.
     final class GatedStore: Sendable {
         let batches = Mutex<[[Int]]>([])
-        private let gates = Mutex<[CheckedContinuation<Void, Never>]>([])
         let failing = Atomic<Bool>(false)
+        /// One element as each write starts waiting at its gate.
+        let writesStarted = AsyncStream<Void>.makeStream()
+        private let gates = Mutex<[CheckedContinuation<Void, Never>]>([])
 
         struct Refused: Error {}
 
         func write(_ batch: [Int]) async throws {
-            await withCheckedContinuation { gate in gates.withLock { $0.append(gate) } }
+            await withCheckedContinuation { gate in
+                gates.withLock { $0.append(gate) }
+                writesStarted.continuation.yield()
+            }
             batches.withLock { $0.append(batch) }
             if failing.load(ordering: .relaxed) { throw Refused() }
         }
-
-        var writesWaiting: Int { gates.withLock { $0.count } }
 
         func openNextGate() {
             gates.withLock { $0.removeFirst() }.resume()
@@ -30,13 +32,14 @@ struct GroupCommitTests {
 
     @Test func itemsThatArriveDuringAWriteGoTogetherIntoTheNext() async throws {
         let store = GatedStore()
+        var started = store.writesStarted.stream.makeAsyncIterator()
         let writes = GroupCommit<Int> { try await store.write($0) }
         writes.enqueue([1])
-        try #require(await eventually { store.writesWaiting == 1 })
+        await started.next()
         writes.enqueue([2])
         writes.enqueue([3, 4])
         store.openNextGate()
-        try #require(await eventually { store.writesWaiting == 1 })
+        await started.next()
         store.openNextGate()
         await writes.flushed()
         #expect(store.batches.withLock { $0 } == [[1], [2, 3, 4]])
@@ -44,15 +47,16 @@ struct GroupCommitTests {
 
     @Test func aCommitReturnsOnceItsBatchIsWrittenAndThrowsWhatTheWriteThrew() async throws {
         let store = GatedStore()
+        var started = store.writesStarted.stream.makeAsyncIterator()
         let writes = GroupCommit<Int> { try await store.write($0) }
         store.failing.store(true, ordering: .relaxed)
         let refused = Task { try await writes.commit([7]) }
-        try #require(await eventually { store.writesWaiting == 1 })
+        await started.next()
         store.openNextGate()
         await #expect(throws: GatedStore.Refused.self) { try await refused.value }
         store.failing.store(false, ordering: .relaxed)
         let accepted = Task { try await writes.commit([8]) }
-        try #require(await eventually { store.writesWaiting == 1 })
+        await started.next()
         store.openNextGate()
         try await accepted.value
         #expect(store.batches.withLock { $0 } == [[7], [8]])
