@@ -35,4 +35,6 @@ public struct RichPushRequestContext: AuthRequestContext {
 
     /// Every JSON body is read strictly: an unknown or mistyped field is refused, never ignored.
     public var requestDecoder: some RequestDecoder { StrictRequestDecoder() }
+    /// Answers in JSON with sorted keys and unescaped slashes, as the API's documents and errors are written.
+    public var responseEncoder: JSONEncoder { .compact }
 }

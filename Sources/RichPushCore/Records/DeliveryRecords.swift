@@ -92,8 +92,13 @@ public struct TimelineBucket: Sendable, Equatable {
     public var opened: Int = 0
     public var dismissed: Int = 0
 
-    public init(start: Date) {
+    public init(start: Date, sent: Int = 0, fetched: Int = 0, displayed: Int = 0, opened: Int = 0, dismissed: Int = 0) {
         self.start = start
+        self.sent = sent
+        self.fetched = fetched
+        self.displayed = displayed
+        self.opened = opened
+        self.dismissed = dismissed
     }
 }
 
@@ -111,8 +116,16 @@ public struct VariantFunnel: Sendable, Equatable {
     public var opened: Int = 0
     public var dismissed: Int = 0
 
-    public init(name: String) {
+    public init(
+        name: String, targeted: Int = 0, sent: Int = 0, fetched: Int = 0, displayed: Int = 0, opened: Int = 0, dismissed: Int = 0
+    ) {
         self.name = name
+        self.targeted = targeted
+        self.sent = sent
+        self.fetched = fetched
+        self.displayed = displayed
+        self.opened = opened
+        self.dismissed = dismissed
     }
 }
 

@@ -12,7 +12,7 @@ struct AudienceController {
         group.get("audiences/count", use: count)
     }
 
-    @Sendable func count(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func count(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         try context.requireIdentity().require(.marketer, to: "count audiences")
         guard let text = request.uri.queryParameters.get("expression") else {
             throw APIError.badRequest("audience.missing", "Name the audience with ?expression=, e.g. ?expression=topic:sale.")
@@ -24,9 +24,9 @@ struct AudienceController {
             throw APIError.badRequest("audience.invalid", "The audience is not a valid tag expression: \(error).")
         }
         let size = try await installations.audienceSize(expression)
-        return try AudienceCountJSON(
+        return AudienceCountJSON(
             expression: expression.description, installations: size.installations, recipients: size.recipients,
             platforms: Dictionary(uniqueKeysWithValues: size.installationsByPlatform.map { ($0.key.rawValue, $0.value) })
-        ).jsonResponse()
+        )
     }
 }

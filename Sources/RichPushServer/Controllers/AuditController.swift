@@ -12,12 +12,12 @@ struct AuditController {
         group.get("audit", use: list)
     }
 
-    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         try context.requireIdentity().require(.admin, to: "read the audit trail")
         let before = try request.uri.integer("before", in: 1...Int64.max)
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 100)
         let page = try await audit.events(before: before, limit: limit + 1)
         let items = page.prefix(limit).map(AuditEventJSON.init)
-        return try PageJSON(items: Array(items), next: page.count > limit ? page[limit - 1].id : nil).jsonResponse()
+        return PageJSON(items: Array(items), next: page.count > limit ? page[limit - 1].id : nil)
     }
 }

@@ -36,7 +36,7 @@ struct FeedController {
         var installationId: String?
     }
 
-    @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         let id = try context.id()
         let body = try await request.decode(as: UpdateRequest.self, context: context)
@@ -64,7 +64,7 @@ struct FeedController {
             broadcaster.notify([caller.username])
             statePushDoorbell.ring()
         }
-        return try FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage]).jsonResponse()
+        return FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage])
     }
 
     /// Removes the notification from the caller's feed; the caller's devices hear of it on their streams and by state
@@ -89,7 +89,7 @@ struct FeedController {
         var event: String
     }
 
-    @Sendable func receipt(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func receipt(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         let id = try context.id()
         let body = try await request.decode(as: ReceiptRequest.self, context: context)
@@ -103,6 +103,7 @@ struct FeedController {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
         let created = try await feeds.recordReceipt(notificationId: id, installationId: installation.id, event: event, now: .now)
-        return try ReceiptJSON(notificationId: id, installationId: installation.id, event: event).jsonResponse(status: created ? .created : .ok)
+        return EditedResponse(
+            status: created ? .created : .ok, response: ReceiptJSON(notificationId: id, installationId: installation.id, event: event))
     }
 }

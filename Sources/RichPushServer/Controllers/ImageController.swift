@@ -20,7 +20,7 @@ struct ImageController {
         group.post("images", use: upload)
     }
 
-    @Sendable func upload(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func upload(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "upload images")
         let limit = imageLimits.maximumBytes
@@ -52,7 +52,7 @@ struct ImageController {
             metrics.imagesStored.increment()
             context.logger.info("image stored", metadata: ["richpush.image.id": "\(image.id)", "richpush.bytes": "\(image.byteCount)"])
         }
-        return try ImageJSON(image).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/images/\(image.id)"])
+        return EditedResponse(status: created ? .created : .ok, headers: [.location: "/api/images/\(image.id)"], response: ImageJSON(image))
     }
 
     static let unsupportedType = APIError(

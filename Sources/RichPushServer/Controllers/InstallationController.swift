@@ -22,13 +22,13 @@ struct InstallationController {
         group.delete("installations/:installationId", use: delete)
     }
 
-    @Sendable func upsert(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func upsert(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         let id = try InstallationRequest.validId(context.parameters.require("installationId"))
         let body = try await request.decode(as: InstallationRequest.self, context: context)
         let (stored, created) = try await registrar.register(
             try body.record(id: id, owner: caller.username, now: .now, rules: registrar.rules))
-        return try InstallationJSON(stored).jsonResponse(status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"])
+        return EditedResponse(status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"], response: InstallationJSON(stored))
     }
 
     struct ImportRequest: LargeRequestBody {
@@ -38,7 +38,7 @@ struct InstallationController {
 
     /// `POST /api/installations/import` (admin): registrations moved from another push provider, each entry naming
     /// its owner, all stored in one transaction or none.
-    @Sendable func importMany(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func importMany(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         try context.requireIdentity().require(.admin, to: "import installations")
         let body = try await request.decode(as: ImportRequest.self, context: context)
         guard (1...Self.maximumImport).contains(body.installations.count) else {
@@ -68,7 +68,7 @@ struct InstallationController {
             let created = try await installations.importAll(records)
             registrar.dispatcherDoorbell.ring()
             context.logger.info("installations imported", metadata: ["richpush.count": "\(records.count)"])
-            return try InstallationImportJSON(imported: records.count, created: created).jsonResponse()
+            return InstallationImportJSON(imported: records.count, created: created)
         } catch StoreError.installationOwnedByAnother {
             throw APIError.conflict("installation.taken", "An installation of the import is registered by another user; nothing was imported.")
         } catch StoreError.channelTaken {

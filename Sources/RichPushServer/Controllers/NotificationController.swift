@@ -36,7 +36,7 @@ struct NotificationController {
         group.delete("notifications/:id", use: delete)
     }
 
-    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         try rateLimits.admitSend(by: caller)
         let body = try await request.collectBody(limit: StrictRequestDecoder.maximumBytes)
@@ -77,26 +77,27 @@ struct NotificationController {
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
         }
         // The tutorial's backend answers its bodiless send with 200, which its client checks for.
-        return try await representation(of: record, for: request).jsonResponse(
-            status: created && !tutorial ? .created : .ok, headers: [.location: "/api/notifications/\(record.id)"])
+        return try await EditedResponse(
+            status: created && !tutorial ? .created : .ok, headers: [.location: "/api/notifications/\(record.id)"],
+            response: representation(of: record, for: request))
     }
 
-    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         try context.requireIdentity().require(.marketer, to: "list notifications")
         let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
         let before = try request.uri.integer("before", in: 1...Int64.max)
         let page = try await notifications.list(limit: limit + 1, before: before)
         var items: [NotificationJSON] = []
         for record in page.prefix(limit) { items.append(try await representation(of: record, for: request)) }
-        return try PageJSON(items: items, next: page.count > limit ? items.last?.id : nil).jsonResponse()
+        return PageJSON(items: items, next: page.count > limit ? items.last?.id : nil)
     }
 
-    @Sendable func info(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func info(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let record = try await readableNotification(context)
-        return try await representation(of: record, for: request).jsonResponse()
+        return try await representation(of: record, for: request)
     }
 
-    @Sendable func status(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func status(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         let record = try await readableNotification(context)
         guard caller.role.mayRunCampaigns || record.createdBy == caller.username else {
@@ -108,8 +109,7 @@ struct NotificationController {
         let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: clock.now) : nil
         let variants = try await results.variantFunnels(notificationId: record.id, variants: record.variants)
         let statePushes = try await statePushes.counts(notificationId: record.id)
-        return try StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes)
-            .jsonResponse()
+        return StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes)
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {

@@ -17,14 +17,14 @@ struct OperationsController {
         router.get("metrics", use: metrics)
     }
 
-    @Sendable func health(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        try HealthJSON(status: "ok").jsonResponse()
+    @Sendable func health(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
+        HealthJSON(status: "ok")
     }
 
-    @Sendable func ready(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func ready(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         do {
             try await store.ping()
-            return try HealthJSON(status: "ready").jsonResponse()
+            return HealthJSON(status: "ready")
         } catch {
             context.logger.warning("store unreachable", metadata: ["error": "\(error)"])
             throw APIError(.serviceUnavailable, code: "store.unreachable", message: "The store does not answer.")

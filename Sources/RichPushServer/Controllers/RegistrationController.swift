@@ -39,7 +39,7 @@ struct RegistrationController {
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
-    @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func update(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         let id = try InstallationRequest.validId(context.parameters.require("id"))
         let body = try await request.decode(as: RegistrationRequest.self, context: context)
@@ -50,7 +50,7 @@ struct RegistrationController {
         let (stored, _) = try await registrar.register(
             try installation.record(
                 id: id, owner: caller.username, now: .now, rules: registrar.rules))
-        return try InstallationJSON(stored).jsonResponse(status: .ok, headers: [.location: "/api/installations/\(id)"])
+        return EditedResponse(status: .ok, headers: [.location: "/api/installations/\(id)"], response: InstallationJSON(stored))
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {

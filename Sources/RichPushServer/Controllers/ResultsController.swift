@@ -28,10 +28,11 @@ struct ResultsController {
         await fetches.flushed()
         let page = try await results.deliveryResults(notificationId: id, after: after, limit: limit + 1)
         let items = page.prefix(limit).map(DeliveryResultJSON.init)
-        return try PageJSON(items: Array(items), next: page.count > limit ? page[limit - 1].deliveryId : nil).jsonResponse()
+        return try PageJSON(items: Array(items), next: page.count > limit ? page[limit - 1].deliveryId : nil).response(
+            from: request, context: context)
     }
 
-    @Sendable func timeline(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func timeline(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let record = try await campaign(context, to: "read the timeline of notifications")
         let step = try request.uri.integer("step", in: 1...604_800) ?? 60
         let now = Date.now
@@ -43,7 +44,7 @@ struct ResultsController {
         }
         await fetches.flushed()
         let buckets = try await results.timeline(notificationId: record.id, from: record.createdAt, to: now, step: TimeInterval(step))
-        return try TimelineJSON(step: Int(step), buckets: buckets.map(TimelineJSON.Bucket.init)).jsonResponse()
+        return TimelineJSON(step: Int(step), buckets: buckets.map(TimelineJSON.Bucket.init))
     }
 
     /// The path's notification, for a marketer or admin.

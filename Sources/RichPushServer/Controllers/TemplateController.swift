@@ -49,7 +49,7 @@ struct TemplateController {
         }
     }
 
-    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         try caller.require(.marketer, to: "create templates")
         let body = try await request.decode(as: CreateRequest.self, context: context)
@@ -62,7 +62,7 @@ struct TemplateController {
                 name: body.name, description: body.description, fields: fields, createdBy: caller.username, limit: maximumTemplatesPerUser,
                 audit: caller.audit(.templateChanged, target: body.name, details: "created, version 1"), now: .now)
             context.logger.info("template created", metadata: ["richpush.template": "\(record.name)"])
-            return try Template(record).jsonResponse(status: .created, headers: [.location: "/api/templates/\(record.name)"])
+            return try EditedResponse(status: .created, headers: [.location: "/api/templates/\(record.name)"], response: Template(record))
         } catch StoreError.duplicate {
             throw APIError.conflict("template.exists", "A template named \(body.name) exists; PUT /api/templates/\(body.name) changes it.")
         } catch StoreError.templateLimit(let limit) {
@@ -71,13 +71,13 @@ struct TemplateController {
     }
 
     /// `?limit=` (1 to 100, 20 when absent) templates named after `?after=`; `next` is the `after` of the next page.
-    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         try context.requireIdentity().require(.marketer, to: "read templates")
         let limit = Int(try request.uri.integer("limit", in: 1...100) ?? 20)
         let after = request.uri.queryParameters["after"].map(String.init)
         let page = try await templates.list(after: after, limit: limit + 1)
         let items = try page.prefix(limit).map(Template.init)
-        return try PageJSON(items: items, next: page.count > limit ? items.last?.name : nil).jsonResponse()
+        return PageJSON(items: items, next: page.count > limit ? items.last?.name : nil)
     }
 
     @Sendable func get(_ request: Request, context: RichPushRequestContext) async throws -> Template {

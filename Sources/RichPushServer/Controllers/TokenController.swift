@@ -29,7 +29,7 @@ struct TokenController {
         var expiresAt: String?
     }
 
-    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         let body = try await request.decode(as: CreateRequest.self, context: context)
         let name = body.name.trimmingCharacters(in: .whitespaces)
@@ -66,7 +66,7 @@ struct TokenController {
         let record = try await tokens.create(
             id: id, owner: caller.username, name: name, role: role, secretDigest: APIToken.digest(secret), expiresAt: expiresAt,
             audit: caller.audit(.tokenCreated, target: id, details: "\(name), \(role.rawValue)"), now: now)
-        return try TokenJSON(record, token: secret).jsonResponse(status: .created, headers: [.location: "/api/tokens/\(record.id)"])
+        return EditedResponse(status: .created, headers: [.location: "/api/tokens/\(record.id)"], response: TokenJSON(record, token: secret))
     }
 
     /// The caller's tokens; an admin's answer holds everyone's.

@@ -28,7 +28,7 @@ struct UserController {
         var role: String?
     }
 
-    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         try caller.require(.admin, to: "create users")
         let body = try await request.decode(as: CreateRequest.self, context: context)
@@ -46,8 +46,8 @@ struct UserController {
                 username: body.username, passwordHash: hash, role: role,
                 audit: caller.audit(.userCreated, target: body.username, details: role.rawValue), now: .now)
             context.logger.info("user created", metadata: ["richpush.username": "\(user.username)", "richpush.role": "\(role)"])
-            return try UserJSON(username: user.username, role: user.role)
-                .jsonResponse(status: .created, headers: [.location: "/api/users/\(user.username)"])
+            return EditedResponse(
+                status: .created, headers: [.location: "/api/users/\(user.username)"], response: UserJSON(username: user.username, role: user.role))
         } catch StoreError.duplicate {
             throw APIError.conflict("user.exists", "A user named \(body.username) already exists.")
         }
@@ -109,9 +109,9 @@ struct UserController {
         return Response(status: .noContent)
     }
 
-    @Sendable func me(_ request: Request, context: RichPushRequestContext) async throws -> Response {
+    @Sendable func me(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
-        return try UserJSON(username: caller.username, role: caller.role).jsonResponse()
+        return UserJSON(username: caller.username, role: caller.role)
     }
 }
 

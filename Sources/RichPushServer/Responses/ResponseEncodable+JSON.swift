@@ -23,13 +23,3 @@ extension AudienceCountJSON: ResponseEncodable {}
 extension SegmentsJSON: ResponseEncodable {}
 extension HealthJSON: ResponseEncodable {}
 extension WebPushKeyJSON: ResponseEncodable {}
-
-extension ResponseEncodable {
-    /// Encodes with sorted keys and the JSON content type.
-    func jsonResponse(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-        var headers = headers
-        headers[.contentType] = "application/json; charset=utf-8"
-        let buffer = try JSONEncoder.compact.encodeAsByteBuffer(self, allocator: ByteBufferAllocator())
-        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
-    }
-}

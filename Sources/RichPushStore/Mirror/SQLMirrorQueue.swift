@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-/// The tasks in the `mirror_tasks` table.
+/// The tasks in the `hub_mirror` table.
 public struct SQLMirrorQueue: MirrorQueue {
     let engine: any DatabaseEngine
 

@@ -4,7 +4,7 @@ public import RichPushCore
 /// Rich notifications: created with their outbox and feed entries in one transaction, read, listed and removed.
 public protocol NotificationRepository: Sendable {
     /// Stores a notification, a feed entry per recipient and its outbox (a delivery per addressed installation) in one
-    /// transaction, all of the outbox or, when it is larger than its first chunk, that chunk; ``completeOutbox(of:)``
+    /// transaction, all of the outbox or, when it is larger than its first chunk, that chunk; ``Outbox/complete(of:now:chunkWritten:)``
     /// writes the rest. With an `idempotencyKey` already used by the same sender, returns the first notification with
     /// `created` false and writes nothing. `audit` makes the trail's entry of the new notification's id.
     func create(

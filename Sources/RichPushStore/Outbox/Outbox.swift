@@ -43,7 +43,7 @@ public protocol Outbox: Sendable {
     func extendLease(of jobs: [DeliveryJob], by lease: TimeInterval, now: Date) async throws
     /// Writes the rest of notification `id`'s outbox, a chunk per transaction, and calls `chunkWritten` after each
     /// commit; stops at once if the notification is canceled or recalled meanwhile. The chunks follow the installations'
-    /// order, so a process that completes an outbox another began (``abandonedOutboxes(stale:now:)``) writes each
+    /// order, so a process that completes an outbox another began (``abandoned(stale:now:)``) writes each
     /// delivery once. A cancelled task stops between chunks with `CancellationError`, leaving the rest to whoever
     /// completes the outbox next. Once the outbox is whole, the planner's statistics of the outbox are refreshed: a
     /// campaign's results are often exported right after it.
