@@ -11,11 +11,11 @@ public struct SQLEventLog: EventLog {
         return try await engine.transaction { db in
             // One statement per chunk of events, not one per event: the counter's row stays locked from the
             // reservation to the commit, and the other batches in flight wait for it.
-            let first = try await Store.reserve(counter: "events", count: jobs.count, in: db)
+            let first = try await SQLEventLog.reserve(counter: "events", count: jobs.count, in: db)
             var owners: [Int64: String] = [:]
             var appended: [Int64] = []
-            for chunk in Array(zip(first..., jobs)).chunked(Store.insertChunk) {
-                var rows: [Store.RichEventRow] = []
+            for chunk in Array(zip(first..., jobs)).chunked(SQLNotificationRepository.insertChunk) {
+                var rows: [SQLEventLog.RichEventRow] = []
                 rows.reserveCapacity(chunk.count)
                 for (id, job) in chunk {
                     let push = job.push
@@ -26,10 +26,10 @@ public struct SQLEventLog: EventLog {
                             data: push.data))
                     owners[id] = job.owner
                     rows.append(
-                        Store.RichEventRow(
+                        SQLEventLog.RichEventRow(
                             event: event, id: id, owner: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)"))
                 }
-                appended += try await Store.insertRichEvents(rows, now: now, in: db)
+                appended += try await SQLEventLog.insertRichEvents(rows, now: now, in: db)
             }
             let notified = Set(appended.compactMap { owners[$0] })
             try await engine.announce(notified.map { .events(owner: $0) }, in: db)

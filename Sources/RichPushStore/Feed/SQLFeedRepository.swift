@@ -8,7 +8,7 @@ public struct SQLFeedRepository: FeedRepository {
 
     public func items(username: String, since: Int64?, limit: Int, now: Date = .now) async throws -> (items: [FeedItem], cursor: Int64) {
         try await engine.read { db in
-            var query = Store.visibleFeed(of: username, in: db, now: now)
+            var query = SQLFeedRepository.visibleFeed(of: username, in: db, now: now)
                 .columns(
                     SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
                     SQLColumn("read_state", table: "f"), SQLColumn("user_action_state", table: "f"),
@@ -20,7 +20,7 @@ public struct SQLFeedRepository: FeedRepository {
             } else {
                 query = query.orderBy(SQLColumn("seq", table: "f"), SQLDirection.descending)
             }
-            let items = try await query.limit(limit).all().map(Store.feedItem)
+            let items = try await query.limit(limit).all().map(SQLFeedRepository.feedItem)
             let cursor: Int64
             if let since {
                 cursor = items.last?.seq ?? since
@@ -38,19 +38,19 @@ public struct SQLFeedRepository: FeedRepository {
         now: Date = .now
     ) async throws -> (item: FeedItem, eventCursor: Int64?)? {
         try await engine.transaction { db in
-            guard let current = try await Store.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
+            guard let current = try await SQLFeedRepository.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
                 return nil
             }
             let read = readState ?? current.readState
             let action = userActionState ?? current.userActionState
             guard read != current.readState || action != current.userActionState else { return (current, nil) }
-            let seq = try await Store.reserveFeedSequence(count: 1, in: db)
+            let seq = try await SQLNotificationRepository.reserveFeedSequence(count: 1, in: db)
             try await db.update("feed_entries").set("read_state", to: read.rawValue).set("user_action_state", to: action.rawValue)
                 .set("seq", to: seq).set("updated_at", to: EpochMilliseconds(now))
                 .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
             let event = StreamEvent(cursor: 0, body: .state(richId: notificationId, readState: read, userActionState: action))
-            let cursor = try await Store.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
-            try await Store.enqueueStatePushes(
+            let cursor = try await SQLEventLog.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
+            try await SQLStatePushQueue.enqueueStatePushes(
                 .state(readState: read, userActionState: action), notificationId: notificationId, recipients: .user(username), except: origin,
                 now: now, in: db)
             var item = current
@@ -63,18 +63,20 @@ public struct SQLFeedRepository: FeedRepository {
 
     public func remove(username: String, notificationId: Int64, origin: String? = nil, now: Date = .now) async throws -> Int64? {
         try await engine.transaction { db in
-            guard try await Store.feedItem(username: username, notificationId: notificationId, in: db, now: now) != nil else { return nil }
+            guard try await SQLFeedRepository.feedItem(username: username, notificationId: notificationId, in: db, now: now) != nil else {
+                return nil
+            }
             try await db.update("feed_entries").set("removed_at", to: EpochMilliseconds(now))
                 .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
             let event = StreamEvent(cursor: 0, body: .deleted(richId: notificationId))
-            try await Store.enqueueStatePushes(
+            try await SQLStatePushQueue.enqueueStatePushes(
                 .deleted, notificationId: notificationId, recipients: .user(username), except: origin, now: now, in: db)
-            return try await Store.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
+            return try await SQLEventLog.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
         }
     }
 
     public func item(username: String, notificationId: Int64, now: Date = .now) async throws -> FeedItem? {
-        try await engine.read { db in try await Store.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
+        try await engine.read { db in try await SQLFeedRepository.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
     }
 
     public func recordFetches(_ fetches: [PayloadFetch], now: Date = .now) async throws {

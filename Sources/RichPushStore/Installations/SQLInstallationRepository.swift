@@ -12,12 +12,15 @@ public struct SQLInstallationRepository: InstallationRepository {
         record: InstallationRecord, created: Bool
     ) {
         let mirrored = mirroredPlatforms
-        return try await engine.transaction { db in try await Store.upsert(installation, mirrored: mirrored, limit: limit, in: db) }
+        return try await engine.transaction { db in try await SQLInstallationRepository.upsert(installation, mirrored: mirrored, limit: limit, in: db)
+        }
     }
 
     public func importAll(_ installations: [InstallationRecord]) async throws -> Int {
         let created = try await insertInstallations(installations)
-        if created >= Store.bulkImport { try await engine.refreshStatistics(of: ["installations", "installation_tags"], detail: nil) }
+        if created >= SQLInstallationRepository.bulkImport {
+            try await engine.refreshStatistics(of: ["installations", "installation_tags"], detail: nil)
+        }
         return created
     }
 
@@ -29,13 +32,13 @@ public struct SQLInstallationRepository: InstallationRepository {
             && Set(installations.map { ChannelKey(platform: $0.platform, pushChannel: $0.pushChannel) }).count == installations.count
         return try await engine.transaction { db in
             var created = 0
-            for chunk in installations.chunked(Store.insertChunk) {
-                if distinct, let inserted = try await Store.insertNew(chunk, mirrored: mirrored, in: db) {
+            for chunk in installations.chunked(SQLNotificationRepository.insertChunk) {
+                if distinct, let inserted = try await SQLInstallationRepository.insertNew(chunk, mirrored: mirrored, in: db) {
                     created += inserted
                     continue
                 }
                 for installation in chunk {
-                    if try await Store.upsert(installation, mirrored: mirrored, limit: nil, in: db).created { created += 1 }
+                    if try await SQLInstallationRepository.upsert(installation, mirrored: mirrored, limit: nil, in: db).created { created += 1 }
                 }
             }
             return created
@@ -44,23 +47,23 @@ public struct SQLInstallationRepository: InstallationRepository {
 
     public func installation(id: String) async throws -> InstallationRecord? {
         try await engine.read { db in
-            try await db.select().columns(Store.installationColumns).from("installations").where("id", .equal, id).first()
-                .map(Store.installationRecord)
+            try await db.select().columns(SQLInstallationRepository.installationColumns).from("installations").where("id", .equal, id).first()
+                .map(SQLInstallationRepository.installationRecord)
         }
     }
 
     public func list(owner: String?, limit: Int = 1000) async throws -> [InstallationRecord] {
         try await engine.read { db in
-            var query = db.select().columns(Store.installationColumns).from("installations")
+            var query = db.select().columns(SQLInstallationRepository.installationColumns).from("installations")
             if let owner { query = query.where("owner", .equal, owner) }
-            return try await query.orderBy("id").limit(limit).all().map(Store.installationRecord)
+            return try await query.orderBy("id").limit(limit).all().map(SQLInstallationRepository.installationRecord)
         }
     }
 
     @discardableResult
     public func delete(id: String, now: Date = .now) async throws -> Bool {
         let mirrored = mirroredPlatforms
-        return try await engine.transaction { db in try await Store.deleteInstallation(id, mirrored: mirrored, now: now, in: db) }
+        return try await engine.transaction { db in try await SQLInstallationRepository.deleteInstallation(id, mirrored: mirrored, now: now, in: db) }
     }
 
     public func segments(of username: String) async throws -> [String]? {
@@ -68,7 +71,7 @@ public struct SQLInstallationRepository: InstallationRepository {
             guard let row = try await db.select().column("segments").from("users").where("username", .equal, username).first() else {
                 return nil
             }
-            return try Store.segments(row.optionalString("segments"))
+            return try SQLInstallationRepository.segments(row.optionalString("segments"))
         }
     }
 
@@ -82,25 +85,25 @@ public struct SQLInstallationRepository: InstallationRepository {
                 let row = try await db.select().column("segments").from("users").where("username", .equal, username).for(.update)
                     .first()
             else { return nil }
-            let previous = try Store.segments(row.optionalString("segments"))
-            let json = try Store.segmentsJSON(wanted)
+            let previous = try SQLInstallationRepository.segments(row.optionalString("segments"))
+            let json = try SQLInstallationRepository.segmentsJSON(wanted)
             try await db.update("users").set("segments", to: json).where("username", .equal, username).run()
             try await SQLAuditLog.record(audit(wanted), in: db, now: now)
             let installations = try await db.select().columns("id", "platform").from("installations").where("owner", .equal, username).all()
                 .map { (id: try $0.string("id"), platform: try $0.enumeration("platform", as: Platform.self)) }
             guard !installations.isEmpty else { return wanted }
             try await db.update("installations").set("segments", to: json).where("owner", .equal, username).run()
-            for chunk in installations.map(\.id).chunked(Store.insertChunk) {
+            for chunk in installations.map(\.id).chunked(SQLNotificationRepository.insertChunk) {
                 if !previous.isEmpty {
                     try await db.delete(from: "installation_tags").where("installation_id", .in, Array(chunk)).where("tag", .in, previous).run()
                 }
                 if !wanted.isEmpty {
                     try await db.insert(into: "installation_tags").columns("installation_id", "tag")
-                        .rows(chunk.flatMap { id in wanted.map { Store.binds(id, $0) } }).ignoringConflicts().run()
+                        .rows(chunk.flatMap { id in wanted.map { SQLNotificationRepository.binds(id, $0) } }).ignoringConflicts().run()
                 }
             }
             for installation in installations {
-                try await Store.enqueueMirror(installation.id, platforms: [installation.platform], mirrored: mirrored, now: now, in: db)
+                try await SQLMirrorQueue.enqueueMirror(installation.id, platforms: [installation.platform], mirrored: mirrored, now: now, in: db)
             }
             return wanted
         }
@@ -108,14 +111,14 @@ public struct SQLInstallationRepository: InstallationRepository {
 
     public func audienceSize(_ audience: TagExpression) async throws -> AudienceSize {
         try await engine.read { db in
-            let rows = try await Store.addressed(by: audience, db.select().column(SQLColumn("platform", table: "i")))
+            let rows = try await SQLAudience.addressed(by: audience, db.select().column(SQLColumn("platform", table: "i")))
                 .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").groupBy(SQLColumn("platform", table: "i")).all()
             var byPlatform = Dictionary(uniqueKeysWithValues: Platform.allCases.map { ($0, 0) })
             for row in rows {
                 if let platform = Platform(rawValue: try row.string("platform")) { byPlatform[platform, default: 0] += try row.int("n") }
             }
-            let owners = Store.addressed(by: audience, SQLSubqueryBuilder().column(SQLColumn("owner", table: "i"), as: "username"))
-            let recipients = Store.recipients(owners: owners.select, audience: audience)
+            let owners = SQLAudience.addressed(by: audience, SQLSubqueryBuilder().column(SQLColumn("owner", table: "i"), as: "username"))
+            let recipients = SQLAudience.recipients(owners: owners.select, audience: audience)
             let counted = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
                 .from(SQLAlias(SQLGroupExpression(recipients), as: SQLIdentifier("recipients"))).first()!.int("n")
             return AudienceSize(

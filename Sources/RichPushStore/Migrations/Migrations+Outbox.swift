@@ -63,7 +63,7 @@ extension Migrations {
 }
 
 extension Migrations {
-    /// Each notification's deliveries counted by state (see `Store.tallyWritten`), so a status reads these rows
+    /// Each notification's deliveries counted by state (see `SQLOutbox.tallyWritten`), so a status reads these rows
     /// rather than counting the outbox. The outboxes already written are counted once here.
     static func tallyDeliveries(_ db: any SQLDatabase) async throws {
         try await db.create(table: "delivery_tallies")
@@ -143,7 +143,7 @@ extension Migrations {
 
 extension Migrations {
     /// A campaign's first attempts are claimed in its notification's sequence on PostgreSQL
-    /// (``Store/claimSequences(upTo:audiencePlatforms:withZones:in:)``): a row written `in_sequence` is taken by a range
+    /// (``SQLOutbox/claimSequences(upTo:audiencePlatforms:withZones:in:)``): a row written `in_sequence` is taken by a range
     /// of its notification's ids, leased by one row in `sequence_claims` for the range, and enters the pending index only
     /// if it has to wait on its own (a retry, quiet hours, a lapsed claim). `delivery_sequences` holds each
     /// notification's claimed-through id while rows of it remain to be claimed. Alone in SQL on an outbox of 100,000, a

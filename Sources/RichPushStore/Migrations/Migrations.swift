@@ -236,7 +236,7 @@ enum Migrations {
 
     /// An installation whose hub-issued channel another user registered stays, marked replaced, instead of being
     /// deleted: the channel is unique among the installations that still hold theirs
-    /// (``Store/holdsItsChannel``), no longer among all.
+    /// (``SQLInstallationRepository/holdsItsChannel``), no longer among all.
     private static func keepReplacedInstallations(_ db: any SQLDatabase) async throws {
         if db.dialect.name == "sqlite" {
             // SQLite cannot drop a table's UNIQUE constraint: the table is made again without it, as SQLite's
@@ -265,7 +265,7 @@ enum Migrations {
             }
         }
         try await db.raw(
-            "CREATE UNIQUE INDEX installations_live_channel ON installations (platform, push_channel) WHERE \(Store.holdsItsChannel)"
+            "CREATE UNIQUE INDEX installations_live_channel ON installations (platform, push_channel) WHERE \(SQLInstallationRepository.holdsItsChannel)"
         ).run()
     }
 

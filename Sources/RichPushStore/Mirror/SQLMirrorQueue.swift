@@ -10,12 +10,14 @@ public struct SQLMirrorQueue: MirrorQueue {
         try await engine.transaction { db in
             let rows = try await db.select().columns("installation_id", "version", "attempts").from("hub_mirror")
                 .where("due_at", .lessThanOrEqual, EpochMilliseconds(now)).orderBy("due_at").limit(limit)
-                .skippingLocked(Store.skipLockedClause(db)).all()
+                .skippingLocked(SQLOutbox.skipLockedClause(db)).all()
             guard !rows.isEmpty else { return [] }
             let ids = try rows.map { try $0.string("installation_id") }
             try await db.update("hub_mirror").set("due_at", to: EpochMilliseconds(now + lease)).where("installation_id", .in, ids).run()
-            let installations = try await db.select().columns(Store.installationColumns).from("installations").where("id", .in, ids).all()
-                .map(Store.installationRecord)
+            let installations = try await db.select().columns(SQLInstallationRepository.installationColumns).from("installations").where(
+                "id", .in, ids
+            ).all()
+                .map(SQLInstallationRepository.installationRecord)
             let byId = Dictionary(uniqueKeysWithValues: installations.map { ($0.id, $0) })
             return try rows.map { row in
                 let id = try row.string("installation_id")

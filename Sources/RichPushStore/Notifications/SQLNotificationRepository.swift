@@ -17,13 +17,13 @@ public struct SQLNotificationRepository: NotificationRepository {
         let audiencePlatforms = self.audiencePlatforms
         return try await engine.transaction { db in
             if let key = draft.idempotencyKey,
-                let existing = try await db.select().columns(Store.notificationColumns).from("notifications")
+                let existing = try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications")
                     .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, key).first()
             {
-                return (try Store.notificationRecord(existing), false)
+                return (try SQLNotificationRepository.notificationRecord(existing), false)
             }
-            let (imageId, url, text) = Store.columns(of: draft.payload)
-            let dues = try await Store.dueTimes(of: draft, now: now, in: db)
+            let (imageId, url, text) = SQLNotificationRepository.columns(of: draft.payload)
+            let dues = try await SQLNotificationRepository.dueTimes(of: draft, now: now, in: db)
             let due = dues.first
             let released = due <= now
             let inserted = try await db.insert(into: "notifications")
@@ -36,26 +36,26 @@ public struct SQLNotificationRepository: NotificationRepository {
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
-                    Store.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
+                    SQLNotificationRepository.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
                     draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json, draft.purpose.rawValue,
-                    try Store.variantsJSON(draft.variants)
+                    try SQLNotificationRepository.variantsJSON(draft.variants)
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()
             guard let id = try inserted?.int64("id") else {
                 // The same key from the same sender, committed by a concurrent request (another process) meanwhile.
-                let first = try await db.select().columns(Store.notificationColumns).from("notifications")
+                let first = try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications")
                     .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, draft.idempotencyKey).first()!
-                return (try Store.notificationRecord(first), false)
+                return (try SQLNotificationRepository.notificationRecord(first), false)
             }
             try await SQLAuditLog.record(audit(id), in: db, now: now)
 
             let addressed: Bool
             if dues.byZone == nil {
                 // The first chunk only: the rest is written after, while the dispatcher sends this one.
-                let end = try await Store.chunkEnd(of: draft.audience, after: nil, size: Store.firstOutboxChunk, in: db)
+                let end = try await SQLAudience.chunkEnd(of: draft.audience, after: nil, size: SQLOutbox.firstOutboxChunk, in: db)
                 addressed =
-                    try await Store.insertDeliveries(
+                    try await SQLAudience.insertDeliveries(
                         notificationId: id, audience: draft.audience, due: dues.sql, through: end, inSequence: inSequence, except: audiencePlatforms,
                         in: db) > 0
                 if let end {
@@ -65,37 +65,38 @@ public struct SQLNotificationRepository: NotificationRepository {
             } else {
                 // Deliveries at a local time fall due over hours: nothing is gained by sending the first sooner.
                 addressed =
-                    try await Store.insertDeliveries(
+                    try await SQLAudience.insertDeliveries(
                         notificationId: id, audience: draft.audience, due: dues.sql, inSequence: false, in: db) > 0
             }
-            try await Store.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
-            try await Store.assignVariants(draft.variants, notificationId: id, in: db)
+            try await SQLAudience.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
+            try await SQLNotificationRepository.assignVariants(draft.variants, notificationId: id, in: db)
             if released {
-                try await Store.assignFeedSequence(notificationId: id, in: db)
+                try await SQLNotificationRepository.assignFeedSequence(notificationId: id, in: db)
                 if addressed { try await engine.announce([.deliveriesDue], in: db) }
             }
-            let row = try await db.select().columns(Store.notificationColumns).from("notifications").where("id", .equal, id).first()!
-            return (try Store.notificationRecord(row), true)
+            let row = try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications").where("id", .equal, id)
+                .first()!
+            return (try SQLNotificationRepository.notificationRecord(row), true)
         }
     }
 
     public func notification(id: Int64) async throws -> NotificationRecord? {
         try await engine.read { db in
-            try await db.select().columns(Store.notificationColumns).from("notifications").where("id", .equal, id).first()
-                .map(Store.notificationRecord)
+            try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications").where("id", .equal, id).first()
+                .map(SQLNotificationRepository.notificationRecord)
         }
     }
 
     public func list(limit: Int, before: Int64?) async throws -> [NotificationRecord] {
         try await engine.read { db in
-            var query = db.select().columns(Store.notificationColumns).from("notifications")
+            var query = db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications")
             if let before { query = query.where("id", .lessThan, before) }
-            return try await query.orderBy("id", .descending).limit(limit).all().map(Store.notificationRecord)
+            return try await query.orderBy("id", .descending).limit(limit).all().map(SQLNotificationRepository.notificationRecord)
         }
     }
 
     public func releaseDue(now: Date = .now) async throws -> [Int64] {
-        try await engine.transaction { db in try await Store.releaseDue(now: now, in: db) }
+        try await engine.transaction { db in try await SQLNotificationRepository.releaseDue(now: now, in: db) }
     }
 
     public func remove(
@@ -103,12 +104,12 @@ public struct SQLNotificationRepository: NotificationRepository {
     ) async throws -> (outcome: RemovalOutcome, notifiedUsers: [String])? {
         try await engine.transaction { db in
             guard
-                let row = try await db.select().columns(Store.notificationColumns + ["released_at"]).from("notifications")
+                let row = try await db.select().columns(SQLNotificationRepository.notificationColumns + ["released_at"]).from("notifications")
                     .where("id", .equal, id).first()
             else { return nil }
-            let record = try Store.notificationRecord(row)
+            let record = try SQLNotificationRepository.notificationRecord(row)
             if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }
-            let sent = try await Store.tally(of: id, in: db).sent
+            let sent = try await SQLOutbox.tally(of: id, in: db).sent
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted
             // Another process's cancel, committed since the row was read, leaves nothing to remove here.
             let removed = try await db.update("notifications").set(outcome == .canceled ? "canceled_at" : "deleted_at", to: EpochMilliseconds(now))
@@ -116,7 +117,7 @@ public struct SQLNotificationRepository: NotificationRepository {
                 .returning("id").first()
             guard removed != nil else { return (.alreadyRemoved, []) }
             try await SQLAuditLog.record(audit(outcome), in: db, now: now)
-            try await Store.finishPending(
+            try await SQLOutbox.finishPending(
                 db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,
                 in: db)
             var notified: [String] = []
@@ -124,8 +125,9 @@ public struct SQLNotificationRepository: NotificationRepository {
                 notified = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)
                     .orderBy("username").all().map { try $0.string("username") }
                 let event = StreamEvent(cursor: 0, body: .deleted(richId: id))
-                try await Store.appendEvents(event, usernames: notified, installationId: nil, now: now, engine: engine, in: db)
-                try await Store.enqueueStatePushes(.deleted, notificationId: id, recipients: .feed(ofNotification: id), except: nil, now: now, in: db)
+                try await SQLEventLog.appendEvents(event, usernames: notified, installationId: nil, now: now, engine: engine, in: db)
+                try await SQLStatePushQueue.enqueueStatePushes(
+                    .deleted, notificationId: id, recipients: .feed(ofNotification: id), except: nil, now: now, in: db)
             }
             return (outcome, notified)
         }

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The deliveries this process claimed in their notifications' sequences (``Store/claimSequences(upTo:audiencePlatforms:withZones:in:)``)
+/// The deliveries this process claimed in their notifications' sequences (``SQLOutbox/claimSequences(upTo:audiencePlatforms:withZones:in:)``)
 /// and has not recorded yet, by claim, on an engine other processes claim from too (PostgreSQL).
 ///
 /// A claim's row in `sequence_claims` leases its range of deliveries until the last one it gave out is recorded, and

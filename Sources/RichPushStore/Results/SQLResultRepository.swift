@@ -8,7 +8,7 @@ public struct SQLResultRepository: ResultRepository {
 
     public func counts(notificationId id: Int64) async throws -> NotificationCounts {
         try await engine.read { db in
-            let tally = try await Store.tally(of: id, in: db)
+            let tally = try await SQLOutbox.tally(of: id, in: db)
             func count(_ build: (SQLSelectBuilder) -> SQLSelectBuilder) async throws -> Int {
                 try await build(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")).first()!.int("n")
             }

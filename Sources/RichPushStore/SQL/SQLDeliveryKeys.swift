@@ -55,7 +55,7 @@ extension DeliveryJob {
     var key: DeliveryKey { (notificationId, deliveryId) }
 }
 
-extension Store.ClaimedDelivery {
+extension SQLOutbox.ClaimedDelivery {
     /// The delivery's key in the outbox.
     var key: DeliveryKey { (notificationId, deliveryId) }
 }

@@ -8,7 +8,7 @@ public struct SQLSignInFailureRepository: SignInFailureRepository {
     public func record(keys: [String], at now: Date = .now, since: Date) async throws -> [String: [Date]] {
         try await engine.transaction { db in
             try await db.insert(into: "sign_in_failures").columns("throttle_key", "failed_at")
-                .rows(keys.map { Store.binds($0, EpochMilliseconds(now)) }).run()
+                .rows(keys.map { SQLNotificationRepository.binds($0, EpochMilliseconds(now)) }).run()
             return try await Self.failures(keys: keys, since: since, in: db)
         }
     }

@@ -61,7 +61,7 @@ public struct SQLUserRepository: UserRepository {
             let installations = try await db.select().column("id").from("installations").where("owner", .equal, username)
                 .all().map { try $0.string("id") }
             for id in installations {
-                _ = try await Store.deleteInstallation(id, mirrored: mirroredPlatforms, now: now, in: db)
+                _ = try await SQLInstallationRepository.deleteInstallation(id, mirrored: mirroredPlatforms, now: now, in: db)
             }
             try await db.delete(from: "feed_entries").where("username", .equal, username).run()
             try await db.delete(from: "events").where("username", .equal, username).run()

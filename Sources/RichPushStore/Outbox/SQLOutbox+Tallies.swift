@@ -11,7 +11,7 @@ import Synchronization
 /// own, summed when read: a transaction never waits on another's tally, as it would on a shared counter row held until
 /// the other's commit (or deadlock with it, each holding one state's row and wanting the other's). A statement adds a
 /// row or two for a thousand deliveries, so a million-device campaign's status sums a few thousand.
-extension Store {
+extension SQLOutbox {
     /// Counts `written` new pending deliveries of notification `id`.
     static func tallyWritten(_ written: Int, of id: Int64, in db: any SQLDatabase) async throws {
         guard written > 0 else { return }

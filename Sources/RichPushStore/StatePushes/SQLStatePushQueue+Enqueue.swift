@@ -10,7 +10,7 @@ enum StatePushRecipients {
     case feed(ofNotification: Int64)
 }
 
-extension Store {
+extension SQLStatePushQueue {
     /// The platforms whose devices hear of state changes by push; direct devices hear on their stream.
     static let statePushPlatforms: [Platform] = [.apns, .fcm, .wns, .webpush]
     /// At most one state push per device and notification this often; the latest state waits out the rest.

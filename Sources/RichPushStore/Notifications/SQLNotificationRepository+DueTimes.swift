@@ -28,12 +28,12 @@ struct DueTimes {
     }
 }
 
-extension Store {
+extension SQLNotificationRepository {
     /// The due times of `draft`'s deliveries: its `deliverAt`, or with a local delivery the instant its wall-clock time
     /// comes in each zone its audience's installations are in. None is earlier than `now`.
     static func dueTimes(of draft: NotificationDraft, now: Date, in db: any SQLDatabase) async throws -> DueTimes {
         guard let local = draft.localDelivery else { return DueTimes(first: max(draft.deliverAt, now)) }
-        let zones = try await addressed(
+        let zones = try await SQLAudience.addressed(
             by: draft.audience, db.select().distinct().column(SQLColumn("time_zone", table: "i"), as: "time_zone")
         ).all().compactMap { try $0.optionalString("time_zone") }
         var byZone: [String: Date] = [:]

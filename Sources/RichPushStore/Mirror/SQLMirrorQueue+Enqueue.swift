@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLMirrorQueue {
     /// Marks an installation for syncing when its platform is mirrored, inside the transaction that changed it.
     static func enqueueMirror(_ installationId: String, platforms: [Platform], mirrored: Set<Platform>, now: Date, in db: any SQLDatabase)
         async throws

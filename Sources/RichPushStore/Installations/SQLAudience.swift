@@ -1,10 +1,11 @@
 import Foundation
-public import RichPushCore
+import RichPushCore
 import SQLKit
 
 /// An audience resolved by the database itself: a campaign to a hundred thousand devices is one `INSERT … SELECT`,
-/// not a hundred thousand rows read into the process and written back.
-extension Store {
+/// not a hundred thousand rows read into the process and written back. Notifications, the outbox and audience sizes
+/// share these statements.
+enum SQLAudience {
     /// Writes the deliveries of notification `id` to the live installations `audience` addresses, in installation id
     /// order: all of them, or those with an id after `after` up to `through`; `inSequence`, into the notification's
     /// sequence (``claimSequences(upTo:audiencePlatforms:withZones:in:)``), which it opens. Returns how many it wrote.
@@ -37,8 +38,8 @@ extension Store {
         } else {
             count = try await db.raw("WITH written AS (\(insert.returning("id").query)) SELECT COUNT(*) AS n FROM written").first()!.int("n")
         }
-        try await tallyWritten(count, of: id, in: db)
-        if inSequence, count > 0 { try await openSequence(of: id, in: db) }
+        try await SQLOutbox.tallyWritten(count, of: id, in: db)
+        if inSequence, count > 0 { try await SQLOutbox.openSequence(of: id, in: db) }
         return count
     }
 

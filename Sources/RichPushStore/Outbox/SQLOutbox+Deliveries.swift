@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLOutbox {
     /// The jobs of claimed deliveries. Those of expired notifications are marked expired, and those to installations
     /// a hub reported gone fail, without being sent; `limits` hold marketers' notifications back.
     static func jobs(
@@ -41,7 +41,7 @@ extension Store {
                 notifications[delivery.notificationId].map { $0.shown(in: delivery.variant).content.badge == .unread } ?? false
             }
             .map(\.owner))
-        let unread = badgeOwners.isEmpty ? [:] : try await Self.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
+        let unread = badgeOwners.isEmpty ? [:] : try await SQLFeedRepository.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
         // A notification's devices share a few pushes, one per language and badge: each is built once.
         var pushes: [PushKey: (push: SilentPush, language: String?)] = [:]
         var jobs: [DeliveryJob] = []
@@ -203,7 +203,7 @@ extension Store {
     static func heldIds(_ held: HeldDeliveries?, at nowMs: Int64, in db: any SQLDatabase) async throws -> [Int64]? {
         guard let held else { return nil }
         let (ids, lapsed) = held.held(at: nowMs)
-        for chunk in lapsed.chunked(insertChunk) {
+        for chunk in lapsed.chunked(SQLNotificationRepository.insertChunk) {
             try await db.update("deliveries")
                 .set("attempts", to: Self.oneMoreAttempt)
                 .where(SQLIdSet("id", in: chunk)).where(DeliveryState.isPending).run()
@@ -213,7 +213,7 @@ extension Store {
 
     static func claimedNotifications(_ ids: Set<Int64>, in db: any SQLDatabase) async throws -> [Int64: ClaimedNotification] {
         var notifications: [Int64: ClaimedNotification] = [:]
-        for chunk in ids.sorted().chunked(insertChunk) {
+        for chunk in ids.sorted().chunked(SQLNotificationRepository.insertChunk) {
             let rows = try await db.select().columns(
                 "id", "message", "rich_type", "push_style", "audience", "expires_at", "content", "purpose", "variants"
             )
@@ -222,8 +222,9 @@ extension Store {
                 notifications[try row.int64("id")] = ClaimedNotification(
                     message: try row.string("message"), richType: try row.enumeration("rich_type", as: RichType.self),
                     pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
-                    expiresAt: try row.optionalDate("expires_at"), content: try content(row.optionalString("content")),
-                    purpose: try row.enumeration("purpose", as: NotificationPurpose.self), variants: try variants(row.optionalString("variants")))
+                    expiresAt: try row.optionalDate("expires_at"), content: try SQLNotificationRepository.content(row.optionalString("content")),
+                    purpose: try row.enumeration("purpose", as: NotificationPurpose.self),
+                    variants: try SQLNotificationRepository.variants(row.optionalString("variants")))
             }
         }
         return notifications
@@ -234,7 +235,7 @@ extension Store {
         _ deliveries: [DeliveryKey], as state: DeliveryState, code: String, message: String, at nowMs: Int64,
         in db: any SQLDatabase
     ) async throws {
-        for chunk in deliveries.chunked(insertChunk) {
+        for chunk in deliveries.chunked(SQLNotificationRepository.insertChunk) {
             try await finishPending(
                 db.update("deliveries").set("finished_at", to: nowMs).set("lease_until", to: Int64?.none).set("error_code", to: code)
                     .set("error_message", to: message).where(SQLDeliveryKeys(chunk)), as: state, in: db)
@@ -298,7 +299,7 @@ extension Store {
 }
 
 extension SQLSubqueryClauseBuilder {
-    /// Adds `clause` (from ``Store/skipLockedClause(_:)``) when there is one.
+    /// Adds `clause` (from ``SQLOutbox/skipLockedClause(_:)``) when there is one.
     func skippingLocked(_ clause: (any SQLExpression)?) -> Self {
         clause.map { lockingClause($0) } ?? self
     }

@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLFeedRepository {
     static func feedItem(username: String, notificationId: Int64, in db: any SQLDatabase, now: Date) async throws -> FeedItem? {
         try await visibleFeed(of: username, in: db, now: now)
             .columns(
@@ -40,7 +40,7 @@ extension Store {
     /// How many unread notifications each of `usernames` has in its feed, for badges counted per user.
     static func unreadCounts(of usernames: [String], now: Date, in db: any SQLDatabase) async throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for chunk in usernames.chunked(insertChunk) {
+        for chunk in usernames.chunked(SQLNotificationRepository.insertChunk) {
             let rows = try await visibleFeeds(in: db, now: now)
                 .column(SQLColumn("username", table: "f"), as: "username")
                 .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "unread")
@@ -55,10 +55,11 @@ extension Store {
     /// An item as its user sees it: in the user's variant of an A/B test.
     static func feedItem(_ row: any SQLRow) throws -> FeedItem {
         let name = try row.optionalString("variant")
-        let variant = try name.flatMap { name in try variants(row.optionalString("variants")).first { $0.name == name } }
+        let variant = try name.flatMap { name in try SQLNotificationRepository.variants(row.optionalString("variants")).first { $0.name == name } }
         return FeedItem(
             id: try row.int64("id"), message: try variant?.message ?? row.string("message"),
-            richType: try row.enumeration("rich_type", as: RichType.self), content: try variant?.content ?? content(row.optionalString("content")),
+            richType: try row.enumeration("rich_type", as: RichType.self),
+            content: try variant?.content ?? SQLNotificationRepository.content(row.optionalString("content")),
             readState: try row.enumeration("read_state", as: ReadState.self),
             userActionState: try row.enumeration("user_action_state", as: UserActionState.self), createdAt: try row.date("created_at"),
             seq: try row.int64("seq"))

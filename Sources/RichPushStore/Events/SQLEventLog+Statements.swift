@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLEventLog {
     /// Inserts `rich` events, skipping those whose dedupe key is taken; returns the ids of those it inserted.
     ///
     /// PostgreSQL takes each column as one array: as a row of binds per event, a chunk of 1,000 was a statement of

@@ -15,7 +15,7 @@ import SQLKit
 /// Deliveries due at their devices' local times, those on a hub that sends to whole audiences, and every delivery on
 /// SQLite, are claimed through the index. In a 100,000-device APNs fan-out the database spent 13.7 µs a push against
 /// 16.6: the outbox's insert 5.6 µs against 7.0, the claim's read 2.3 against its `UPDATE`'s 3.7.
-extension Store {
+extension SQLOutbox {
     /// A range of one notification's deliveries, claimed in its sequence.
     struct SequenceRange {
         var notificationId: Int64
@@ -84,7 +84,7 @@ extension Store {
                 unclaimedInSequence(notificationId, from: first, through: end), until: 0, leasing: false, holding: nil,
                 withZones: withZones, in: db)
             let audience = rows.filter { audiencePlatforms.contains($0.platform) }
-            for chunk in audience.map(\.key).chunked(insertChunk) {
+            for chunk in audience.map(\.key).chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("deliveries").set("in_sequence", to: SQLLiteral.boolean(false)).where(SQLDeliveryKeys(chunk)).run()
             }
             claimed += audience.isEmpty ? rows : rows.filter { !audiencePlatforms.contains($0.platform) }

@@ -2,7 +2,7 @@ import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLNotificationRepository {
     /// Gives every recipient of a new notification its variant, on its feed entry and its deliveries.
     static func assignVariants(_ variants: [Variant], notificationId id: Int64, in db: any SQLDatabase) async throws {
         guard !variants.isEmpty else { return }

@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLOutbox {
     /// The claimed deliveries `limits` let through now. Of marketers' notifications, those inside their device's
     /// quiet hours are due again when the hours end (the claim did not count as an attempt), and those whose user
     /// already got as many marketers' notifications within the cap's period as it allows end as `capped`.
@@ -53,7 +53,7 @@ extension Store {
     private static func postpone(_ waiting: [Postponement: [DeliveryKey]], in db: any SQLDatabase) async throws {
         for (postponement, deliveries) in waiting {
             let due = postponement.due
-            for chunk in deliveries.chunked(insertChunk) {
+            for chunk in deliveries.chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("deliveries").set("due_at", to: EpochMilliseconds(due)).set("lease_until", to: Int64?.none)
                     .set("attempts", to: Int64(postponement.attempts)).set("in_sequence", to: SQLLiteral.boolean(false))
                     .set("error_code", to: "delivery.quietHours")
@@ -73,7 +73,7 @@ extension Store {
         let nowMs = EpochMilliseconds(now)
         let windowStart = EpochMilliseconds(now - cap.period)
         var counted: [String: Set<Int64>] = [:]
-        for chunk in owners.chunked(insertChunk) {
+        for chunk in owners.chunked(SQLNotificationRepository.insertChunk) {
             try await db.delete(from: "frequency_counts").where("owner", .in, Array(chunk))
                 .where("counted_at", .lessThanOrEqual, windowStart).run()
             let rows = try await db.select().columns("owner", "notification_id").from("frequency_counts")
@@ -95,7 +95,7 @@ extension Store {
                 capped.append(delivery.key)
             }
         }
-        for chunk in newlyCounted.chunked(insertChunk) {
+        for chunk in newlyCounted.chunked(SQLNotificationRepository.insertChunk) {
             try await db.insert(into: "frequency_counts").columns("owner", "notification_id", "counted_at")
                 .rows(chunk.map { [SQLBind($0.owner), SQLBind($0.notificationId), SQLBind(nowMs)] }).run()
         }

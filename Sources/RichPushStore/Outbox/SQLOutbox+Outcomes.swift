@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLOutbox {
     /// Records outcomes, each with the attempt its job made: a claim that held its deliveries in memory or took them
     /// in their sequence did not count it in their rows. A count is never lowered: a delivery whose claim ran out of
     /// lease was counted again when it was claimed again. The claims in `sequences` that have nothing out any more
@@ -20,7 +20,7 @@ extension Store {
         var sent: [Int: [DeliveryKey]] = [:]
         for (job, outcome) in results where outcome == .sent { sent[job.attempt, default: []].append(job.key) }
         for (attempt, keys) in sent.sorted(by: { $0.key < $1.key }) {
-            for chunk in keys.chunked(Self.insertChunk) {
+            for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
                 try await finishPending(update(SQLDeliveryKeys(chunk), attempts: attempt).set("finished_at", to: nowMs), as: .sent, in: db)
             }
         }

@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLInstallationRepository {
     static let installationColumns = [
         "id", "owner", "platform", "push_channel", "tags", "app_version", "application_name", "sdk_version", "time_zone",
         "created_at", "updated_at", "dead_at", "dead_reason", "language", "app_version_key", "segments",
@@ -41,19 +41,19 @@ extension Store {
             .rows(
                 try records.map { record in
                     let tags = String(decoding: try JSONEncoder().encode(record.tags), as: UTF8.self)
-                    return Self.binds(
+                    return SQLNotificationRepository.binds(
                         record.id, record.owner, record.platform.rawValue, record.pushChannel, tags, record.appVersion,
                         record.applicationName, record.sdkVersion, record.timeZone, EpochMilliseconds(record.createdAt),
                         EpochMilliseconds(record.updatedAt), Int64?.none, String?.none, record.language, record.appVersionKey,
                         try Self.segmentsJSON(record.segments))
                 }
             ).run()
-        let tags = records.flatMap { record in record.allTags.sorted().map { Self.binds(record.id, $0) } }
-        for rows in tags.chunked(Self.insertChunk) {
+        let tags = records.flatMap { record in record.allTags.sorted().map { SQLNotificationRepository.binds(record.id, $0) } }
+        for rows in tags.chunked(SQLNotificationRepository.insertChunk) {
             try await db.insert(into: "installation_tags").columns("installation_id", "tag").rows(Array(rows)).run()
         }
         for record in chunk {
-            try await Self.enqueueMirror(record.id, platforms: [record.platform], mirrored: mirrored, now: record.updatedAt, in: db)
+            try await SQLMirrorQueue.enqueueMirror(record.id, platforms: [record.platform], mirrored: mirrored, now: record.updatedAt, in: db)
         }
         return chunk.count
     }
@@ -117,9 +117,9 @@ extension Store {
             try await db.delete(from: "installation_tags").where("installation_id", .equal, record.id).run()
         }
         try await db.insert(into: "installation_tags").columns("installation_id", "tag")
-            .rows(record.allTags.sorted().map { Self.binds(record.id, $0) }).run()
+            .rows(record.allTags.sorted().map { SQLNotificationRepository.binds(record.id, $0) }).run()
         let platforms = [existing?.platform, record.platform].compactMap { $0 }
-        try await Self.enqueueMirror(record.id, platforms: platforms, mirrored: mirrored, now: record.updatedAt, in: db)
+        try await SQLMirrorQueue.enqueueMirror(record.id, platforms: platforms, mirrored: mirrored, now: record.updatedAt, in: db)
         return (record, existing == nil)
     }
 
@@ -143,7 +143,7 @@ extension Store {
             .where("id", .equal, id).returning("platform").first().map { try $0.enumeration("platform", as: Platform.self) }
         guard let platform else { return }
         try await failPendingDeliveries(of: id, code: InstallationRecord.replacedReason, message: "another user registered the device", in: db)
-        try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
+        try await SQLMirrorQueue.enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
     }
 
     /// Ends the outstanding deliveries to an installation that can no longer receive them: those in notifications'
@@ -161,15 +161,15 @@ extension Store {
                 UNION ALL SELECT notification_id, first_id, last_id FROM sequence_claims) AS r
             WHERE r.notification_id = deliveries.notification_id AND deliveries.id BETWEEN r.first_id AND r.last_id)
             """)
-        try await finishPending(failing().where(unsent), as: .failed, in: db)
-        try await finishPending(failing().where(Self.outOfSequence), as: .failed, in: db)
+        try await SQLOutbox.finishPending(failing().where(unsent), as: .failed, in: db)
+        try await SQLOutbox.finishPending(failing().where(SQLOutbox.outOfSequence), as: .failed, in: db)
     }
 
     static func deleteInstallation(_ id: String, mirrored: Set<Platform>, now: Date, in db: any SQLDatabase) async throws -> Bool {
         let platform = try await db.select().column("platform").from("installations").where("id", .equal, id).first()
             .map { try $0.enumeration("platform", as: Platform.self) }
         guard let platform else { return false }
-        try await enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
+        try await SQLMirrorQueue.enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
         try await db.delete(from: "installation_tags").where("installation_id", .equal, id).run()
         try await failPendingDeliveries(of: id, code: "installation.deleted", message: "the installation was deleted", in: db)
         try await db.delete(from: "state_pushes").where("installation_id", .equal, id).run()

@@ -21,7 +21,7 @@ enum DeliveryState: String {
         SQLIdentifier("state"), .in, SQLGroupExpression([SQLLiteral.string(failed.rawValue), SQLLiteral.string(expired.rawValue)]))
 }
 
-extension Store {
+extension SQLNotificationRepository {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
         "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version", "deliver_at_local",
@@ -35,7 +35,7 @@ extension Store {
         let due = try await db.select().column("id").from("notifications")
             .where("released_at", .is, SQLLiteral.null).where("deliver_at", .lessThanOrEqual, EpochMilliseconds(now))
             .where("canceled_at", .is, SQLLiteral.null).where("deleted_at", .is, SQLLiteral.null)
-            .orderBy("id").limit(100).skippingLocked(skipLockedClause(db)).all().map { try $0.int64("id") }
+            .orderBy("id").limit(100).skippingLocked(SQLOutbox.skipLockedClause(db)).all().map { try $0.int64("id") }
         for id in due {
             try await assignFeedSequence(notificationId: id, in: db)
             try await db.update("notifications").set("released_at", to: EpochMilliseconds(now)).where("id", .equal, id).run()
@@ -62,7 +62,7 @@ extension Store {
 
     /// Reserves `count` consecutive feed sequence numbers and returns the first.
     static func reserveFeedSequence(count: Int, in db: any SQLDatabase) async throws -> Int64 {
-        try await reserve(counter: "feed", count: count, in: db)
+        try await SQLEventLog.reserve(counter: "feed", count: count, in: db)
     }
 
     /// One row of bound values for a multi-row INSERT.

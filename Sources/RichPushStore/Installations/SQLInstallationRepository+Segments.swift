@@ -2,11 +2,11 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLInstallationRepository {
     /// The segments of each of `owners` that has any.
     static func segments(of owners: Set<String>, in db: any SQLDatabase) async throws -> [String: [String]] {
         var segments: [String: [String]] = [:]
-        for chunk in owners.sorted().chunked(insertChunk) {
+        for chunk in owners.sorted().chunked(SQLNotificationRepository.insertChunk) {
             let rows = try await db.select().columns("username", "segments").from("users").where("username", .in, Array(chunk))
                 .where("segments", .isNot, SQLLiteral.null).all()
             for row in rows { segments[try row.string("username")] = try Self.segments(row.optionalString("segments")) }

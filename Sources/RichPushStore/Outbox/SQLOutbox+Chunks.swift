@@ -2,7 +2,7 @@ public import Foundation
 public import RichPushCore
 import SQLKit
 
-extension Store {
+extension SQLOutbox {
     /// Deliveries written with their notification: the dispatcher's first claims, sent while the rest is written.
     static let firstOutboxChunk = 2_000
     /// Deliveries written per transaction after the first chunk: few enough that the dispatcher's claims, which wait
