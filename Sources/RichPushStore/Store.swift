@@ -89,7 +89,7 @@ public struct Store: Sendable {
     public var feeds: SQLFeedRepository { SQLFeedRepository(engine: engine) }
     public var events: SQLEventLog { SQLEventLog(engine: engine) }
     public var notifications: SQLNotificationRepository {
-        SQLNotificationRepository(engine: engine, audiencePlatforms: audiencePlatforms, sequences: sequences)
+        SQLNotificationRepository(engine: engine, audiencePlatforms: audiencePlatforms)
     }
     public var results: SQLResultRepository { SQLResultRepository(engine: engine) }
     public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }

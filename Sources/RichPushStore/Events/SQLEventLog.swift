@@ -11,7 +11,7 @@ public struct SQLEventLog: EventLog {
         return try await engine.transaction { db in
             // One statement per chunk of events, not one per event: the counter's row stays locked from the
             // reservation to the commit, and the other batches in flight wait for it.
-            let first = try await SQLEventLog.reserve(counter: "events", count: jobs.count, in: db)
+            let first = try await Self.reserve(counter: "events", count: jobs.count, in: db)
             var owners: [Int64: String] = [:]
             var appended: [Int64] = []
             for chunk in Array(zip(first..., jobs)).chunked(SQLNotificationRepository.insertChunk) {
@@ -29,7 +29,7 @@ public struct SQLEventLog: EventLog {
                         SQLEventLog.RichEventRow(
                             event: event, id: id, owner: job.owner, installationId: job.installationId, dedupeKey: "rich:\(job.deliveryId)"))
                 }
-                appended += try await SQLEventLog.insertRichEvents(rows, now: now, in: db)
+                appended += try await Self.insertRichEvents(rows, now: now, in: db)
             }
             let notified = Set(appended.compactMap { owners[$0] })
             try await engine.announce(notified.map { .events(owner: $0) }, in: db)

@@ -8,7 +8,7 @@ public struct SQLFeedRepository: FeedRepository {
 
     public func items(username: String, since: Int64?, limit: Int, now: Date = .now) async throws -> (items: [FeedItem], cursor: Int64) {
         try await engine.read { db in
-            var query = SQLFeedRepository.visibleFeed(of: username, in: db, now: now)
+            var query = Self.visibleFeed(of: username, in: db, now: now)
                 .columns(
                     SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
                     SQLColumn("read_state", table: "f"), SQLColumn("user_action_state", table: "f"),
@@ -20,7 +20,7 @@ public struct SQLFeedRepository: FeedRepository {
             } else {
                 query = query.orderBy(SQLColumn("seq", table: "f"), SQLDirection.descending)
             }
-            let items = try await query.limit(limit).all().map(SQLFeedRepository.feedItem)
+            let items = try await query.limit(limit).all().map(Self.feedItem)
             let cursor: Int64
             if let since {
                 cursor = items.last?.seq ?? since
@@ -38,7 +38,7 @@ public struct SQLFeedRepository: FeedRepository {
         now: Date = .now
     ) async throws -> (item: FeedItem, eventCursor: Int64?)? {
         try await engine.transaction { db in
-            guard let current = try await SQLFeedRepository.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
+            guard let current = try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
                 return nil
             }
             let read = readState ?? current.readState
@@ -63,7 +63,7 @@ public struct SQLFeedRepository: FeedRepository {
 
     public func remove(username: String, notificationId: Int64, origin: String? = nil, now: Date = .now) async throws -> Int64? {
         try await engine.transaction { db in
-            guard try await SQLFeedRepository.feedItem(username: username, notificationId: notificationId, in: db, now: now) != nil else {
+            guard try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) != nil else {
                 return nil
             }
             try await db.update("feed_entries").set("removed_at", to: EpochMilliseconds(now))
@@ -76,7 +76,7 @@ public struct SQLFeedRepository: FeedRepository {
     }
 
     public func item(username: String, notificationId: Int64, now: Date = .now) async throws -> FeedItem? {
-        try await engine.read { db in try await SQLFeedRepository.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
+        try await engine.read { db in try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
     }
 
     public func recordFetches(_ fetches: [PayloadFetch], now: Date = .now) async throws {

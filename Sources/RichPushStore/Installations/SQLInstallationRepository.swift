@@ -12,13 +12,13 @@ public struct SQLInstallationRepository: InstallationRepository {
         record: InstallationRecord, created: Bool
     ) {
         let mirrored = mirroredPlatforms
-        return try await engine.transaction { db in try await SQLInstallationRepository.upsert(installation, mirrored: mirrored, limit: limit, in: db)
+        return try await engine.transaction { db in try await Self.upsert(installation, mirrored: mirrored, limit: limit, in: db)
         }
     }
 
     public func importAll(_ installations: [InstallationRecord]) async throws -> Int {
         let created = try await insertInstallations(installations)
-        if created >= SQLInstallationRepository.bulkImport {
+        if created >= Self.bulkImport {
             try await engine.refreshStatistics(of: ["installations", "installation_tags"], detail: nil)
         }
         return created
@@ -33,12 +33,12 @@ public struct SQLInstallationRepository: InstallationRepository {
         return try await engine.transaction { db in
             var created = 0
             for chunk in installations.chunked(SQLNotificationRepository.insertChunk) {
-                if distinct, let inserted = try await SQLInstallationRepository.insertNew(chunk, mirrored: mirrored, in: db) {
+                if distinct, let inserted = try await Self.insertNew(chunk, mirrored: mirrored, in: db) {
                     created += inserted
                     continue
                 }
                 for installation in chunk {
-                    if try await SQLInstallationRepository.upsert(installation, mirrored: mirrored, limit: nil, in: db).created { created += 1 }
+                    if try await Self.upsert(installation, mirrored: mirrored, limit: nil, in: db).created { created += 1 }
                 }
             }
             return created
@@ -47,23 +47,23 @@ public struct SQLInstallationRepository: InstallationRepository {
 
     public func installation(id: String) async throws -> InstallationRecord? {
         try await engine.read { db in
-            try await db.select().columns(SQLInstallationRepository.installationColumns).from("installations").where("id", .equal, id).first()
-                .map(SQLInstallationRepository.installationRecord)
+            try await db.select().columns(Self.installationColumns).from("installations").where("id", .equal, id).first()
+                .map(Self.installationRecord)
         }
     }
 
     public func list(owner: String?, limit: Int = 1000) async throws -> [InstallationRecord] {
         try await engine.read { db in
-            var query = db.select().columns(SQLInstallationRepository.installationColumns).from("installations")
+            var query = db.select().columns(Self.installationColumns).from("installations")
             if let owner { query = query.where("owner", .equal, owner) }
-            return try await query.orderBy("id").limit(limit).all().map(SQLInstallationRepository.installationRecord)
+            return try await query.orderBy("id").limit(limit).all().map(Self.installationRecord)
         }
     }
 
     @discardableResult
     public func delete(id: String, now: Date = .now) async throws -> Bool {
         let mirrored = mirroredPlatforms
-        return try await engine.transaction { db in try await SQLInstallationRepository.deleteInstallation(id, mirrored: mirrored, now: now, in: db) }
+        return try await engine.transaction { db in try await Self.deleteInstallation(id, mirrored: mirrored, now: now, in: db) }
     }
 
     public func segments(of username: String) async throws -> [String]? {
@@ -71,7 +71,7 @@ public struct SQLInstallationRepository: InstallationRepository {
             guard let row = try await db.select().column("segments").from("users").where("username", .equal, username).first() else {
                 return nil
             }
-            return try SQLInstallationRepository.segments(row.optionalString("segments"))
+            return try Self.segments(row.optionalString("segments"))
         }
     }
 
@@ -85,8 +85,8 @@ public struct SQLInstallationRepository: InstallationRepository {
                 let row = try await db.select().column("segments").from("users").where("username", .equal, username).for(.update)
                     .first()
             else { return nil }
-            let previous = try SQLInstallationRepository.segments(row.optionalString("segments"))
-            let json = try SQLInstallationRepository.segmentsJSON(wanted)
+            let previous = try Self.segments(row.optionalString("segments"))
+            let json = try Self.segmentsJSON(wanted)
             try await db.update("users").set("segments", to: json).where("username", .equal, username).run()
             try await SQLAuditLog.record(audit(wanted), in: db, now: now)
             let installations = try await db.select().columns("id", "platform").from("installations").where("owner", .equal, username).all()

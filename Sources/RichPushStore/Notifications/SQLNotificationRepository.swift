@@ -7,23 +7,22 @@ public struct SQLNotificationRepository: NotificationRepository {
     let engine: any DatabaseEngine
     /// Platforms whose hub sends a notification once to its whole audience: their deliveries are written outside the sequences.
     let audiencePlatforms: Set<Platform>
-    /// Set where first attempts are claimed by ranges of each notification's sequence (other processes claim too).
-    let sequences: SequenceClaims?
 
     public func create(
         _ draft: NotificationDraft, audit: @escaping @Sendable (Int64) -> AuditEntry? = { _ in nil }, now: Date = .now
     ) async throws -> (notification: NotificationRecord, created: Bool) {
-        let inSequence = sequences != nil
+        // Where other processes claim too, first attempts are claimed by ranges of each notification's sequence.
+        let inSequence = !engine.isExclusive
         let audiencePlatforms = self.audiencePlatforms
         return try await engine.transaction { db in
             if let key = draft.idempotencyKey,
-                let existing = try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications")
+                let existing = try await db.select().columns(Self.notificationColumns).from("notifications")
                     .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, key).first()
             {
-                return (try SQLNotificationRepository.notificationRecord(existing), false)
+                return (try Self.notificationRecord(existing), false)
             }
-            let (imageId, url, text) = SQLNotificationRepository.columns(of: draft.payload)
-            let dues = try await SQLNotificationRepository.dueTimes(of: draft, now: now, in: db)
+            let (imageId, url, text) = Self.columns(of: draft.payload)
+            let dues = try await Self.dueTimes(of: draft, now: now, in: db)
             let due = dues.first
             let released = due <= now
             let inserted = try await db.insert(into: "notifications")
@@ -36,17 +35,17 @@ public struct SQLNotificationRepository: NotificationRepository {
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
                     draft.pushStyle.rawValue, draft.createdBy, draft.idempotencyKey, EpochMilliseconds(now),
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
-                    SQLNotificationRepository.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
+                    Self.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
                     draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json, draft.purpose.rawValue,
-                    try SQLNotificationRepository.variantsJSON(draft.variants)
+                    try Self.variantsJSON(draft.variants)
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()
             guard let id = try inserted?.int64("id") else {
                 // The same key from the same sender, committed by a concurrent request (another process) meanwhile.
-                let first = try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications")
+                let first = try await db.select().columns(Self.notificationColumns).from("notifications")
                     .where("created_by", .equal, draft.createdBy).where("idempotency_key", .equal, draft.idempotencyKey).first()!
-                return (try SQLNotificationRepository.notificationRecord(first), false)
+                return (try Self.notificationRecord(first), false)
             }
             try await SQLAuditLog.record(audit(id), in: db, now: now)
 
@@ -69,34 +68,34 @@ public struct SQLNotificationRepository: NotificationRepository {
                         notificationId: id, audience: draft.audience, due: dues.sql, inSequence: false, in: db) > 0
             }
             try await SQLAudience.insertFeedEntries(notificationId: id, audience: draft.audience, now: now, in: db)
-            try await SQLNotificationRepository.assignVariants(draft.variants, notificationId: id, in: db)
+            try await Self.assignVariants(draft.variants, notificationId: id, in: db)
             if released {
-                try await SQLNotificationRepository.assignFeedSequence(notificationId: id, in: db)
+                try await Self.assignFeedSequence(notificationId: id, in: db)
                 if addressed { try await engine.announce([.deliveriesDue], in: db) }
             }
-            let row = try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications").where("id", .equal, id)
+            let row = try await db.select().columns(Self.notificationColumns).from("notifications").where("id", .equal, id)
                 .first()!
-            return (try SQLNotificationRepository.notificationRecord(row), true)
+            return (try Self.notificationRecord(row), true)
         }
     }
 
     public func notification(id: Int64) async throws -> NotificationRecord? {
         try await engine.read { db in
-            try await db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications").where("id", .equal, id).first()
-                .map(SQLNotificationRepository.notificationRecord)
+            try await db.select().columns(Self.notificationColumns).from("notifications").where("id", .equal, id).first()
+                .map(Self.notificationRecord)
         }
     }
 
     public func list(limit: Int, before: Int64?) async throws -> [NotificationRecord] {
         try await engine.read { db in
-            var query = db.select().columns(SQLNotificationRepository.notificationColumns).from("notifications")
+            var query = db.select().columns(Self.notificationColumns).from("notifications")
             if let before { query = query.where("id", .lessThan, before) }
-            return try await query.orderBy("id", .descending).limit(limit).all().map(SQLNotificationRepository.notificationRecord)
+            return try await query.orderBy("id", .descending).limit(limit).all().map(Self.notificationRecord)
         }
     }
 
     public func releaseDue(now: Date = .now) async throws -> [Int64] {
-        try await engine.transaction { db in try await SQLNotificationRepository.releaseDue(now: now, in: db) }
+        try await engine.transaction { db in try await Self.releaseDue(now: now, in: db) }
     }
 
     public func remove(
@@ -104,10 +103,10 @@ public struct SQLNotificationRepository: NotificationRepository {
     ) async throws -> (outcome: RemovalOutcome, notifiedUsers: [String])? {
         try await engine.transaction { db in
             guard
-                let row = try await db.select().columns(SQLNotificationRepository.notificationColumns + ["released_at"]).from("notifications")
+                let row = try await db.select().columns(Self.notificationColumns + ["released_at"]).from("notifications")
                     .where("id", .equal, id).first()
             else { return nil }
-            let record = try SQLNotificationRepository.notificationRecord(row)
+            let record = try Self.notificationRecord(row)
             if record.canceledAt != nil || record.deletedAt != nil { return (.alreadyRemoved, []) }
             let sent = try await SQLOutbox.tally(of: id, in: db).sent
             let outcome: RemovalOutcome = sent == 0 ? .canceled : .deleted

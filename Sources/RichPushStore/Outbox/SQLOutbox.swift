@@ -29,14 +29,14 @@ public struct SQLOutbox: Outbox {
         var taken: [Int64] = []
         do {
             let (jobs, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
-                try await SQLOutbox.record(finished, now: now, sequences: sequences, in: db)
-                if sequences != nil { try await SQLOutbox.reopenLapsedSequenceClaims(at: nowMs, in: db) }
+                try await Self.record(finished, now: now, sequences: sequences, in: db)
+                if sequences != nil { try await Self.reopenLapsedSequenceClaims(at: nowMs, in: db) }
                 let released = try await SQLNotificationRepository.releaseDue(now: now, in: db)
-                let excluded = try await SQLOutbox.heldIds(held, at: nowMs, in: db)
-                let skipLocked = SQLOutbox.skipLockedClause(db)
+                let excluded = try await Self.heldIds(held, at: nowMs, in: db)
+                let skipLocked = Self.skipLockedClause(db)
                 let leaseUntil = EpochMilliseconds(now + lease)
                 let due = SQLSubqueryBuilder()
-                _ = SQLOutbox.claimable(due.from("deliveries"), nowMs: nowMs, excluding: excluded).where(SQLOutbox.outOfSequence)
+                _ = Self.claimable(due.from("deliveries"), nowMs: nowMs, excluding: excluded).where(Self.outOfSequence)
                     .where("due_at", .lessThanOrEqual, nowMs)
                 if let start {
                     _ = due.where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
@@ -45,32 +45,32 @@ public struct SQLOutbox: Outbox {
                     _ = due.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
                 }
                 _ = due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
-                var claimed = try await SQLOutbox.inIndexOrder(in: db) {
-                    try await SQLOutbox.take(
-                        SQLOutbox.rows(of: due, in: db), until: leaseUntil, leasing: held == nil, holding: held, withZones: withZones, in: db)
+                var claimed = try await Self.inIndexOrder(in: db) {
+                    try await Self.take(
+                        Self.rows(of: due, in: db), until: leaseUntil, leasing: held == nil, holding: held, withZones: withZones, in: db)
                 }
                 taken += claimed.map(\.deliveryId)
                 let last = claimed.map { (dueAt: $0.dueAt, id: $0.deliveryId) }.max { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
                 let readOn = claimed.count == limit && released.isEmpty
                 var ranges: [SQLOutbox.SequenceRange] = []
                 if sequences != nil, claimed.count < limit {
-                    let inSequences = try await SQLOutbox.claimSequences(
+                    let inSequences = try await Self.claimSequences(
                         upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, in: db)
                     claimed += inSequences.claimed
                     ranges = inSequences.ranges
                 }
                 if !audiencePlatforms.isEmpty {
-                    let audiences = try await SQLOutbox.claimAudiences(
+                    let audiences = try await Self.claimAudiences(
                         platforms: audiencePlatforms, nowMs: nowMs, excluding: excluded, skipLocked: skipLocked, in: db)
                     for chunk in audiences.chunked(SQLNotificationRepository.insertChunk) {
-                        let audience = try await SQLOutbox.take(
+                        let audience = try await Self.take(
                             SQLDeliveryKeys(chunk), until: leaseUntil, leasing: held == nil, holding: held, withZones: withZones, in: db)
                         claimed += audience
                         taken += audience.map(\.deliveryId)
                     }
                 }
-                let jobs = try await SQLOutbox.jobs(of: claimed, now: now, limits: limits, held: held, in: db)
-                let inSequence = try await SQLOutbox.leaseSequenceRanges(ranges, of: jobs, until: leaseUntil, in: db)
+                let jobs = try await Self.jobs(of: claimed, now: now, limits: limits, held: held, in: db)
+                let inSequence = try await Self.leaseSequenceRanges(ranges, of: jobs, until: leaseUntil, in: db)
                 return (jobs, last, readOn, inSequence)
             }
             for (claim, deliveryIds) in inSequence { sequences?.hold(deliveryIds, in: claim) }
@@ -89,7 +89,7 @@ public struct SQLOutbox: Outbox {
     public func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         guard !results.isEmpty else { return }
         let sequences = self.sequences
-        try await engine.transaction(.deferred) { db in try await SQLOutbox.record(results, now: now, sequences: sequences, in: db) }
+        try await engine.transaction(.deferred) { db in try await Self.record(results, now: now, sequences: sequences, in: db) }
         held?.release(results.map(\.job.deliveryId))
         sequences?.finish(results.map(\.job.deliveryId))
     }
@@ -99,8 +99,8 @@ public struct SQLOutbox: Outbox {
         let inSequences = sequences != nil
         return try await engine.read { db in
             let indexed = try await db.select().column("due_at").from("deliveries").where(DeliveryState.isPending)
-                .where(SQLOutbox.outOfSequence).unleased(at: nowMs).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
-            guard inSequences, let inSequence = try await SQLOutbox.nextSequenceDue(at: nowMs, in: db) else { return indexed }
+                .where(Self.outOfSequence).unleased(at: nowMs).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
+            guard inSequences, let inSequence = try await Self.nextSequenceDue(at: nowMs, in: db) else { return indexed }
             return indexed.map { min($0, inSequence) } ?? inSequence
         }
     }
@@ -113,7 +113,7 @@ public struct SQLOutbox: Outbox {
         let leaseUntil = EpochMilliseconds(now + lease)
         try await engine.transaction(.deferred) { db in
             // The claims' rows before the deliveries', in the order a record locks them.
-            try await SQLOutbox.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: leaseUntil, db: db)
+            try await Self.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: leaseUntil, db: db)
             for chunk in jobs.map(\.key).chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: leaseUntil)
                     .where(SQLDeliveryKeys(chunk)).where(DeliveryState.isPending)
@@ -160,7 +160,7 @@ public struct SQLOutbox: Outbox {
                 return (0, false)
             }
             let after = through.isEmpty ? nil : through
-            let end = try await SQLAudience.chunkEnd(of: audience, after: after, size: SQLOutbox.outboxChunk, in: db)
+            let end = try await SQLAudience.chunkEnd(of: audience, after: after, size: Self.outboxChunk, in: db)
             let written = try await SQLAudience.insertDeliveries(
                 notificationId: id, audience: audience, due: SQLBind(EpochMilliseconds(try row.date("deliver_at"))), after: after,
                 through: end, inSequence: inSequence, except: audiencePlatforms, in: db)
@@ -185,7 +185,7 @@ public struct SQLOutbox: Outbox {
         try await engine.transaction { db in
             let cutoff = EpochMilliseconds(now - stale)
             let ids = try await db.select().column("id").from("notifications").where("outbox_through", .isNot, SQLLiteral.null)
-                .where("outbox_claimed_at", .lessThan, cutoff).orderBy("id").limit(10).skippingLocked(SQLOutbox.skipLockedClause(db)).all()
+                .where("outbox_claimed_at", .lessThan, cutoff).orderBy("id").limit(10).skippingLocked(Self.skipLockedClause(db)).all()
                 .map { try $0.int64("id") }
             guard !ids.isEmpty else { return [] }
             try await db.update("notifications").set("outbox_claimed_at", to: EpochMilliseconds(now)).where("id", .in, ids).run()

@@ -44,7 +44,7 @@ public struct SQLStatePushQueue: StatePushQueue {
                     }
                 let job = DeliveryJob(
                     deliveryId: try row.int64("id"), attempt: try row.int("attempts") + 1, notificationId: notificationId,
-                    push: .stateChange(richId: notificationId, event: event), audience: "", expiresAt: now + SQLStatePushQueue.statePushLifetime,
+                    push: .stateChange(richId: notificationId, event: event), audience: "", expiresAt: now + Self.statePushLifetime,
                     installationId: try row.string("installation_id"), owner: try row.string("owner"),
                     platform: try row.enumeration("platform", as: Platform.self), pushChannel: try row.string("push_channel"),
                     variesByDevice: true)
@@ -65,7 +65,7 @@ public struct SQLStatePushQueue: StatePushQueue {
                 case .sent:
                     try await current.set("state", to: "sent").set("last_sent_at", to: nowMs).run()
                     try await db.update("state_pushes").set("claimed_until", to: Int64?.none).set("last_sent_at", to: nowMs)
-                        .set("due_at", to: nowMs + SQLStatePushQueue.statePushInterval).where("id", .equal, id).where(
+                        .set("due_at", to: nowMs + Self.statePushInterval).where("id", .equal, id).where(
                             "version", .notEqual, claim.version
                         ).run()
                 case .retry(let after, let code, _):
