@@ -74,7 +74,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         guard let first = bytes.first else { return }
         let body = ByteBuffer(bytes: bytes.dropFirst())
         if first % 2 == 0 {
-            _ = try? StrictRequestDecoder.decode(NotificationRequest.self, from: body)
+            _ = try? StrictRequestDecoder.decode(NewNotificationJSON.self, from: body)
         } else {
             _ = try? StrictRequestDecoder.decode(InstallationRequest.self, from: body)
         }

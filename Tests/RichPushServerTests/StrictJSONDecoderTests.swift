@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import Testing
 
 @testable import RichPushServer
@@ -71,5 +72,29 @@ struct StrictJSONDecoderTests {
     @Test(arguments: ["", "{", #"{"name":'n'}"#, "nul"])
     func malformedJSONIsMalformed(json: String) {
         #expect(throws: RequestDecodingError.malformed) { try decode(json) }
+    }
+
+    struct Registration: Decodable, Equatable {
+        var platforms: [Platform]
+        var style: PushStyle?
+    }
+
+    @Test func namesOfAnEnumerationsCasesDecodeAsItsCases() throws {
+        let registration = try StrictJSONDecoder().decode(Registration.self, from: Data(#"{"platforms":["fcm","direct"],"style":"alert"}"#.utf8))
+        #expect(registration == Registration(platforms: [.fcm, .direct], style: .alert))
+    }
+
+    @Test func aNameNoCaseHasIsRefusedNamingTheFieldAndTheCases() {
+        #expect(
+            throws: RequestDecodingError.notAChoice(path: "platforms[1]", field: "platforms", choices: ["apns", "fcm", "wns", "webpush", "direct"])
+        ) {
+            try StrictJSONDecoder().decode(Registration.self, from: Data(#"{"platforms":["fcm","pager"]}"#.utf8))
+        }
+    }
+
+    @Test func aCaseGivenAsAnotherJSONTypeIsAFieldOfTheWrongType() {
+        #expect(throws: RequestDecodingError.invalidField(path: "style", expected: "a string", found: "number")) {
+            try StrictJSONDecoder().decode(Registration.self, from: Data(#"{"platforms":[],"style":1}"#.utf8))
+        }
     }
 }

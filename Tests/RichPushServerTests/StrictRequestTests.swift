@@ -85,6 +85,18 @@ struct StrictRequestTests {
         }
     }
 
+    @Test func aPlatformNoHubHasInAnImportIs422NamingTheEntryAndThePlatformsThereAre() async throws {
+        try await withAliceAndANotification { session in
+            let json =
+                #"{"installations":[{"installationId":"i1","owner":"alice","platform":"fcm","pushChannel":"t1"},{"installationId":"i2","owner":"alice","platform":"pager","pushChannel":"t2"}]}"#
+            let response = try await session.request(.post, "/api/installations/import", as: .admin, json: json)
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == "installation.invalidPlatform")
+            #expect(try response.error().message == "installations[1].platform must be one of apns, fcm, wns, webpush, direct.")
+            #expect(try await session.request(.get, "/api/installations/i1", as: .admin).status == .notFound)
+        }
+    }
+
     @Test(arguments: [
         (#"{"message":7,"richType":"text","text":"x"}"#, "message must be a string, not a number."),
         (#"{"message":"m","richType":"img","imageId":"1"}"#, "imageId must be an integer"),

@@ -29,9 +29,11 @@ struct FeedController {
         return FeedJSON(items: page.items.map { FeedItemJSON($0, acceptLanguage: language) }, cursor: String(page.cursor))
     }
 
-    struct UpdateRequest: Decodable {
-        var readState: String?
-        var userActionState: String?
+    struct UpdateRequest: Decodable, RequestErrorDomain {
+        static let errorDomain = "feed"
+        static func refusedChoiceCode(field: String) -> String { "feed.invalidState" }
+        var readState: ReadState?
+        var userActionState: UserActionState?
         /// The device that made the change: it gets no state push about it.
         var installationId: String?
     }
@@ -40,24 +42,12 @@ struct FeedController {
         let caller = try context.requireIdentity()
         let id = try context.id()
         let body = try await request.decode(as: UpdateRequest.self, context: context)
-        let readState = try body.readState.map { text in
-            guard let state = ReadState(rawValue: text) else {
-                throw APIError.unprocessable("feed.invalidState", "readState must be unread or read.")
-            }
-            return state
-        }
-        let actionState = try body.userActionState.map { text in
-            guard let state = UserActionState(rawValue: text) else {
-                throw APIError.unprocessable("feed.invalidState", "userActionState must be noInteraction, activated or dismissed.")
-            }
-            return state
-        }
-        guard readState != nil || actionState != nil else {
+        guard body.readState != nil || body.userActionState != nil else {
             throw APIError.unprocessable("feed.nothingToChange", "Send readState, userActionState or both.")
         }
         guard
             let (item, cursor) = try await feeds.updateState(
-                username: caller.username, notificationId: id, readState: readState, userActionState: actionState,
+                username: caller.username, notificationId: id, readState: body.readState, userActionState: body.userActionState,
                 origin: body.installationId, now: clock.now)
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
         if cursor != nil {
@@ -84,26 +74,24 @@ struct FeedController {
         return Response(status: .noContent)
     }
 
-    struct ReceiptRequest: Decodable {
+    struct ReceiptRequest: Decodable, RequestErrorDomain {
+        static let errorDomain = "receipt"
         var installationId: String
-        var event: String
+        var event: ReceiptEvent
     }
 
     @Sendable func receipt(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let caller = try context.requireIdentity()
         let id = try context.id()
         let body = try await request.decode(as: ReceiptRequest.self, context: context)
-        guard let event = ReceiptEvent(rawValue: body.event) else {
-            throw APIError.unprocessable("receipt.invalidEvent", "event must be displayed.")
-        }
         guard let installation = try await installations.installation(id: body.installationId), installation.owner == caller.username else {
             throw APIError.unprocessable("installation.notFound", "You have no installation \(body.installationId.prefix(64)).")
         }
         guard try await feeds.item(username: caller.username, notificationId: id, now: clock.now) != nil else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
-        let created = try await feeds.recordReceipt(notificationId: id, installationId: installation.id, event: event, now: .now)
+        let created = try await feeds.recordReceipt(notificationId: id, installationId: installation.id, event: body.event, now: .now)
         return EditedResponse(
-            status: created ? .created : .ok, response: ReceiptJSON(notificationId: id, installationId: installation.id, event: event))
+            status: created ? .created : .ok, response: ReceiptJSON(notificationId: id, installationId: installation.id, event: body.event))
     }
 }

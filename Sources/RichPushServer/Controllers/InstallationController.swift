@@ -31,7 +31,8 @@ struct InstallationController {
         return EditedResponse(status: created ? .created : .ok, headers: [.location: "/api/installations/\(id)"], response: InstallationJSON(stored))
     }
 
-    struct ImportRequest: LargeRequestBody {
+    struct ImportRequest: LargeRequestBody, RequestErrorDomain {
+        static let errorDomain = "installation"
         static let maximumBodyBytes = 16 * 1024 * 1024
         var installations: [InstallationRequest]
     }

@@ -50,7 +50,7 @@ struct NotificationController {
                 createdBy: caller.username, idempotencyKey: nil, purpose: caller.role == .member ? .transactional : .marketing)
         } else {
             try request.requireJSONContentType()
-            let fields = try StrictRequestDecoder.decode(NotificationRequest.self, from: body)
+            let fields = try StrictRequestDecoder.decode(NewNotificationJSON.self, from: body)
             var template: Template?
             if let name = fields.template {
                 // Before the lookup: whether a template exists, and what it holds, is for those who may read templates.

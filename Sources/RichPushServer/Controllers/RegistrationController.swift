@@ -65,11 +65,11 @@ struct RegistrationController {
     }
 
     /// A platform the tutorial registers: a device's own hub, not the direct stream.
-    private static func platform(_ name: String) throws -> String {
+    private static func platform(_ name: String) throws -> Platform {
         guard let platform = Platform(rawValue: name), Platform.registeredByTheTutorial.contains(platform) else {
             throw APIError.unprocessable(
                 "installation.invalidPlatform", "Platform must be one of \(Platform.names(Platform.registeredByTheTutorial)).")
         }
-        return name
+        return platform
     }
 }

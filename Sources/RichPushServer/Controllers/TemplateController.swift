@@ -21,15 +21,17 @@ struct TemplateController {
     }
 
     /// The body of `POST`: a name, a description and the campaign's fields.
-    struct CreateRequest: Decodable {
+    /// A template's fields are refused as a notification's are.
+    struct CreateRequest: Decodable, RequestErrorDomain {
+        static let errorDomain = "notification"
         var name: String
         var description: String?
-        var campaign: CampaignFields
+        var campaign: CampaignJSON
 
         enum CodingKeys: String, CodingKey { case name, description }
 
         init(from decoder: any Decoder) throws {
-            campaign = try CampaignFields(from: decoder)
+            campaign = try CampaignJSON(from: decoder)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decode(String.self, forKey: .name)
             description = try container.decodeIfPresent(String.self, forKey: .description)
@@ -37,14 +39,15 @@ struct TemplateController {
     }
 
     /// The body of `PUT`: the same as `POST` but the name, which is the path's.
-    struct UpdateRequest: Decodable {
+    struct UpdateRequest: Decodable, RequestErrorDomain {
+        static let errorDomain = "notification"
         var description: String?
-        var campaign: CampaignFields
+        var campaign: CampaignJSON
 
         enum CodingKeys: String, CodingKey { case description }
 
         init(from decoder: any Decoder) throws {
-            campaign = try CampaignFields(from: decoder)
+            campaign = try CampaignJSON(from: decoder)
             description = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .description)
         }
     }

@@ -23,9 +23,10 @@ struct TokenController {
         group.delete("tokens/:id", use: revoke)
     }
 
-    struct CreateRequest: Decodable {
+    struct CreateRequest: Decodable, RequestErrorDomain {
+        static let errorDomain = "token"
         var name: String
-        var role: String?
+        var role: Role?
         var expiresAt: String?
     }
 
@@ -36,13 +37,7 @@ struct TokenController {
         guard (1...100).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError.unprocessable("token.invalidName", "A token's name has 1 to 100 characters and no control characters.")
         }
-        let role =
-            try body.role.map { text in
-                guard let role = Role(rawValue: text) else {
-                    throw APIError.unprocessable("token.invalidRole", "role must be one of admin, marketer, member.")
-                }
-                return role
-            } ?? caller.role
+        let role = body.role ?? caller.role
         guard caller.role.includes(role) else {
             throw APIError.forbidden("A \(caller.role.rawValue) may create tokens of its own role or a lesser one, not \(role.rawValue).")
         }

@@ -22,10 +22,11 @@ struct UserController {
         group.delete("users/:username", use: delete)
     }
 
-    struct CreateRequest: Decodable {
+    struct CreateRequest: Decodable, RequestErrorDomain {
+        static let errorDomain = "user"
         var username: String
         var password: String
-        var role: String?
+        var role: Role?
     }
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
@@ -36,10 +37,7 @@ struct UserController {
             throw APIError.unprocessable("user.invalidName", "A username has 1 to 64 letters, digits or _ . @ -.")
         }
         if let problem = PasswordHasher.problem(with: body.password) { throw APIError.unprocessable("user.invalidPassword", problem) }
-        let roleText = body.role ?? Role.member.rawValue
-        guard let role = Role(rawValue: roleText) else {
-            throw APIError.unprocessable("user.invalidRole", "role must be one of admin, marketer, member.")
-        }
+        let role = body.role ?? .member
         let hash = try await hasher.hash(body.password)
         do {
             let user = try await users.create(

@@ -21,12 +21,13 @@ extension ServerConfiguration {
 
 /// The JSON body of `PUT /api/installations/{id}`, and one entry of an import, checked field by field into an
 /// ``InstallationRecord``.
-package struct InstallationRequest: Decodable {
+package struct InstallationRequest: Decodable, RequestErrorDomain {
+    static let errorDomain = "installation"
     /// Only in an import; the path names it otherwise.
     var installationId: String?
     /// Only in an import; the caller owns it otherwise.
     var owner: String?
-    var platform: String
+    var platform: Platform
     var pushChannel: PushChannelField
     var tags: [String]?
     var appVersion: String?
@@ -43,9 +44,6 @@ package struct InstallationRequest: Decodable {
     /// The installation this request registers, or the first problem found as an ``APIError``; tags with one of the
     /// rules' protected prefixes are the segments marketers assign, which no device sets itself.
     func record(id: String, owner: String, now: Date, rules: InstallationRules) throws -> InstallationRecord {
-        guard let platform = Platform(rawValue: platform) else {
-            throw APIError.unprocessable("installation.invalidPlatform", "platform must be one of \(Platform.names()).")
-        }
         var channel = pushChannel.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !channel.isEmpty, channel.utf8.count <= Self.maximumChannelLength else {
             throw APIError.unprocessable("installation.invalidPushChannel", "pushChannel must be 1 to \(Self.maximumChannelLength) bytes.")

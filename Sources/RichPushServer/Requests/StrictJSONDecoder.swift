@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 
 // Written here because Foundation's JSONDecoder skips the fields a type does not know, and no package on the
 // machine's list refuses them: a misspelled `deliverAt` must be an error, never a campaign sent at once. The JSON is
@@ -51,7 +52,29 @@ enum RequestDecodingError: Error, Equatable {
     case missingField(path: String)
     /// The value has the right JSON type but the type refused it.
     case invalidValue(path: String, reason: String)
+    /// The string names none of the values a ``JSONChoice`` takes.
+    case notAChoice(path: String, field: String, choices: [String])
 }
+
+/// A JSON string that names one of a few values, an enumeration: one it does not name is refused, naming the field
+/// and the values it takes.
+protocol JSONChoice: Decodable {
+    static var choices: [String] { get }
+    init?(choice: String)
+}
+
+extension JSONChoice where Self: RawRepresentable<String> & CaseIterable {
+    static var choices: [String] { allCases.map(\.rawValue) }
+    init?(choice: String) { self.init(rawValue: choice) }
+}
+
+extension RichType: JSONChoice {}
+extension PushStyle: JSONChoice {}
+extension Role: JSONChoice {}
+extension Platform: JSONChoice {}
+extension ReadState: JSONChoice {}
+extension UserActionState: JSONChoice {}
+extension ReceiptEvent: JSONChoice {}
 
 /// The keys of every object the request type opened, and those it asked for.
 private final class FieldUse {
@@ -191,11 +214,20 @@ private struct TreeDecoder: Decoder {
         .invalidField(path: StrictJSONDecoder.path(codingPath), expected: expected, found: value.typeName)
     }
 
-    /// `value` as `T`, a JSON scalar or a type decoding itself from a nested decoder.
+    /// `value` as `T`, a JSON scalar, a choice or a type decoding itself from a nested decoder.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let scalar = T.self as? any JSONScalar.Type {
             guard let decoded = scalar.init(json: value) else { throw mismatch(expected: scalar.expected) }
             return decoded as! T
+        }
+        if let choice = T.self as? any JSONChoice.Type {
+            guard case .string(let text) = value else { throw mismatch(expected: "a string") }
+            guard let chosen = choice.init(choice: text) else {
+                throw RequestDecodingError.notAChoice(
+                    path: StrictJSONDecoder.path(codingPath), field: codingPath.last { $0.intValue == nil }?.stringValue ?? "",
+                    choices: choice.choices)
+            }
+            return chosen as! T
         }
         return try T(from: self)
     }

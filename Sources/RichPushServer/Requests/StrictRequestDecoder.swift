@@ -6,8 +6,8 @@ package import NIOCore
 /// ``maximumBytes`` (or the type's own ``LargeRequestBody/maximumBodyBytes``), decoded by ``StrictJSONDecoder``.
 ///
 /// Malformed JSON, an unknown field and a field of the wrong JSON type are `400`s (`request.invalidJSON`,
-/// `request.unknownField`, `request.invalidField`); a missing field and a value the type refuses are `422`s, as are
-/// the checks each request makes after decoding.
+/// `request.unknownField`, `request.invalidField`); a missing field, a value the type refuses and a name no choice
+/// takes (``RequestErrorDomain``) are `422`s, as are the checks each request makes after decoding.
 package struct StrictRequestDecoder: RequestDecoder {
     /// The largest JSON body of a request type that does not say otherwise.
     static let maximumBytes = 64 * 1024
@@ -23,8 +23,22 @@ package struct StrictRequestDecoder: RequestDecoder {
         do {
             return try StrictJSONDecoder().decode(T.self, from: Data(buffer: body))
         } catch {
-            throw APIError(error)
+            throw APIError(error, domain: T.self as? any RequestErrorDomain.Type)
         }
+    }
+}
+
+/// A request body whose refused choices are codes of its resource: a `richType` no notification takes is
+/// `notification.invalidRichType`, where a body without a domain says `request.invalidField`.
+protocol RequestErrorDomain {
+    static var errorDomain: String { get }
+    /// The code of a name `field` takes none of; `<domain>.invalid<Field>` unless the body says otherwise.
+    static func refusedChoiceCode(field: String) -> String
+}
+
+extension RequestErrorDomain {
+    static func refusedChoiceCode(field: String) -> String {
+        "\(errorDomain).invalid\(field.prefix(1).uppercased())\(field.dropFirst())"
     }
 }
 
@@ -34,7 +48,7 @@ protocol LargeRequestBody: Decodable {
 }
 
 extension APIError {
-    init(_ error: RequestDecodingError) {
+    init(_ error: RequestDecodingError, domain: (any RequestErrorDomain.Type)? = nil) {
         switch error {
         case .malformed:
             self = .badRequest("request.invalidJSON", "The body is not valid JSON.")
@@ -47,6 +61,9 @@ extension APIError {
             self = .unprocessable("request.missingField", "\(path) is required.")
         case .invalidValue(let path, let reason):
             self = .unprocessable("request.invalidField", "\(path) is not valid: \(reason)")
+        case .notAChoice(let path, let field, let choices):
+            let code = domain?.refusedChoiceCode(field: field) ?? "request.invalidField"
+            self = .unprocessable(code, "\(path) must be one of \(choices.joined(separator: ", ")).")
         }
     }
 }

@@ -9,7 +9,7 @@ struct Template: ResponseEncodable {
     var name: String
     var version: Int
     var description: String?
-    var fields: CampaignFields
+    var fields: CampaignJSON
     var createdBy: String
     var createdAt: Date
 
@@ -17,7 +17,7 @@ struct Template: ResponseEncodable {
         name = record.name
         version = record.version
         description = record.description
-        fields = try JSONDecoder().decode(CampaignFields.self, from: Data(record.fields.utf8))
+        fields = try JSONDecoder().decode(CampaignJSON.self, from: Data(record.fields.utf8))
         createdBy = record.createdBy
         createdAt = record.createdAt
     }
@@ -45,19 +45,13 @@ struct Template: ResponseEncodable {
     }
 
     /// The fields as stored, once what can be checked before the placeholders are filled in holds: the placeholders
-    /// parse, the rich type, push style, audience, lifetime, sound, badge, category and thread are valid. The rest is
-    /// checked by each notification.
-    static func checked(_ fields: CampaignFields, description: String?) throws -> String {
+    /// parse, the audience, lifetime, sound, badge, category and thread are valid (the rich type and push style were
+    /// decoded as such). The rest is checked by each notification.
+    static func checked(_ fields: CampaignJSON, description: String?) throws -> String {
         if let description, description.count > 1000 {
             throw APIError.unprocessable("template.invalidDescription", "description must be at most 1000 characters.")
         }
         try fields.checkPlaceholders()
-        if let richType = fields.richType, RichType(rawValue: richType) == nil {
-            throw APIError.unprocessable("notification.invalidRichType", "richType must be one of img, url, text.")
-        }
-        if let style = fields.pushStyle, PushStyle(rawValue: style) == nil {
-            throw APIError.unprocessable("notification.invalidPushStyle", "pushStyle must be silent or alert.")
-        }
         if let audience = fields.audience {
             do {
                 _ = try TagExpression(parsing: audience)

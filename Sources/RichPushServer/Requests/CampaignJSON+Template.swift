@@ -1,7 +1,9 @@
-extension CampaignFields {
+import RichPushCore
+
+extension CampaignJSON {
     /// These fields over a template's: each field given here wins, the rest come from the template.
-    func overlaid(on template: CampaignFields) -> CampaignFields {
-        CampaignFields(
+    func overlaid(on template: CampaignJSON) -> CampaignJSON {
+        CampaignJSON(
             message: message ?? template.message, richType: richType ?? template.richType, imageId: imageId ?? template.imageId,
             url: url ?? template.url, text: text ?? template.text, audience: audience ?? template.audience,
             pushStyle: pushStyle ?? template.pushStyle, title: title ?? template.title, sound: sound ?? template.sound,
@@ -11,7 +13,7 @@ extension CampaignFields {
 
     /// The fields with their placeholders filled in from `variables`; a field whose rendering passes its limit is
     /// refused as that field would be, before the whole of it is built.
-    func rendered(with variables: [String: String]) throws -> CampaignFields {
+    func rendered(with variables: [String: String]) throws -> CampaignJSON {
         try checkCounts()
         var rendered = self
         for (field, name, text) in templatedFields {
@@ -30,29 +32,29 @@ extension CampaignFields {
     private enum TemplatedField {
         case message, title, text, url
         case data(String)
-        case localized(String, WritableKeyPath<LocalizationRequest, String?>)
+        case localized(String, WritableKeyPath<Localization, String?>)
 
         /// The most UTF-8 bytes a rendering may produce: the field's own limit, four bytes to a character where it
         /// counts characters; the exact limit is checked on the rendered fields.
         var renderLimit: Int {
             switch limitedAs {
-            case .title: CampaignFields.maximumTitleLength * 4
-            case .text: CampaignFields.maximumTextBytes
-            case .url: CampaignFields.maximumURLLength * 4
-            case .data: CampaignFields.maximumDataValueBytes
-            case .message, .localized: CampaignFields.maximumMessageLength * 4
+            case .title: CampaignJSON.maximumTitleLength * 4
+            case .text: CampaignJSON.maximumTextBytes
+            case .url: CampaignJSON.maximumURLLength * 4
+            case .data: CampaignJSON.maximumDataValueBytes
+            case .message, .localized: CampaignJSON.maximumMessageLength * 4
             }
         }
 
         /// What the field's own check answers when it is too long.
         func tooLong(_ name: String) -> APIError {
             switch limitedAs {
-            case .title: .unprocessable("notification.invalidTitle", "\(name) must be 1 to \(CampaignFields.maximumTitleLength) characters.")
+            case .title: .unprocessable("notification.invalidTitle", "\(name) must be 1 to \(CampaignJSON.maximumTitleLength) characters.")
             case .text: .unprocessable("notification.invalidText", "\(name) must be 1 byte to 64 KiB.")
-            case .url: .unprocessable("notification.invalidURL", "\(name) must be at most \(CampaignFields.maximumURLLength) characters.")
-            case .data: .unprocessable("notification.invalidData", "\(name) must be at most \(CampaignFields.maximumDataValueBytes) bytes.")
+            case .url: .unprocessable("notification.invalidURL", "\(name) must be at most \(CampaignJSON.maximumURLLength) characters.")
+            case .data: .unprocessable("notification.invalidData", "\(name) must be at most \(CampaignJSON.maximumDataValueBytes) bytes.")
             case .message, .localized:
-                .unprocessable("notification.invalidMessage", "\(name) must be at most \(CampaignFields.maximumMessageLength) characters.")
+                .unprocessable("notification.invalidMessage", "\(name) must be at most \(CampaignJSON.maximumMessageLength) characters.")
             }
         }
 
@@ -60,9 +62,9 @@ extension CampaignFields {
         private var limitedAs: TemplatedField {
             guard case .localized(_, let keyPath) = self else { return self }
             switch keyPath {
-            case \LocalizationRequest.title: return .title
-            case \LocalizationRequest.text: return .text
-            case \LocalizationRequest.url: return .url
+            case \Localization.title: return .title
+            case \Localization.text: return .text
+            case \Localization.url: return .url
             default: return .message
             }
         }
@@ -81,8 +83,8 @@ extension CampaignFields {
         }
         for (tag, localization) in (localizations ?? [:]).sorted(by: { $0.key < $1.key }) {
             for (field, keyPath) in [
-                ("message", \LocalizationRequest.message), ("title", \.title), ("text", \.text), ("url", \.url),
-            ] as [(String, WritableKeyPath<LocalizationRequest, String?>)] {
+                ("message", \Localization.message), ("title", \.title), ("text", \.text), ("url", \.url),
+            ] as [(String, WritableKeyPath<Localization, String?>)] {
                 if let value = localization[keyPath: keyPath] {
                     fields.append((.localized(tag, keyPath), "localizations.\(tag).\(field)", value))
                 }

@@ -2,41 +2,9 @@ import Foundation
 import RichPushCore
 import RichPushStore
 
-/// The JSON body of `POST /api/notifications`: the campaign's fields (maybe a template's, overridden and filled in),
-/// when it goes and expires, and its idempotency key; checked field by field into a ``NotificationDraft``.
-package struct NotificationRequest: Decodable {
-    var campaign: CampaignFields
-    var deliverAt: String?
-    /// A wall-clock time without a zone: each delivery falls due when its device's zone reaches it.
-    var deliverAtLocal: String?
-    var expiresAt: String?
-    var idempotencyKey: String?
-    /// The template whose fields the ones given here override.
-    var template: String?
-    /// The values of the template's placeholders.
-    var variables: [String: String]?
-    /// An admin's notice that is not a campaign: neither counted toward the frequency cap nor held in quiet hours.
-    var transactional: Bool?
-    /// The arms of an A/B test, each user getting one.
-    var variants: [VariantRequest]?
-
-    enum CodingKeys: String, CodingKey {
-        case deliverAt, deliverAtLocal, expiresAt, idempotencyKey, template, variables, transactional, variants
-    }
-
-    package init(from decoder: any Decoder) throws {
-        // The campaign's fields are the body's own, beside these: read from the same object.
-        campaign = try CampaignFields(from: decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        deliverAt = try container.decodeIfPresent(String.self, forKey: .deliverAt)
-        deliverAtLocal = try container.decodeIfPresent(String.self, forKey: .deliverAtLocal)
-        expiresAt = try container.decodeIfPresent(String.self, forKey: .expiresAt)
-        idempotencyKey = try container.decodeIfPresent(String.self, forKey: .idempotencyKey)
-        template = try container.decodeIfPresent(String.self, forKey: .template)
-        variables = try container.decodeIfPresent([String: String].self, forKey: .variables)
-        transactional = try container.decodeIfPresent(Bool.self, forKey: .transactional)
-        variants = try container.decodeIfPresent([VariantRequest].self, forKey: .variants)
-    }
+/// A new notification checked field by field into a ``NotificationDraft``.
+extension NewNotificationJSON: RequestErrorDomain {
+    static let errorDomain = "notification"
 
     static let maximumIdempotencyKeyLength = 200
 
@@ -55,7 +23,7 @@ package struct NotificationRequest: Decodable {
         var variants: [Variant] = []
         if let requests = self.variants {
             guard caller.role.mayRunCampaigns else { throw APIError.forbidden("Only marketers and admins run A/B tests.") }
-            variants = try await VariantRequest.checked(requests, over: campaign, by: caller, imageExists: imageExists)
+            variants = try await VariantJSON.checked(requests, over: campaign, by: caller, imageExists: imageExists)
         }
         if transactional == true, caller.role != .admin {
             throw APIError.forbidden("Only admins send transactional notifications; a marketer's are held to the frequency cap.")

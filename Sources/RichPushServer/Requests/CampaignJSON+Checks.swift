@@ -2,34 +2,8 @@ import Foundation
 import RichPushCore
 import RichPushStore
 
-/// What a campaign says and to whom: the fields a notification and a template share. In a template, `message`,
-/// `title`, `text`, `url`, the data's values and the localizations' fields may hold Mustache placeholders.
-struct CampaignFields: Codable {
-    var message: String?
-    var richType: String?
-    var imageId: Int64?
-    var url: String?
-    var text: String?
-    var audience: String?
-    var pushStyle: String?
-    var title: String?
-    var sound: String?
-    var badge: Badge?
-    var category: String?
-    var threadId: String?
-    var data: [String: String]?
-    var localizations: [String: LocalizationRequest]?
-    /// How long after delivery it expires (`30m`, `12h`, `1d`, `2w`), when no `expiresAt` is given.
-    var expiresIn: String?
-
-    /// One language's variant, as the body gives it.
-    struct LocalizationRequest: Codable {
-        var message: String?
-        var title: String?
-        var text: String?
-        var url: String?
-    }
-
+/// The checks of a campaign's fields, in a notification and, before its placeholders are filled in, in a template.
+extension CampaignJSON {
     static let maximumMessageLength = 1000
     static let maximumTextBytes = 64 * 1024
     static let maximumURLLength = 2048
@@ -40,7 +14,7 @@ struct CampaignFields: Codable {
         message: String, payload: RichPayload, audience: TagExpression, style: PushStyle, content: PushContent
     ) {
         let message = try Self.message(self.message, field: "message")
-        guard let richType = richType.flatMap(RichType.init(rawValue:)) else {
+        guard let richType else {
             throw APIError.unprocessable("notification.invalidRichType", "richType must be one of img, url, text.")
         }
         let payload = try await self.payload(of: richType, message: message, by: caller, imageExists: imageExists)
@@ -54,13 +28,7 @@ struct CampaignFields: Codable {
         if caller.role == .member, expression.soleUsername != caller.username {
             throw APIError.forbidden("A member may only address itself (audience \(Tag.user(caller.username))).")
         }
-        let style =
-            try pushStyle.map { text in
-                guard let style = PushStyle(rawValue: text) else {
-                    throw APIError.unprocessable("notification.invalidPushStyle", "pushStyle must be silent or alert.")
-                }
-                return style
-            } ?? .silent
+        let style = pushStyle ?? .silent
         let content = try self.content(style: style, richType: richType)
         try Self.checkSizes(message: message, richType: richType, style: style, content: content)
         return (message, payload, expression, style, content)
@@ -160,7 +128,7 @@ struct CampaignFields: Codable {
         return data
     }
 
-    private static func checkedLocalizations(_ requests: [String: LocalizationRequest], richType: RichType) throws -> [String: Localization] {
+    private static func checkedLocalizations(_ requests: [String: Localization], richType: RichType) throws -> [String: Localization] {
         var localizations: [String: Localization] = [:]
         var folded: Set<String> = []
         for (tag, request) in requests.sorted(by: { $0.key < $1.key }) {

@@ -1,23 +1,11 @@
 import Foundation
 import RichPushCore
 
-/// One arm of an A/B test as the body gives it: a name, a weight and the visible fields its users get instead of the
-/// notification's own; what it leaves out is the notification's.
-struct VariantRequest: Decodable {
-    var name: String?
-    var weight: Int?
-    var message: String?
-    var title: String?
-    var sound: String?
-    var badge: Badge?
-    var category: String?
-    var threadId: String?
-    var data: [String: String]?
-    var localizations: [String: CampaignFields.LocalizationRequest]?
-
+/// The arms of an A/B test, each checked over the notification's fields.
+extension NewNotificationJSON.VariantJSON {
     /// The campaign's fields with this variant's over them, as a notification's fields go over a template's.
-    func overlaid(on campaign: CampaignFields) -> CampaignFields {
-        CampaignFields(
+    func overlaid(on campaign: CampaignJSON) -> CampaignJSON {
+        CampaignJSON(
             message: message, title: title, sound: sound, badge: badge, category: category, threadId: threadId, data: data,
             localizations: localizations
         ).overlaid(on: campaign)
@@ -26,7 +14,7 @@ struct VariantRequest: Decodable {
     /// The variants `requests` ask for over `campaign`, each checked as a notification's own fields are (sizes
     /// included), or the first problem found, naming the variant.
     static func checked(
-        _ requests: [VariantRequest], over campaign: CampaignFields, by caller: AuthenticatedUser,
+        _ requests: [Self], over campaign: CampaignJSON, by caller: AuthenticatedUser,
         imageExists: (Int64) async throws -> Bool
     ) async throws -> [Variant] {
         guard Variant.counts.contains(requests.count) else {

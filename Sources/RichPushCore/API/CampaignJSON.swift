@@ -1,0 +1,50 @@
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// What a campaign says and to whom: the fields a new notification and a template share, as a client sends them. In a
+/// template, `message`, `title`, `text`, `url`, the data's values and the localizations' fields may hold Mustache
+/// placeholders. What is nil is left out, and the template or the gateway decides it.
+public struct CampaignJSON: Codable, Sendable, Equatable {
+    public var message: String?
+    public var richType: RichType?
+    public var imageId: Int64?
+    public var url: String?
+    public var text: String?
+    public var audience: String?
+    public var pushStyle: PushStyle?
+    public var title: String?
+    public var sound: String?
+    public var badge: Badge?
+    public var category: String?
+    public var threadId: String?
+    public var data: [String: String]?
+    public var localizations: [String: Localization]?
+    /// How long after delivery it expires (`30m`, `12h`, `1d`, `2w`), when no `expiresAt` is given.
+    public var expiresIn: String?
+
+    public init(
+        message: String? = nil, richType: RichType? = nil, imageId: Int64? = nil, url: String? = nil, text: String? = nil,
+        audience: String? = nil, pushStyle: PushStyle? = nil, title: String? = nil, sound: String? = nil, badge: Badge? = nil,
+        category: String? = nil, threadId: String? = nil, data: [String: String]? = nil, localizations: [String: Localization]? = nil,
+        expiresIn: String? = nil
+    ) {
+        self.message = message
+        self.richType = richType
+        self.imageId = imageId
+        self.url = url
+        self.text = text
+        self.audience = audience
+        self.pushStyle = pushStyle
+        self.title = title
+        self.sound = sound
+        self.badge = badge
+        self.category = category
+        self.threadId = threadId
+        self.data = data
+        self.localizations = localizations
+        self.expiresIn = expiresIn
+    }
+}
