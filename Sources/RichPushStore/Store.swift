@@ -11,13 +11,8 @@ import SQLKit
 public struct Store: Sendable {
     let engine: any DatabaseEngine
     let logger: Logger
-    /// The claims of this process's dispatchers, on an engine no other process claims from; nil where leases are
-    /// written into the claimed rows.
-    let held: HeldDeliveries?
-    /// Where this process's next claim starts among the pending deliveries, where leases are written into the rows.
-    let claimCursor: ClaimCursor?
-    /// What this process claimed in notifications' sequences and has not recorded, where other processes claim too.
-    let sequences: SequenceClaims?
+    /// How this process's dispatchers claim from the outbox on this engine, and what they hold between claims.
+    let claims: any OutboxClaims
     /// Platforms whose installations are copied into a remote hub's registrations (Notification Hubs): their
     /// changes queue a sync in the same transaction.
     public var mirroredPlatforms: Set<Platform> = []
@@ -28,9 +23,7 @@ public struct Store: Sendable {
     init(engine: any DatabaseEngine, logger: Logger) {
         self.engine = engine
         self.logger = logger
-        self.held = engine.isExclusive ? HeldDeliveries() : nil
-        self.claimCursor = engine.isExclusive ? nil : ClaimCursor()
-        self.sequences = engine.isExclusive ? nil : SequenceClaims()
+        self.claims = engine.isExclusive ? SQLiteClaims(engine: engine) : PostgresClaims(engine: engine)
     }
 
     /// Opens the embedded SQLite store in `directory` (created if missing) and brings its schema up to date.
@@ -64,7 +57,7 @@ public struct Store: Sendable {
         do {
             try await Migrations.run(on: engine)
             let store = Store(engine: engine, logger: logger)
-            if engine.isExclusive {
+            if !store.claims.isShared {
                 // Claims held by a process that died are stale: this process is the only dispatcher.
                 try await store.outbox.releaseAllClaims()
             }
@@ -89,18 +82,17 @@ public struct Store: Sendable {
     public var feeds: SQLFeedRepository { SQLFeedRepository(engine: engine) }
     public var events: SQLEventLog { SQLEventLog(engine: engine) }
     public var notifications: SQLNotificationRepository {
-        SQLNotificationRepository(engine: engine, audiencePlatforms: audiencePlatforms)
+        SQLNotificationRepository(engine: engine, writesSequences: claims.writesSequences, audiencePlatforms: audiencePlatforms)
     }
     public var results: SQLResultRepository { SQLResultRepository(engine: engine) }
     public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }
     public var outbox: SQLOutbox {
-        SQLOutbox(
-            engine: engine, held: held, claimCursor: claimCursor, sequences: sequences, audiencePlatforms: audiencePlatforms)
+        SQLOutbox(engine: engine, claims: claims, audiencePlatforms: audiencePlatforms)
     }
 
     /// Whether other gateway processes may use the same data, so what one process changes the others must hear of
     /// (``listen(_:)``) and limits kept in memory must be kept in the store.
-    public var isShared: Bool { !engine.isExclusive }
+    public var isShared: Bool { claims.isShared }
 
     /// Calls `handler` with every ``StoreSignal`` any process announces, until cancelled; throws when the store stops
     /// hearing them (a lost connection), after which signals may have been missed.

@@ -9,7 +9,7 @@ extension SQLEventLog {
     /// 8,000 parameters for the gateway to encode and the server to parse and plan.
     static func insertRichEvents(_ rows: [RichEventRow], now: Date, in db: any SQLDatabase) async throws -> [Int64] {
         let inserted: [any SQLRow]
-        if db.dialect.name == "sqlite" {
+        if !db.dialect.bindsArrays {
             var insert = db.insert(into: "events").columns(eventColumns)
             for row in rows {
                 insert = insert.values(

@@ -31,7 +31,7 @@ enum SQLAudience {
             }
         // Counted as written, rather than by reading the chunk's range back through a key by installation.
         let count: Int
-        if db.dialect.name == "sqlite" {
+        if !db.dialect.modifiesRowsInsideWith {
             // SQLite cannot insert inside a `WITH`; `changes()` counts the connection's last statement.
             try await insert.run()
             count = try await db.raw("SELECT changes() AS n").first()!.int("n")

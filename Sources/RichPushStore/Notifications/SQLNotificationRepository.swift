@@ -5,14 +5,15 @@ import SQLKit
 /// The notifications in the `notifications` table, their outboxes in `deliveries` and their feed entries in `feed_entries`.
 public struct SQLNotificationRepository: NotificationRepository {
     let engine: any DatabaseEngine
+    /// Whether a campaign's first attempts go into its sequence, to be claimed by ranges (``OutboxClaims/writesSequences``).
+    let writesSequences: Bool
     /// Platforms whose hub sends a notification once to its whole audience: their deliveries are written outside the sequences.
     let audiencePlatforms: Set<Platform>
 
     public func create(
         _ draft: NotificationDraft, audit: @escaping @Sendable (Int64) -> AuditEntry? = { _ in nil }, now: Date = .now
     ) async throws -> (notification: NotificationRecord, created: Bool) {
-        // Where other processes claim too, first attempts are claimed by ranges of each notification's sequence.
-        let inSequence = !engine.isExclusive
+        let inSequence = writesSequences
         let audiencePlatforms = self.audiencePlatforms
         return try await engine.transaction { db in
             if let key = draft.idempotencyKey,

@@ -11,7 +11,7 @@ extension SQLOutbox {
     /// user in the store under a lock of that user's name for the rest of the transaction, so dispatchers in several
     /// processes claiming for one user at once never let more through than the cap.
     static func applying(
-        _ limits: CampaignLimits, to claimed: [ClaimedDelivery], marketing: Set<Int64>, now: Date, held: HeldDeliveries?,
+        _ limits: CampaignLimits, to claimed: [ClaimedDelivery], marketing: Set<Int64>, now: Date, letGo: ([Int64]) -> Void,
         in db: any SQLDatabase
     ) async throws -> [ClaimedDelivery] {
         guard limits.isActive, !marketing.isEmpty else { return claimed }
@@ -31,7 +31,7 @@ extension SQLOutbox {
             }
         }
         try await postpone(waiting, in: db)
-        held?.release(waiting.values.flatMap { $0.map(\.deliveryId) })
+        letGo(waiting.values.flatMap { $0.map(\.deliveryId) })
         guard let cap = limits.frequencyCap else { return passing + capCandidates }
         let (allowed, capped) = try await count(capCandidates, against: cap, now: now, in: db)
         try await finish(

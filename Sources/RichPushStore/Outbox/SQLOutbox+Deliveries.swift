@@ -4,9 +4,10 @@ import SQLKit
 
 extension SQLOutbox {
     /// The jobs of claimed deliveries. Those of expired notifications are marked expired, and those to installations
-    /// a hub reported gone fail, without being sent; `limits` hold marketers' notifications back.
+    /// a hub reported gone fail, without being sent; `limits` hold marketers' notifications back, and the claimer lets
+    /// go of those they hold back (`letGo`).
     static func jobs(
-        of claimed: [ClaimedDelivery], now: Date, limits: CampaignLimits, held: HeldDeliveries?, in db: any SQLDatabase
+        of claimed: [ClaimedDelivery], now: Date, limits: CampaignLimits, letGo: ([Int64]) -> Void, in db: any SQLDatabase
     ) async throws -> [DeliveryJob] {
         guard !claimed.isEmpty else { return [] }
         let nowMs = EpochMilliseconds(now)
@@ -34,7 +35,7 @@ extension SQLOutbox {
             expired, as: .expired, code: "notification.expired",
             message: "the notification expired before the device was reached", at: nowMs, in: db)
         let marketing = Set(notifications.filter { $0.value.purpose == .marketing }.keys)
-        live = try await Self.applying(limits, to: live, marketing: marketing, now: now, held: held, in: db)
+        live = try await Self.applying(limits, to: live, marketing: marketing, now: now, letGo: letGo, in: db)
 
         let badgeOwners = Set(
             live.filter { delivery in
@@ -120,13 +121,11 @@ extension SQLOutbox {
         }
     }
 
-    /// Takes the pending deliveries `predicate` selects until `leaseUntil` and reads them, each with the attempt this
-    /// claim makes. `leasing` them, one statement writes the lease into their rows, counts the attempt and reads them
-    /// back; otherwise they are only read, `held` holds them in memory where given, and the attempt is counted when
-    /// its outcome is recorded.
+    /// Takes the pending deliveries `predicate` selects and reads them, each with the attempt this claim makes. With
+    /// `leasingUntil`, one statement writes that lease into their rows, counts the attempt and reads them back;
+    /// otherwise they are only read, and the attempt is counted when its outcome is recorded.
     static func take(
-        _ predicate: any SQLExpression, until leaseUntil: Int64, leasing: Bool, holding held: HeldDeliveries?, withZones: Bool,
-        in db: any SQLDatabase
+        _ predicate: any SQLExpression, leasingUntil leaseUntil: Int64?, withZones: Bool, in db: any SQLDatabase
     ) async throws -> [ClaimedDelivery] {
         func installation(_ column: String, onlyDead: Bool = false) -> any SQLExpression {
             let value = SQLSubquery.select {
@@ -146,15 +145,15 @@ extension SQLOutbox {
         ]
         if withZones { columns.append(installation("time_zone")) }
         let rows =
-            if leasing {
+            if let leaseUntil {
                 try await db.update("deliveries").set("lease_until", to: leaseUntil)
                     .set("attempts", to: Self.oneMoreAttempt)
                     .where(predicate).returning(columns).all()
             } else {
                 try await db.select().columns(columns).from("deliveries").where(predicate).all()
             }
-        let attemptsBefore = leasing ? 0 : 1
-        let claimed = try rows.map { row in
+        let attemptsBefore = leaseUntil == nil ? 1 : 0
+        return try rows.map { row in
             ClaimedDelivery(
                 deliveryId: try row.int64("id"), dueAt: try row.int64("due_at"), attempt: try row.int("attempts") + attemptsBefore,
                 notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
@@ -163,52 +162,11 @@ extension SQLOutbox {
                 deviceGone: !(try row.decodeNil(column: "dead_at")), timeZone: withZones ? try row.optionalString("time_zone") : nil,
                 variant: try row.optionalString("variant"))
         }
-        held?.hold(claimed.map(\.deliveryId), until: leaseUntil)
-        return claimed
-    }
-
-    /// Runs `body`, a claim of due deliveries, planned to read them in order from `deliveries_pending_due`.
-    ///
-    /// PostgreSQL plans from statistics its autovacuum gathers up to a minute after a campaign's outbox is written:
-    /// believing the outbox small, it planned each claim as a sort of every pending delivery, which took a
-    /// 100,000-device fan-out's database 25 µs a push, and each claim longer as the outbox grew. Without the sort, the
-    /// only plan left reads the index in order and stops at the claim's limit. SQLite plans it so already.
-    static func inIndexOrder<T>(in db: any SQLDatabase, _ body: () async throws -> T) async throws -> T {
-        guard db.dialect.name != "sqlite" else { return try await body() }
-        try await db.raw("SET LOCAL enable_sort = off").run()
-        let result = try await body()
-        try await db.raw("SET LOCAL enable_sort TO DEFAULT").run()
-        return result
-    }
-
-    /// The rows `subquery` selects: `id IN (subquery)`, written for PostgreSQL as `ctid = ANY(ARRAY(subquery))`.
-    /// PostgreSQL plans an `UPDATE … WHERE id IN (subquery)` as a hash join over a scan of the whole table, so each
-    /// claim read every delivery ever written (25 ms a claim of 1,000 among 100,000, growing with the table), where
-    /// the array has it take the subquery's rows first and then each one where it lies, without looking it up in an
-    /// index. The subquery locks the rows, so none moves before the update reaches it; a row another claimer updated
-    /// since the statement began is left for a later claim.
-    static func rows(of subquery: SQLSubqueryBuilder, in db: any SQLDatabase) -> any SQLExpression {
-        guard db.dialect.name != "sqlite" else { return SQLBinaryExpression(SQLIdentifier("id"), .in, subquery.column("id").query) }
-        let rows = SQLFunction("ANY", args: SQLFunction("ARRAY", args: subquery.column("ctid").query))
-        return SQLBinaryExpression(SQLIdentifier("ctid"), .equal, rows)
     }
 
     /// `attempts + 1`, for the statements that count a claim's attempt.
     static var oneMoreAttempt: some SQLExpression {
         SQLBinaryExpression(SQLIdentifier("attempts"), .add, SQLLiteral.numeric("1"))
-    }
-
-    /// The deliveries `held` holds at `nowMs`, nil where leases are in the rows. Holds that ran out count the attempt
-    /// their claim made, as a lease running out in the rows does.
-    static func heldIds(_ held: HeldDeliveries?, at nowMs: Int64, in db: any SQLDatabase) async throws -> [Int64]? {
-        guard let held else { return nil }
-        let (ids, lapsed) = held.held(at: nowMs)
-        for chunk in lapsed.chunked(SQLNotificationRepository.insertChunk) {
-            try await db.update("deliveries")
-                .set("attempts", to: Self.oneMoreAttempt)
-                .where(SQLIdSet("id", in: chunk)).where(DeliveryState.isPending).run()
-        }
-        return ids
     }
 
     static func claimedNotifications(_ ids: Set<Int64>, in db: any SQLDatabase) async throws -> [Int64: ClaimedNotification] {
@@ -242,30 +200,59 @@ extension SQLOutbox {
         }
     }
 
-    /// Pending deliveries that no live lease holds and whose notification has been released: `excluded` are the
-    /// deliveries held in memory, nil where leases are in the rows.
-    static func claimable<Query: SQLPredicateBuilder>(_ query: Query, nowMs: Int64, excluding excluded: [Int64]?) -> Query {
+    /// Pending deliveries that no other claim holds (`unclaimed`, nil where none does) and whose notification has been
+    /// released.
+    static func claimable<Query: SQLPredicateBuilder>(_ query: Query, unclaimed: (any SQLExpression)?) -> Query {
         _ = query.where(DeliveryState.isPending)
-        if let excluded {
-            if !excluded.isEmpty { _ = query.where(SQLQueryString("NOT \(SQLIdSet("id", in: excluded))")) }
-        } else {
-            _ = query.unleased(at: nowMs)
-        }
+        if let unclaimed { _ = query.where(unclaimed) }
         return query.where(
             "notification_id", .notIn,
             SQLSubquery.select { $0.column("id").from("notifications").where("released_at", .is, SQLLiteral.null) })
+    }
+
+    /// The due deliveries a claim takes through the pending index, at most `limit`, in `(due_at, id)` order after
+    /// `start`: those no other claim holds (`unclaimed`), out of their notification's sequence and on no platform
+    /// whose hub sends to whole audiences. `skipLocked` leaves rows another transaction locked.
+    static func due(
+        unclaimed: (any SQLExpression)?, nowMs: Int64, after start: ClaimCursor.Position?, audiencePlatforms: Set<Platform>, limit: Int,
+        skipLocked: (any SQLExpression)? = nil
+    ) -> SQLSubqueryBuilder {
+        let due = SQLSubqueryBuilder()
+        _ = claimable(due.from("deliveries"), unclaimed: unclaimed).where(Self.outOfSequence).where("due_at", .lessThanOrEqual, nowMs)
+        if let start {
+            _ = due.where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
+        }
+        if !audiencePlatforms.isEmpty {
+            _ = due.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
+        }
+        return due.orderBy("due_at").orderBy("id").limit(limit).skippingLocked(skipLocked)
+    }
+
+    /// Takes, with `take`, the claimable deliveries of a few notifications with due deliveries on `platforms`, whose
+    /// hubs send to whole audiences: every one of them, due or not, so the audience is never sent to twice.
+    static func takeAudiences(
+        on platforms: Set<Platform>, nowMs: Int64, unclaimed: (any SQLExpression)?, skipLocked: (any SQLExpression)?,
+        in db: any SQLDatabase, take: (any SQLExpression) async throws -> [ClaimedDelivery]
+    ) async throws -> [ClaimedDelivery] {
+        guard !platforms.isEmpty else { return [] }
+        let audiences = try await claimAudiences(platforms: platforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: skipLocked, in: db)
+        var claimed: [ClaimedDelivery] = []
+        for chunk in audiences.chunked(SQLNotificationRepository.insertChunk) {
+            claimed += try await take(SQLDeliveryKeys(chunk))
+        }
+        return claimed
     }
 
     /// The claimable deliveries of a few notifications with due deliveries on an audience platform, every one of them.
     ///
     /// The notification's row is locked first, skipping those another claimer holds: one claimer at a time takes a
     /// notification's audience, so two processes never each send it to the same audience.
-    static func claimAudiences(
-        platforms: Set<Platform>, nowMs: Int64, excluding excluded: [Int64]?, skipLocked: (any SQLExpression)?, in db: any SQLDatabase
+    private static func claimAudiences(
+        platforms: Set<Platform>, nowMs: Int64, unclaimed: (any SQLExpression)?, skipLocked: (any SQLExpression)?, in db: any SQLDatabase
     ) async throws -> [DeliveryKey] {
         let platformNames = platforms.map(\.rawValue).sorted()
         let due = try await claimable(
-            db.select().distinct().columns("notification_id", "platform").from("deliveries"), nowMs: nowMs, excluding: excluded
+            db.select().distinct().columns("notification_id", "platform").from("deliveries"), unclaimed: unclaimed
         )
         .where(Self.outOfSequence).where("due_at", .lessThanOrEqual, nowMs).where("platform", .in, platformNames)
         // An audience is sent to once, whole: not while its outbox is still being written.
@@ -283,12 +270,26 @@ extension SQLOutbox {
             guard locked != nil else { continue }
             // Waiting for rows another claim holds, rather than leaving them: one that found them in its notification's
             // sequence is giving them to the pending index, and this claim takes the audience whole.
-            var whole = claimable(db.select().column("id").from("deliveries"), nowMs: nowMs, excluding: excluded)
+            var whole = claimable(db.select().column("id").from("deliveries"), unclaimed: unclaimed)
                 .where("notification_id", .equal, notificationId).where("platform", .in, audience)
             if let lock = db.dialect.exclusiveSelectLockExpression { whole = whole.lockingClause(lock) }
             deliveries += try await whole.all().map { (notificationId, try $0.int64("id")) }
         }
         return deliveries
+    }
+
+    /// When the next pending delivery that no lease in its row holds, and that is out of its sequence, falls due.
+    static func nextIndexedDeliveryDue(at nowMs: Int64, in db: any SQLDatabase) async throws -> Date? {
+        try await db.select().column("due_at").from("deliveries").where(DeliveryState.isPending)
+            .where(Self.outOfSequence).where(unleased(at: nowMs)).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
+    }
+
+    /// Deliveries no lease in their row holds at `nowMs`: never leased, or leased until before it.
+    static func unleased(at nowMs: Int64) -> any SQLExpression {
+        SQLGroupExpression(
+            SQLBinaryExpression(
+                SQLBinaryExpression(SQLIdentifier("lease_until"), .is, SQLLiteral.null), .or,
+                SQLBinaryExpression(SQLIdentifier("lease_until"), .lessThan, SQLBind(nowMs))))
     }
 
     /// `FOR UPDATE SKIP LOCKED` where the dialect locks selected rows; nil where a transaction excludes all others

@@ -5,13 +5,9 @@ import SQLKit
 extension SQLOutbox {
     /// Records outcomes, each with the attempt its job made: a claim that held its deliveries in memory or took them
     /// in their sequence did not count it in their rows. A count is never lowered: a delivery whose claim ran out of
-    /// lease was counted again when it was claimed again. The claims in `sequences` that have nothing out any more
-    /// end; the caller lets go of their deliveries once the transaction commits.
-    static func record(
-        _ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, sequences: SequenceClaims?, in db: any SQLDatabase
-    ) async throws {
+    /// lease was counted again when it was claimed again.
+    static func record(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase) async throws {
         let nowMs = EpochMilliseconds(now)
-        try await endSequenceClaims(completedBy: results.map(\.job.deliveryId), in: sequences, db: db)
         func update(_ ids: any SQLExpression, attempts: Int) -> SQLUpdateBuilder {
             let counted = SQLQueryString("CASE WHEN attempts > \(literal: attempts) THEN attempts ELSE \(literal: attempts) END")
             return db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: counted).where(ids)

@@ -81,8 +81,7 @@ extension SQLOutbox {
                     ? ends : "UPDATE delivery_sequences SET claimed_through = \(bind: end) WHERE notification_id = \(bind: notificationId)"
             ).run()
             let rows = try await take(
-                unclaimedInSequence(notificationId, from: first, through: end), until: 0, leasing: false, holding: nil,
-                withZones: withZones, in: db)
+                unclaimedInSequence(notificationId, from: first, through: end), leasingUntil: nil, withZones: withZones, in: db)
             let audience = rows.filter { audiencePlatforms.contains($0.platform) }
             for chunk in audience.map(\.key).chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("deliveries").set("in_sequence", to: SQLLiteral.boolean(false)).where(SQLDeliveryKeys(chunk)).run()
@@ -153,16 +152,18 @@ extension SQLOutbox {
     /// Ends the sequence claims whose last unrecorded deliveries `deliveryIds` are, about to be recorded in this
     /// transaction: first, so a claim's row is always locked before its deliveries, as a lapsed claim is reopened.
     /// ``SequenceClaims/finish(_:)`` lets go of them once the transaction commits.
-    static func endSequenceClaims(completedBy deliveryIds: [Int64], in sequences: SequenceClaims?, db: any SQLDatabase) async throws {
-        guard let done = sequences?.completed(by: deliveryIds), !done.isEmpty else { return }
+    static func endSequenceClaims(completedBy deliveryIds: [Int64], in sequences: SequenceClaims, db: any SQLDatabase) async throws {
+        let done = sequences.completed(by: deliveryIds)
+        guard !done.isEmpty else { return }
         try await db.delete(from: "sequence_claims").where("id", .in, done).run()
     }
 
     /// Keeps the sequence claims that gave out `deliveryIds` for another lease, until `leaseUntil`.
-    static func extendSequenceClaims(of deliveryIds: [Int64], in sequences: SequenceClaims?, until leaseUntil: Int64, db: any SQLDatabase)
+    static func extendSequenceClaims(of deliveryIds: [Int64], in sequences: SequenceClaims, until leaseUntil: Int64, db: any SQLDatabase)
         async throws
     {
-        guard let claims = sequences?.claims(of: deliveryIds), !claims.isEmpty else { return }
+        let claims = sequences.claims(of: deliveryIds)
+        guard !claims.isEmpty else { return }
         try await db.update("sequence_claims").set("lease_until", to: leaseUntil).where("id", .in, claims.sorted()).run()
     }
 

@@ -23,7 +23,7 @@ extension SQLOutbox {
     static func finishPending(_ update: SQLUpdateBuilder, as state: DeliveryState, in db: any SQLDatabase) async throws {
         let finishing = update.set("state", to: state.rawValue).where(DeliveryState.isPending).returning("notification_id")
         let moved: [Int64: Int]
-        if db.dialect.name == "sqlite" {
+        if !db.dialect.modifiesRowsInsideWith {
             // SQLite cannot update inside a `WITH`: the rows come back one by one, within the process.
             let finished = Mutex<(counts: [Int64: Int], failure: (any Error)?)>(([:], nil))
             try await finishing.run { row in

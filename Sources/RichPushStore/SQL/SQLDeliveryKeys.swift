@@ -25,7 +25,7 @@ struct SQLDeliveryKeys: SQLExpression {
     }
 
     func serialize(to serializer: inout SQLSerializer) {
-        guard serializer.dialect.name != "sqlite" else {
+        guard serializer.dialect.addressesRows else {
             return SQLIdSet("id", in: byNotification.flatMap(\.ids)).serialize(to: &serializer)
         }
         guard byNotification.count <= Self.conditionsAtMost else { return serializeLookups(to: &serializer) }

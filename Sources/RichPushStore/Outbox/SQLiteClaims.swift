@@ -1,0 +1,74 @@
+public import Foundation
+public import RichPushCore
+import SQLKit
+
+/// Claims on SQLite, where this process alone claims: what a claim takes is held in memory (``HeldDeliveries``)
+/// rather than leased in its rows, and every delivery is found through the pending index.
+struct SQLiteClaims: OutboxClaims {
+    let engine: any DatabaseEngine
+    let held = HeldDeliveries()
+
+    var isShared: Bool { false }
+    var writesSequences: Bool { false }
+
+    func claimDue(
+        recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
+        audiencePlatforms: Set<Platform>, limits: CampaignLimits
+    ) async throws -> [DeliveryJob] {
+        let held = self.held
+        let withZones = limits.quietHours != nil
+        let nowMs = EpochMilliseconds(now)
+        let leaseUntil = EpochMilliseconds(now + lease)
+        var taken: [Int64] = []
+        do {
+            let jobs = try await engine.transaction(.deferred) { db in
+                try await SQLOutbox.record(finished, now: now, in: db)
+                _ = try await SQLNotificationRepository.releaseDue(now: now, in: db)
+                let unclaimed = try await Self.notHeld(held, at: nowMs, in: db)
+                let due = SQLOutbox.due(unclaimed: unclaimed, nowMs: nowMs, after: nil, audiencePlatforms: audiencePlatforms, limit: limit)
+                func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedDelivery] {
+                    let claimed = try await SQLOutbox.take(predicate, leasingUntil: nil, withZones: withZones, in: db)
+                    held.hold(claimed.map(\.deliveryId), until: leaseUntil)
+                    taken += claimed.map(\.deliveryId)
+                    return claimed
+                }
+                var claimed = try await take(SQLBinaryExpression(SQLIdentifier("id"), .in, due.column("id").query))
+                claimed += try await SQLOutbox.takeAudiences(
+                    on: audiencePlatforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: nil, in: db, take: take)
+                return try await SQLOutbox.jobs(of: claimed, now: now, limits: limits, letGo: held.release, in: db)
+            }
+            held.release(finished.map(\.job.deliveryId))
+            return jobs
+        } catch {
+            // Nothing of the claim was committed: what it held is free again.
+            held.release(taken)
+            throw error
+        }
+    }
+
+    func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date) async throws {
+        guard !results.isEmpty else { return }
+        try await engine.transaction(.deferred) { db in try await SQLOutbox.record(results, now: now, in: db) }
+        held.release(results.map(\.job.deliveryId))
+    }
+
+    func nextDeliveryDue(now: Date) async throws -> Date? {
+        try await engine.read { db in try await SQLOutbox.nextIndexedDeliveryDue(at: EpochMilliseconds(now), in: db) }
+    }
+
+    func extendLease(of jobs: [DeliveryJob], by lease: TimeInterval, now: Date) async throws {
+        held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease))
+    }
+
+    /// Leaves out the deliveries `held` holds at `nowMs`; nil when it holds none. Holds that ran out count the attempt
+    /// their claim made, as a lease running out in a row does.
+    private static func notHeld(_ held: HeldDeliveries, at nowMs: Int64, in db: any SQLDatabase) async throws -> (any SQLExpression)? {
+        let (ids, lapsed) = held.held(at: nowMs)
+        for chunk in lapsed.chunked(SQLNotificationRepository.insertChunk) {
+            try await db.update("deliveries")
+                .set("attempts", to: SQLOutbox.oneMoreAttempt)
+                .where(SQLIdSet("id", in: chunk)).where(DeliveryState.isPending).run()
+        }
+        return ids.isEmpty ? nil : SQLQueryString("NOT \(SQLIdSet("id", in: ids))")
+    }
+}
