@@ -187,11 +187,12 @@ struct OutboxChunkTests {
     @Test(arguments: Engine.allCases)
     func anAudienceHubTakesANotificationOnlyOnceItsOutboxIsWhole(_ engine: Engine) async throws {
         try await withStore(engine) { store in
+            let store = store.withAPNsSentToWholeAudiences
             try await registerMany(store, platform: .apns)
             let (notification, _) = try await store.send("topic:sale")
-            #expect(try await store.outbox.claimDue(limit: 100, lease: 60, audiencePlatforms: [.apns]).isEmpty)
+            #expect(try await store.outbox.claimDue(limit: 100, lease: 60).isEmpty)
             try await store.outbox.complete(of: notification.id)
-            let audience = try await store.outbox.claimDue(limit: 100, lease: 60, audiencePlatforms: [.apns])
+            let audience = try await store.outbox.claimDue(limit: 100, lease: 60)
             #expect(audience.count == Self.count)
         }
     }

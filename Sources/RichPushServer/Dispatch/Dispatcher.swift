@@ -138,8 +138,7 @@ struct Dispatcher: Service {
     func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
         let jobs = try await outbox.claimDue(
-            recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, audiencePlatforms: hubs.audiencePlatforms,
-            limits: policy.campaignLimits)
+            recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, limits: policy.campaignLimits)
         count(finished)
         return (jobs, mirrored)
     }

@@ -11,7 +11,7 @@ public protocol Outbox: Sendable {
     /// the same transaction, so no push precedes its feed entry. Deliveries of expired notifications are marked
     /// expired, and those to installations a hub reported gone fail without being sent.
     ///
-    /// For `audiencePlatforms` (a hub that sends a notification once to its whole audience), a claimed delivery
+    /// On the outbox's audience platforms (a hub that sends a notification once to its whole audience), a claimed delivery
     /// brings every other unclaimed delivery of the same notification and platform along, due or not, so the
     /// audience is never sent to twice.
     ///
@@ -19,7 +19,7 @@ public protocol Outbox: Sendable {
     /// for (`FOR UPDATE SKIP LOCKED` where the dialect locks rows), and deliveries of a notification that another
     /// process is still releasing wait for its release. There a claim reads on from where this process's last claim
     /// ended (``ClaimCursor``), and rows freed behind that point are claimed within a second. A campaign's first
-    /// attempts are claimed there by ranges of its sequence (``claimSequences(upTo:audiencePlatforms:withZones:in:)``),
+    /// attempts are claimed there by ranges of its sequence (``SQLOutbox/claimSequences(upTo:audiencePlatforms:withZones:in:)``),
     /// after what the pending index has due: retries and deliveries of lapsed claims are not held up by a campaign being sent.
     ///
     /// `finished` are the outcomes of earlier claims, recorded in the same transaction as ``recordOutcomes(_:now:)``
@@ -27,7 +27,7 @@ public protocol Outbox: Sendable {
     /// marketers' notifications back (frequency cap, quiet hours), in the claim's transaction.
     func claimDue(
         recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
-        audiencePlatforms: Set<Platform>, limits: CampaignLimits
+        limits: CampaignLimits
     ) async throws -> [DeliveryJob]
     /// Records what the hubs answered. A retry makes the delivery due again after its delay; a gone device fails
     /// and its installation is never sent to again until it registers anew.

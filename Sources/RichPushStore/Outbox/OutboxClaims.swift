@@ -11,7 +11,7 @@ protocol OutboxClaims: Sendable {
     /// Whether a campaign's first attempts are written into their notification's sequence, to be claimed by ranges.
     var writesSequences: Bool { get }
 
-    /// ``Outbox/claimDue(recording:now:limit:lease:audiencePlatforms:limits:)``.
+    /// ``Outbox/claimDue(recording:now:limit:lease:limits:)``, with the outbox's `audiencePlatforms`.
     func claimDue(
         recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits

@@ -14,7 +14,7 @@ public struct SQLOutbox: Outbox {
 
     public func claimDue(
         recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)] = [], now: Date = .now, limit: Int, lease: TimeInterval,
-        audiencePlatforms: Set<Platform> = [], limits: CampaignLimits = CampaignLimits()
+        limits: CampaignLimits = CampaignLimits()
     ) async throws -> [DeliveryJob] {
         try await claims.claimDue(
             recording: finished, now: now, limit: limit, lease: lease, audiencePlatforms: audiencePlatforms, limits: limits)
