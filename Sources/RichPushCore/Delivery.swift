@@ -5,7 +5,7 @@
 #endif
 
 /// One device's share of a notification, as the dispatcher hands it to a hub.
-public struct DeliveryJob: Sendable, Equatable {
+public struct DeliveryJob: DeliveryAttempt, Equatable {
     public var deliveryId: Int64
     public var attempt: Int
     public var notificationId: Int64

@@ -33,7 +33,7 @@ struct FeedRemovalTests {
             _ = try await store.outbox.claimDue(limit: 10, lease: 60)
             _ = try await store.feeds.remove(username: "alice", notificationId: removed.id)
             _ = try await store.send("username:alice", content: PushContent(badge: .unread))
-            let job = try #require(try await store.outbox.claimDue(limit: 10, lease: 60).first)
+            let job = try #require(try await store.claimJobs(limit: 10, lease: 60).first)
             #expect(job.push.badge == 1)
         }
     }

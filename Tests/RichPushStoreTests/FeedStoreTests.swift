@@ -14,7 +14,7 @@ struct FeedStoreTests {
             _ = try await store.outbox.claimDue(limit: 10, lease: 60)
             _ = try await store.feeds.updateState(username: "alice", notificationId: first.id, readState: .read, userActionState: nil)
             let (badged, _) = try await store.send("username:alice", content: PushContent(badge: .unread))
-            let job = try #require(try await store.outbox.claimDue(limit: 10, lease: 60).first)
+            let job = try #require(try await store.claimJobs(limit: 10, lease: 60).first)
             #expect(job.notificationId == badged.id)
             // The second notification and this one.
             #expect(job.push.badge == 2)
@@ -30,7 +30,7 @@ struct FeedStoreTests {
                         id: id, owner: "alice", platform: .fcm, pushChannel: id, tags: [], language: language, createdAt: .now, updatedAt: .now))
             }
             _ = try await store.send("username:alice", content: PushContent(localizations: ["fr": Localization(message: "Bonjour")]))
-            let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
+            let jobs = try await store.claimJobs(limit: 10, lease: 60)
             let messages = Dictionary(uniqueKeysWithValues: jobs.map { ($0.installationId, $0.push.richMessage) })
             #expect(messages == ["fr-phone": "Bonjour", "en-phone": "Hello", "phone": "Hello"])
             #expect(jobs.first { $0.installationId == "fr-phone" }?.language == "fr")
@@ -92,7 +92,7 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             _ = try await store.send("username:alice")
-            let jobs = try await store.outbox.claimDue(limit: 10, lease: 60)
+            let jobs = try await store.claimJobs(limit: 10, lease: 60)
             #expect(try await store.events.appendRichEvents(for: jobs) == ["alice"])
             #expect(try await store.events.appendRichEvents(for: jobs).isEmpty)
             #expect(try await store.events.events(username: "alice", installationId: "a1", after: 0, limit: 10).count == 1)

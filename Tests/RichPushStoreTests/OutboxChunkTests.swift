@@ -81,7 +81,7 @@ struct OutboxChunkTests {
             try await store.outbox.complete(of: notification.id)
             let rest = try await store.outbox.claimDue(limit: 10_000, lease: 60)
             #expect(first.count + rest.count == Self.count)
-            #expect(Set((first + rest).map(\.installationId)).count == Self.count)
+            #expect(Set((first.deliveries + rest.deliveries).map(\.installationId)).count == Self.count)
             #expect(try await store.outbox.claimDue(limit: 10_000, lease: 60).isEmpty)
         }
     }

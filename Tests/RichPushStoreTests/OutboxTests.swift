@@ -29,7 +29,7 @@ struct OutboxTests {
             }
             let jobs = try await store.outbox.claimDue(limit: 100, lease: 60)
             #expect(Set(jobs.map(\.notificationId)) == Set(notifications))
-            try await store.outbox.extendLease(of: jobs, by: 60)
+            try await store.outbox.extendLease(of: jobs.deliveries, by: 60)
             try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) })
             for id in notifications {
                 #expect(try await store.results.counts(notificationId: id).tally == DeliveryTally(sent: 1))
@@ -151,7 +151,7 @@ struct OutboxTests {
             _ = try await store.send("username:alice")
             let start = Date.now
             let abandoned = try await store.outbox.claimDue(now: start, limit: 2, lease: 0.5)
-            var claims: [(at: TimeInterval, jobs: [DeliveryJob])] = []
+            var claims: [(at: TimeInterval, jobs: ClaimedBatch)] = []
             for step in 1...12 {
                 let at = Double(step) / 5
                 claims.append((at, try await store.outbox.claimDue(now: start + at, limit: 2, lease: 60)))
@@ -261,7 +261,7 @@ struct OutboxTests {
             try await store.register("a1", owner: "alice", platform: .apns)
             let expiresAt = Date(timeIntervalSince1970: (Date.now + 3600).timeIntervalSince1970.rounded(.down))
             let (notification, _) = try await store.send("username:alice", expiresAt: expiresAt)
-            let job = try #require(try await store.outbox.claimDue(limit: 10, lease: 60).first)
+            let job = try #require(try await store.claimJobs(limit: 10, lease: 60).first)
             #expect(job.notificationId == notification.id)
             #expect(job.push.richMessage == "Hello")
             #expect(job.push.richType == .text)

@@ -70,7 +70,7 @@ struct SharedStoreTests {
         try await withStores(engine, count: 3) { stores in
             try await stores[0].registerMany(300, owner: "alice")
             _ = try await stores[0].send("username:alice")
-            let jobs = try await stores[0].outbox.claimDue(limit: 300, lease: 60)
+            let jobs = try await stores[0].claimJobs(limit: 300, lease: 60)
             let writersDone = Recorder<Int>()
             let reader = stores[2]
             async let read: [Int64] = {
@@ -166,7 +166,7 @@ struct SharedStoreTests {
             let now = Date.now
             let claimed = try await stores[0].outbox.claimDue(now: now, limit: 10, lease: 60)
             #expect(claimed.count == 1)
-            try await stores[0].outbox.extendLease(of: claimed, by: 60, now: now + 50)
+            try await stores[0].outbox.extendLease(of: claimed.deliveries, by: 60, now: now + 50)
             #expect(try await stores[1].outbox.claimDue(now: now + 70, limit: 10, lease: 60).isEmpty)
             #expect(try await stores[1].outbox.claimDue(now: now + 111, limit: 10, lease: 60).map(\.attempt) == [2])
         }
@@ -179,7 +179,7 @@ struct SharedStoreTests {
             _ = try await stores[0].send("username:alice")
             let start = Date.now
             let abandoned = try await stores[0].outbox.claimDue(now: start, limit: 5, lease: 1)
-            var sent: [DeliveryJob] = []
+            var sent: [ClaimedDelivery] = []
             for step in 1...8 {
                 let jobs = try await stores[1].outbox.claimDue(now: start + Double(step) / 2, limit: 5, lease: 60)
                 try await stores[1].outbox.recordOutcomes(jobs.map { ($0, .sent) }, now: start + Double(step) / 2)
@@ -217,7 +217,7 @@ struct SharedStoreTests {
             // news until some is heard.
             _ = try await eventually(within: .seconds(60)) {
                 _ = try await stores[0].send("username:alice")
-                _ = try await stores[0].events.appendRichEvents(for: try await stores[0].outbox.claimDue(limit: 10, lease: 60))
+                _ = try await stores[0].events.appendRichEvents(for: try await stores[0].claimJobs(limit: 10, lease: 60))
                 return heardBoth(heard.all)
             }
             let signals = heard.all

@@ -5,6 +5,12 @@ import RichPushStore
 import Testing
 
 extension Store {
+    /// Claims as a dispatcher does and composes the pushes: the jobs the hubs would be handed.
+    func claimJobs(now: Date = .now, limit: Int, lease: TimeInterval) async throws -> [DeliveryJob] {
+        let batch = try await outbox.claimDue(now: now, limit: limit, lease: lease)
+        return PushComposer.jobs(of: batch, unreadCounts: try await feeds.unreadCounts(of: batch.ownersShowingUnreadCount, now: now))
+    }
+
     @discardableResult
     func register(_ id: String, owner: String, platform: Platform = .direct, tags: [String] = []) async throws -> InstallationRecord {
         try await installations.upsert(

@@ -27,7 +27,7 @@ struct VariantStoreTests {
         try await withStore(engine) { store in
             let users = (0..<12).map { "user\($0)" }
             let id = try await sendTest(to: users, in: store)
-            let jobs = try await store.outbox.claimDue(limit: 100, lease: 60)
+            let jobs = try await store.claimJobs(limit: 100, lease: 60)
             #expect(jobs.count == 24)
             for job in jobs {
                 let expected = Variant.assigned(to: job.owner, of: id, among: Self.variants)!

@@ -8,6 +8,7 @@ public struct SQLInstallationRepository: InstallationRepository {
     /// Platforms whose installations a remote hub mirrors: their changes queue a sync in the same transaction.
     let mirroredPlatforms: Set<Platform>
 
+    @discardableResult
     public func upsert(_ installation: InstallationRecord, limit: Int? = nil) async throws -> (
         record: InstallationRecord, created: Bool
     ) {

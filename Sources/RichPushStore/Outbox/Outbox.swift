@@ -22,16 +22,18 @@ public protocol Outbox: Sendable {
     /// attempts are claimed there by ranges of its sequence (``SQLOutbox/claimSequences(upTo:audiencePlatforms:withZones:in:)``),
     /// after what the pending index has due: retries and deliveries of lapsed claims are not held up by a campaign being sent.
     ///
+    /// The claim returns the deliveries with their notifications, of which ``PushComposer`` builds the pushes.
+    ///
     /// `finished` are the outcomes of earlier claims, recorded in the same transaction as ``recordOutcomes(_:now:)``
     /// would: a dispatcher that records one batch as it claims the next commits once for both. `limits` hold
     /// marketers' notifications back (frequency cap, quiet hours), in the claim's transaction.
-    func claimDue(
-        recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
+    func claimDue<Attempt: DeliveryAttempt>(
+        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
         limits: CampaignLimits
-    ) async throws -> [DeliveryJob]
+    ) async throws -> ClaimedBatch
     /// Records what the hubs answered. A retry makes the delivery due again after its delay; a gone device fails
     /// and its installation is never sent to again until it registers anew.
-    func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date) async throws
+    func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws
     /// When the next pending delivery that no lease in its row holds falls due, so an idle dispatcher sleeps exactly
     /// that long. A leased delivery is being sent, or was sent and its outcome is about to be recorded: counting it
     /// as due had an idle dispatcher claim nothing every 10 ms until then. One whose lease runs out is found within
@@ -40,7 +42,7 @@ public protocol Outbox: Sendable {
     func nextDeliveryDue(now: Date) async throws -> Date?
     /// Keeps claimed deliveries that are still being sent to their claimer for another `lease`, so a batch that
     /// takes longer than the lease is not claimed and sent a second time by another process.
-    func extendLease(of jobs: [DeliveryJob], by lease: TimeInterval, now: Date) async throws
+    func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date) async throws
     /// Writes the rest of notification `id`'s outbox, a chunk per transaction, and calls `chunkWritten` after each
     /// commit; stops at once if the notification is canceled or recalled meanwhile. The chunks follow the installations'
     /// order, so a process that completes an outbox another began (``abandoned(stale:now:)``) writes each

@@ -13,17 +13,17 @@ struct PostgresClaims: OutboxClaims {
     var isShared: Bool { true }
     var writesSequences: Bool { true }
 
-    func claimDue(
-        recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
+    func claimDue<Attempt: DeliveryAttempt>(
+        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits
-    ) async throws -> [DeliveryJob] {
+    ) async throws -> ClaimedBatch {
         let sequences = self.sequences
         let withZones = limits.quietHours != nil
         let nowMs = EpochMilliseconds(now)
         let leaseUntil = EpochMilliseconds(now + lease)
         let start = cursor.start(at: nowMs)
         do {
-            let (jobs, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
+            let (batch, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
                 try await SQLOutbox.endSequenceClaims(completedBy: finished.map(\.job.deliveryId), in: sequences, db: db)
                 try await SQLOutbox.record(finished, now: now, in: db)
                 try await SQLOutbox.reopenLapsedSequenceClaims(at: nowMs, in: db)
@@ -32,7 +32,7 @@ struct PostgresClaims: OutboxClaims {
                 let skipLocked = SQLOutbox.skipLockedClause(db)
                 let due = SQLOutbox.due(
                     unclaimed: unclaimed, nowMs: nowMs, after: start, audiencePlatforms: audiencePlatforms, limit: limit, skipLocked: skipLocked)
-                func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedDelivery] {
+                func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedRow] {
                     try await SQLOutbox.take(predicate, leasingUntil: leaseUntil, withZones: withZones, in: db)
                 }
                 var claimed = try await Self.inIndexOrder(in: db) { try await take(Self.rows(of: due)) }
@@ -47,14 +47,14 @@ struct PostgresClaims: OutboxClaims {
                 }
                 claimed += try await SQLOutbox.takeAudiences(
                     on: audiencePlatforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: skipLocked, in: db, take: take)
-                let jobs = try await SQLOutbox.jobs(of: claimed, now: now, limits: limits, letGo: { _ in }, in: db)
-                let inSequence = try await SQLOutbox.leaseSequenceRanges(ranges, of: jobs, until: leaseUntil, in: db)
-                return (jobs, last, readOn, inSequence)
+                let batch = try await SQLOutbox.batch(of: claimed, now: now, limits: limits, letGo: { _ in }, in: db)
+                let inSequence = try await SQLOutbox.leaseSequenceRanges(ranges, of: batch.deliveries, until: leaseUntil, in: db)
+                return (batch, last, readOn, inSequence)
             }
             for (claim, deliveryIds) in inSequence { sequences.hold(deliveryIds, in: claim) }
             cursor.moved(from: start, at: nowMs, to: last, readOn: readOn)
             sequences.finish(finished.map(\.job.deliveryId))
-            return jobs
+            return batch
         } catch {
             // Nothing of the claim was committed: the next claim reads from the start.
             cursor.restart()
@@ -62,7 +62,7 @@ struct PostgresClaims: OutboxClaims {
         }
     }
 
-    func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date) async throws {
+    func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws {
         guard !results.isEmpty else { return }
         let sequences = self.sequences
         try await engine.transaction(.deferred) { db in
@@ -81,7 +81,7 @@ struct PostgresClaims: OutboxClaims {
         }
     }
 
-    func extendLease(of jobs: [DeliveryJob], by lease: TimeInterval, now: Date) async throws {
+    func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date) async throws {
         let sequences = self.sequences
         let leaseUntil = EpochMilliseconds(now + lease)
         try await engine.transaction(.deferred) { db in

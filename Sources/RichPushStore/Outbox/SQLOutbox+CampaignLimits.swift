@@ -11,13 +11,13 @@ extension SQLOutbox {
     /// user in the store under a lock of that user's name for the rest of the transaction, so dispatchers in several
     /// processes claiming for one user at once never let more through than the cap.
     static func applying(
-        _ limits: CampaignLimits, to claimed: [ClaimedDelivery], marketing: Set<Int64>, now: Date, letGo: ([Int64]) -> Void,
+        _ limits: CampaignLimits, to claimed: [ClaimedRow], marketing: Set<Int64>, now: Date, letGo: ([Int64]) -> Void,
         in db: any SQLDatabase
-    ) async throws -> [ClaimedDelivery] {
+    ) async throws -> [ClaimedRow] {
         guard limits.isActive, !marketing.isEmpty else { return claimed }
-        var passing: [ClaimedDelivery] = []
+        var passing: [ClaimedRow] = []
         var waiting: [Postponement: [DeliveryKey]] = [:]
-        var capCandidates: [ClaimedDelivery] = []
+        var capCandidates: [ClaimedRow] = []
         for delivery in claimed {
             guard marketing.contains(delivery.notificationId) else {
                 passing.append(delivery)
@@ -65,8 +65,8 @@ extension SQLOutbox {
 
     /// Splits `deliveries` into those within their users' caps, which are counted, and those past them.
     private static func count(
-        _ deliveries: [ClaimedDelivery], against cap: FrequencyCap, now: Date, in db: any SQLDatabase
-    ) async throws -> (allowed: [ClaimedDelivery], capped: [DeliveryKey]) {
+        _ deliveries: [ClaimedRow], against cap: FrequencyCap, now: Date, in db: any SQLDatabase
+    ) async throws -> (allowed: [ClaimedRow], capped: [DeliveryKey]) {
         guard !deliveries.isEmpty else { return ([], []) }
         let owners = Set(deliveries.map(\.owner)).sorted()
         try await lockCounts(of: owners, in: db)
@@ -80,7 +80,7 @@ extension SQLOutbox {
                 .where("owner", .in, Array(chunk)).all()
             for row in rows { counted[try row.string("owner"), default: []].insert(try row.int64("notification_id")) }
         }
-        var allowed: [ClaimedDelivery] = []
+        var allowed: [ClaimedRow] = []
         var capped: [DeliveryKey] = []
         var newlyCounted: [(owner: String, notificationId: Int64)] = []
         for delivery in deliveries.sorted(by: { $0.deliveryId < $1.deliveryId }) {

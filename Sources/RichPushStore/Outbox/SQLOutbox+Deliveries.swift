@@ -3,16 +3,16 @@ public import RichPushCore
 import SQLKit
 
 extension SQLOutbox {
-    /// The jobs of claimed deliveries. Those of expired notifications are marked expired, and those to installations
-    /// a hub reported gone fail, without being sent; `limits` hold marketers' notifications back, and the claimer lets
-    /// go of those they hold back (`letGo`).
-    static func jobs(
-        of claimed: [ClaimedDelivery], now: Date, limits: CampaignLimits, letGo: ([Int64]) -> Void, in db: any SQLDatabase
-    ) async throws -> [DeliveryJob] {
-        guard !claimed.isEmpty else { return [] }
+    /// The batch of claimed deliveries, in id order, with their notifications. Those of expired notifications are
+    /// marked expired, and those to installations a hub reported gone fail, without being sent; `limits` hold
+    /// marketers' notifications back, and the claimer lets go of those they hold back (`letGo`).
+    static func batch(
+        of claimed: [ClaimedRow], now: Date, limits: CampaignLimits, letGo: ([Int64]) -> Void, in db: any SQLDatabase
+    ) async throws -> ClaimedBatch {
+        guard !claimed.isEmpty else { return ClaimedBatch(limitsApplied: limits.isActive) }
         let nowMs = EpochMilliseconds(now)
         let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
-        var live: [ClaimedDelivery] = []
+        var live: [ClaimedRow] = []
         var gone: [DeliveryKey] = []
         var expired: [DeliveryKey] = []
         live.reserveCapacity(claimed.count)
@@ -36,59 +36,14 @@ extension SQLOutbox {
             message: "the notification expired before the device was reached", at: nowMs, in: db)
         let marketing = Set(notifications.filter { $0.value.purpose == .marketing }.keys)
         live = try await Self.applying(limits, to: live, marketing: marketing, now: now, letGo: letGo, in: db)
-
-        let badgeOwners = Set(
-            live.filter { delivery in
-                notifications[delivery.notificationId].map { $0.shown(in: delivery.variant).content.badge == .unread } ?? false
-            }
-            .map(\.owner))
-        let unread = badgeOwners.isEmpty ? [:] : try await SQLFeedRepository.unreadCounts(of: badgeOwners.sorted(), now: now, in: db)
-        // A notification's devices share a few pushes, one per language and badge: each is built once.
-        var pushes: [PushKey: (push: SilentPush, language: String?)] = [:]
-        var jobs: [DeliveryJob] = []
-        jobs.reserveCapacity(live.count)
-        for delivery in live.sorted(by: { $0.deliveryId < $1.deliveryId }) {
-            guard let notification = notifications[delivery.notificationId] else { continue }
-            let unreadCount = unread[delivery.owner]
-            let key = PushKey(
-                notificationId: delivery.notificationId, variant: delivery.variant, language: delivery.language, unreadCount: unreadCount)
-            let (push, language) =
-                pushes[key]
-                ?? {
-                    let shown = notification.shown(in: delivery.variant)
-                    let variant = shown.content.localization(forInstallationLanguage: delivery.language)
-                    let built = SilentPush(
-                        richId: delivery.notificationId, richType: notification.richType, message: shown.message,
-                        style: notification.pushStyle, content: shown.content, localization: variant?.localization,
-                        unreadCount: unreadCount)
-                    pushes[key] = (built, variant?.tag)
-                    return (built, variant?.tag)
-                }()
-            // A hub that sends to a whole audience at once cannot leave out the devices the limits hold back.
-            let heldBackPerDevice = limits.isActive && notification.purpose == .marketing
-            jobs.append(
-                DeliveryJob(
-                    deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,
-                    audience: notification.audience, expiresAt: notification.expiresAt, installationId: delivery.installationId,
-                    owner: delivery.owner, platform: delivery.platform, pushChannel: delivery.pushChannel, language: language,
-                    variant: delivery.variant,
-                    variesByDevice: notification.content.variesByDevice || !notification.variants.isEmpty || heldBackPerDevice))
-        }
-        return jobs
-    }
-
-    /// What makes two devices' pushes of one notification differ: the owner's variant and badge, the installation's
-    /// language.
-    struct PushKey: Hashable {
-        var notificationId: Int64
-        var variant: String?
-        var language: String?
-        var unreadCount: Int?
+        return ClaimedBatch(
+            deliveries: live.sorted { $0.deliveryId < $1.deliveryId }.map(\.claimed),
+            notifications: notifications, limitsApplied: limits.isActive)
     }
 
     /// What a claim reads of a delivery row, with whether a hub reported its installation gone and, where quiet hours
     /// need it, the installation's zone.
-    struct ClaimedDelivery {
+    struct ClaimedRow {
         var deliveryId: Int64
         var dueAt: Int64
         var attempt: Int
@@ -101,23 +56,11 @@ extension SQLOutbox {
         var deviceGone: Bool
         var timeZone: String?
         var variant: String?
-    }
 
-    /// What the hubs need of a claimed notification: read once per notification, not once per delivery.
-    struct ClaimedNotification {
-        var message: String
-        var richType: RichType
-        var pushStyle: PushStyle
-        var audience: String
-        var expiresAt: Date?
-        var content: PushContent
-        var purpose: NotificationPurpose
-        var variants: [Variant]
-
-        /// The message and content the users of `variant` see.
-        func shown(in variant: String?) -> (message: String, content: PushContent) {
-            guard let variant, let chosen = variants.first(where: { $0.name == variant }) else { return (message, content) }
-            return (chosen.message, chosen.content)
+        var claimed: ClaimedDelivery {
+            ClaimedDelivery(
+                deliveryId: deliveryId, attempt: attempt, notificationId: notificationId, installationId: installationId, owner: owner,
+                platform: platform, pushChannel: pushChannel, language: language, variant: variant)
         }
     }
 
@@ -126,7 +69,7 @@ extension SQLOutbox {
     /// otherwise they are only read, and the attempt is counted when its outcome is recorded.
     static func take(
         _ predicate: any SQLExpression, leasingUntil leaseUntil: Int64?, withZones: Bool, in db: any SQLDatabase
-    ) async throws -> [ClaimedDelivery] {
+    ) async throws -> [ClaimedRow] {
         func installation(_ column: String, onlyDead: Bool = false) -> any SQLExpression {
             let value = SQLSubquery.select {
                 let installation = $0.column(column).from("installations")
@@ -154,7 +97,7 @@ extension SQLOutbox {
             }
         let attemptsBefore = leaseUntil == nil ? 1 : 0
         return try rows.map { row in
-            ClaimedDelivery(
+            ClaimedRow(
                 deliveryId: try row.int64("id"), dueAt: try row.int64("due_at"), attempt: try row.int("attempts") + attemptsBefore,
                 notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
                 owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
@@ -232,11 +175,11 @@ extension SQLOutbox {
     /// hubs send to whole audiences: every one of them, due or not, so the audience is never sent to twice.
     static func takeAudiences(
         on platforms: Set<Platform>, nowMs: Int64, unclaimed: (any SQLExpression)?, skipLocked: (any SQLExpression)?,
-        in db: any SQLDatabase, take: (any SQLExpression) async throws -> [ClaimedDelivery]
-    ) async throws -> [ClaimedDelivery] {
+        in db: any SQLDatabase, take: (any SQLExpression) async throws -> [ClaimedRow]
+    ) async throws -> [ClaimedRow] {
         guard !platforms.isEmpty else { return [] }
         let audiences = try await claimAudiences(platforms: platforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: skipLocked, in: db)
-        var claimed: [ClaimedDelivery] = []
+        var claimed: [ClaimedRow] = []
         for chunk in audiences.chunked(SQLNotificationRepository.insertChunk) {
             claimed += try await take(SQLDeliveryKeys(chunk))
         }

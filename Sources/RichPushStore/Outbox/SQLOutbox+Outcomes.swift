@@ -1,12 +1,14 @@
-public import Foundation
-public import RichPushCore
+import Foundation
+import RichPushCore
 import SQLKit
 
 extension SQLOutbox {
     /// Records outcomes, each with the attempt its job made: a claim that held its deliveries in memory or took them
     /// in their sequence did not count it in their rows. A count is never lowered: a delivery whose claim ran out of
     /// lease was counted again when it was claimed again.
-    static func record(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase) async throws {
+    static func record<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase)
+        async throws
+    {
         let nowMs = EpochMilliseconds(now)
         func update(_ ids: any SQLExpression, attempts: Int) -> SQLUpdateBuilder {
             let counted = SQLQueryString("CASE WHEN attempts > \(literal: attempts) THEN attempts ELSE \(literal: attempts) END")

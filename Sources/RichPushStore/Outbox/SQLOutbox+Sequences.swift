@@ -22,7 +22,7 @@ extension SQLOutbox {
         var first: Int64
         var last: Int64
 
-        func contains(_ job: DeliveryJob) -> Bool {
+        func contains(_ job: ClaimedDelivery) -> Bool {
             job.notificationId == notificationId && (first...last).contains(job.deliveryId)
         }
     }
@@ -39,8 +39,8 @@ extension SQLOutbox {
     /// any before it. The sequence of a canceled or recalled notification is ended here.
     static func claimSequences(
         upTo limit: Int, audiencePlatforms: Set<Platform>, withZones: Bool, in db: any SQLDatabase
-    ) async throws -> (claimed: [ClaimedDelivery], ranges: [SequenceRange]) {
-        var claimed: [ClaimedDelivery] = []
+    ) async throws -> (claimed: [ClaimedRow], ranges: [SequenceRange]) {
+        var claimed: [ClaimedRow] = []
         var ranges: [SequenceRange] = []
         var left = Int64(limit)
         var after: Int64 = 0
@@ -96,7 +96,7 @@ extension SQLOutbox {
     /// Leases each of `ranges` that gave out any of `jobs` until `leaseUntil`, by one row in `sequence_claims`; returns
     /// each claim with the deliveries it gave out. A range none of whose deliveries is sent needs no lease.
     static func leaseSequenceRanges(
-        _ ranges: [SequenceRange], of jobs: [DeliveryJob], until leaseUntil: Int64, in db: any SQLDatabase
+        _ ranges: [SequenceRange], of jobs: [ClaimedDelivery], until leaseUntil: Int64, in db: any SQLDatabase
     ) async throws -> [(claim: Int64, deliveryIds: [Int64])] {
         var claims: [(claim: Int64, deliveryIds: [Int64])] = []
         for range in ranges {

@@ -12,15 +12,22 @@ public struct SQLOutbox: Outbox {
 
     public var isShared: Bool { claims.isShared }
 
-    public func claimDue(
-        recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)] = [], now: Date = .now, limit: Int, lease: TimeInterval,
+    /// Claims with nothing to record.
+    public func claimDue(now: Date = .now, limit: Int, lease: TimeInterval, limits: CampaignLimits = CampaignLimits()) async throws
+        -> ClaimedBatch
+    {
+        try await claimDue(recording: [(job: ClaimedDelivery, outcome: DeliveryOutcome)](), now: now, limit: limit, lease: lease, limits: limits)
+    }
+
+    public func claimDue<Attempt: DeliveryAttempt>(
+        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now, limit: Int, lease: TimeInterval,
         limits: CampaignLimits = CampaignLimits()
-    ) async throws -> [DeliveryJob] {
+    ) async throws -> ClaimedBatch {
         try await claims.claimDue(
             recording: finished, now: now, limit: limit, lease: lease, audiencePlatforms: audiencePlatforms, limits: limits)
     }
 
-    public func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date = .now) async throws {
+    public func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         try await claims.recordOutcomes(results, now: now)
     }
 
@@ -28,7 +35,7 @@ public struct SQLOutbox: Outbox {
         try await claims.nextDeliveryDue(now: now)
     }
 
-    public func extendLease(of jobs: [DeliveryJob], by lease: TimeInterval, now: Date = .now) async throws {
+    public func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date = .now) async throws {
         try await claims.extendLease(of: jobs, by: lease, now: now)
     }
 

@@ -11,22 +11,22 @@ struct SQLiteClaims: OutboxClaims {
     var isShared: Bool { false }
     var writesSequences: Bool { false }
 
-    func claimDue(
-        recording finished: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
+    func claimDue<Attempt: DeliveryAttempt>(
+        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits
-    ) async throws -> [DeliveryJob] {
+    ) async throws -> ClaimedBatch {
         let held = self.held
         let withZones = limits.quietHours != nil
         let nowMs = EpochMilliseconds(now)
         let leaseUntil = EpochMilliseconds(now + lease)
         var taken: [Int64] = []
         do {
-            let jobs = try await engine.transaction(.deferred) { db in
+            let batch = try await engine.transaction(.deferred) { db in
                 try await SQLOutbox.record(finished, now: now, in: db)
                 _ = try await SQLNotificationRepository.releaseDue(now: now, in: db)
                 let unclaimed = try await Self.notHeld(held, at: nowMs, in: db)
                 let due = SQLOutbox.due(unclaimed: unclaimed, nowMs: nowMs, after: nil, audiencePlatforms: audiencePlatforms, limit: limit)
-                func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedDelivery] {
+                func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedRow] {
                     let claimed = try await SQLOutbox.take(predicate, leasingUntil: nil, withZones: withZones, in: db)
                     held.hold(claimed.map(\.deliveryId), until: leaseUntil)
                     taken += claimed.map(\.deliveryId)
@@ -35,10 +35,10 @@ struct SQLiteClaims: OutboxClaims {
                 var claimed = try await take(SQLBinaryExpression(SQLIdentifier("id"), .in, due.column("id").query))
                 claimed += try await SQLOutbox.takeAudiences(
                     on: audiencePlatforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: nil, in: db, take: take)
-                return try await SQLOutbox.jobs(of: claimed, now: now, limits: limits, letGo: held.release, in: db)
+                return try await SQLOutbox.batch(of: claimed, now: now, limits: limits, letGo: held.release, in: db)
             }
             held.release(finished.map(\.job.deliveryId))
-            return jobs
+            return batch
         } catch {
             // Nothing of the claim was committed: what it held is free again.
             held.release(taken)
@@ -46,7 +46,7 @@ struct SQLiteClaims: OutboxClaims {
         }
     }
 
-    func recordOutcomes(_ results: [(job: DeliveryJob, outcome: DeliveryOutcome)], now: Date) async throws {
+    func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws {
         guard !results.isEmpty else { return }
         try await engine.transaction(.deferred) { db in try await SQLOutbox.record(results, now: now, in: db) }
         held.release(results.map(\.job.deliveryId))
@@ -56,7 +56,7 @@ struct SQLiteClaims: OutboxClaims {
         try await engine.read { db in try await SQLOutbox.nextIndexedDeliveryDue(at: EpochMilliseconds(now), in: db) }
     }
 
-    func extendLease(of jobs: [DeliveryJob], by lease: TimeInterval, now: Date) async throws {
+    func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date) async throws {
         held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease))
     }
 

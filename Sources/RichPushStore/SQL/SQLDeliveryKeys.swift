@@ -50,12 +50,12 @@ struct SQLDeliveryKeys: SQLExpression {
     }
 }
 
-extension DeliveryJob {
+extension DeliveryAttempt {
     /// The delivery's key in the outbox.
     var key: DeliveryKey { (notificationId, deliveryId) }
 }
 
-extension SQLOutbox.ClaimedDelivery {
+extension SQLOutbox.ClaimedRow {
     /// The delivery's key in the outbox.
     var key: DeliveryKey { (notificationId, deliveryId) }
 }
