@@ -6,26 +6,18 @@ import RichPushCore
 
 /// How `send`, `status` and `export` reach the gateway. Every option also has a `RICHPUSH_*` form and a config-file key.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .setting(CommandLineSettings.server), help: .setting(CommandLineSettings.server)) var server: String?
-    @Option(name: .setting(CommandLineSettings.user), help: .setting(CommandLineSettings.user)) var user: String?
-    @Option(name: .setting(CommandLineSettings.passwordFile), help: .setting(CommandLineSettings.passwordFile)) var passwordFile: String?
-    @Option(name: .setting(CommandLineSettings.tokenFile), help: .setting(CommandLineSettings.tokenFile)) var tokenFile: String?
-    @Option(name: .setting(CommandLineSettings.caFile), help: .setting(CommandLineSettings.caFile)) var caFile: String?
-    @Option(name: .setting(CommandLineSettings.timeout), help: .setting(CommandLineSettings.timeout)) var timeout: String?
-    @Option(name: .setting(CommandLineSettings.config), help: .setting(CommandLineSettings.config)) var configFile: String?
-    @Flag(name: .setting(CommandLineSettings.passwordStandardInput), help: .setting(CommandLineSettings.passwordStandardInput))
-    var passwordStandardInput = false
-    @Flag(name: .setting(CommandLineSettings.json), help: .setting(CommandLineSettings.json)) var json = false
+    @Option(CommandLineSettings.server) var server
+    @Option(CommandLineSettings.user) var user
+    @Option(CommandLineSettings.passwordFile) var passwordFile
+    @Option(CommandLineSettings.tokenFile) var tokenFile
+    @Option(CommandLineSettings.caFile) var caFile
+    @Option(CommandLineSettings.timeout) var timeout
+    @Option(CommandLineSettings.config) var configFile
+    @Flag(CommandLineSettings.passwordStandardInput) var passwordStandardInput
+    @Flag(CommandLineSettings.json) var json
 
     var given: GivenFlags {
-        var flags = GivenFlags()
-        flags.add(CommandLineSettings.server, server)
-        flags.add(CommandLineSettings.user, user)
-        flags.add(CommandLineSettings.passwordFile, passwordFile)
-        flags.add(CommandLineSettings.tokenFile, tokenFile)
-        flags.add(CommandLineSettings.caFile, caFile)
-        flags.add(CommandLineSettings.timeout, timeout)
-        flags.add(CommandLineSettings.config, configFile)
+        var flags = GivenFlags(options: self)
         flags.add(CommandLineSettings.passwordStandardInput, passwordStandardInput)
         flags.add(CommandLineSettings.json, json)
         return flags

@@ -25,48 +25,29 @@ struct Send: AsyncParsableCommand {
     )
 
     @OptionGroup var connection: ConnectionOptions
-    @Option(name: .setting(CommandLineSettings.image), help: .setting(CommandLineSettings.image)) var image: String?
-    @Option(name: .setting(CommandLineSettings.url), help: .setting(CommandLineSettings.url)) var url: String?
-    @Option(name: .setting(CommandLineSettings.text), help: .setting(CommandLineSettings.text)) var text: String?
-    @Option(name: .setting(CommandLineSettings.message), help: .setting(CommandLineSettings.message)) var message: String?
-    @Option(name: .setting(CommandLineSettings.to), help: .setting(CommandLineSettings.to)) var to: String?
-    @Option(name: .setting(CommandLineSettings.at), help: .setting(CommandLineSettings.at)) var at: String?
-    @Option(name: .setting(CommandLineSettings.atLocal), help: .setting(CommandLineSettings.atLocal)) var atLocal: String?
-    @Option(name: .setting(CommandLineSettings.expiresIn), help: .setting(CommandLineSettings.expiresIn)) var expiresIn: String?
-    @Option(name: .setting(CommandLineSettings.pushStyle), help: .setting(CommandLineSettings.pushStyle)) var pushStyle: String?
-    @Option(name: .setting(CommandLineSettings.idempotencyKey), help: .setting(CommandLineSettings.idempotencyKey)) var idempotencyKey: String?
-    @Option(name: .setting(CommandLineSettings.title), help: .setting(CommandLineSettings.title)) var title: String?
-    @Option(name: .setting(CommandLineSettings.sound), help: .setting(CommandLineSettings.sound)) var sound: String?
-    @Option(name: .setting(CommandLineSettings.badge), help: .setting(CommandLineSettings.badge)) var badge: String?
-    @Option(name: .setting(CommandLineSettings.category), help: .setting(CommandLineSettings.category)) var category: String?
-    @Option(name: .setting(CommandLineSettings.threadId), help: .setting(CommandLineSettings.threadId)) var threadId: String?
-    @Option(name: .setting(CommandLineSettings.template), help: .setting(CommandLineSettings.template)) var template: String?
-    @Option(name: .setting(CommandLineSettings.data), help: .setting(CommandLineSettings.data)) var data: [String] = []
-    @Option(name: .setting(CommandLineSettings.localized), help: .setting(CommandLineSettings.localized)) var localized: [String] = []
-    @Option(name: .setting(CommandLineSettings.variables), help: .setting(CommandLineSettings.variables)) var variables: [String] = []
-    @Flag(name: .setting(CommandLineSettings.wait), help: .setting(CommandLineSettings.wait)) var wait = false
+    @Option(CommandLineSettings.image) var image
+    @Option(CommandLineSettings.url) var url
+    @Option(CommandLineSettings.text) var text
+    @Option(CommandLineSettings.message) var message
+    @Option(CommandLineSettings.to) var to
+    @Option(CommandLineSettings.at) var at
+    @Option(CommandLineSettings.atLocal) var atLocal
+    @Option(CommandLineSettings.expiresIn) var expiresIn
+    @Option(CommandLineSettings.pushStyle) var pushStyle
+    @Option(CommandLineSettings.idempotencyKey) var idempotencyKey
+    @Option(CommandLineSettings.title) var title
+    @Option(CommandLineSettings.sound) var sound
+    @Option(CommandLineSettings.badge) var badge
+    @Option(CommandLineSettings.category) var category
+    @Option(CommandLineSettings.threadId) var threadId
+    @Option(CommandLineSettings.template) var template
+    @Option(CommandLineSettings.data) var data
+    @Option(CommandLineSettings.localized) var localized
+    @Option(CommandLineSettings.variables) var variables
+    @Flag(CommandLineSettings.wait) var wait
 
     func run() async throws {
-        var flags = GivenFlags()
-        flags.add(CommandLineSettings.image, image)
-        flags.add(CommandLineSettings.url, url)
-        flags.add(CommandLineSettings.text, text)
-        flags.add(CommandLineSettings.message, message)
-        flags.add(CommandLineSettings.to, to)
-        flags.add(CommandLineSettings.at, at)
-        flags.add(CommandLineSettings.atLocal, atLocal)
-        flags.add(CommandLineSettings.expiresIn, expiresIn)
-        flags.add(CommandLineSettings.pushStyle, pushStyle)
-        flags.add(CommandLineSettings.idempotencyKey, idempotencyKey)
-        flags.add(CommandLineSettings.title, title)
-        flags.add(CommandLineSettings.sound, sound)
-        flags.add(CommandLineSettings.badge, badge)
-        flags.add(CommandLineSettings.category, category)
-        flags.add(CommandLineSettings.threadId, threadId)
-        flags.add(CommandLineSettings.template, template)
-        flags.add(CommandLineSettings.data, data)
-        flags.add(CommandLineSettings.localized, localized)
-        flags.add(CommandLineSettings.variables, variables)
+        var flags = GivenFlags(options: self)
         flags.add(CommandLineSettings.wait, wait)
         let settings = try connection.settings(more: flags, known: CommandLineSettings.send, command: "richpush send")
         let plan: SendPlan

@@ -16,7 +16,7 @@ struct Status: AsyncParsableCommand {
 
     @Argument(help: "The notification's id.") var id: Int64
     @OptionGroup var connection: ConnectionOptions
-    @Flag(name: .setting(CommandLineSettings.wait), help: .setting(CommandLineSettings.wait)) var wait = false
+    @Flag(CommandLineSettings.wait) var wait
 
     func validate() throws {
         guard id > 0 else { throw ValidationError("a notification id is a positive integer") }

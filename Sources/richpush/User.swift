@@ -15,9 +15,8 @@ struct User: AsyncParsableCommand {
         )
 
         @Argument(help: "The username: 1 to 64 letters, digits or _ . @ -.") var name: String
-        @Option(name: .setting(UserAddSettings.role), help: .setting(UserAddSettings.role)) var role: String?
-        @Flag(name: .setting(UserAddSettings.passwordStandardInput), help: .setting(UserAddSettings.passwordStandardInput))
-        var passwordStandardInput = false
+        @Option(UserAddSettings.role) var role
+        @Flag(UserAddSettings.passwordStandardInput) var passwordStandardInput
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
@@ -25,8 +24,7 @@ struct User: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var flags = store.given
-            flags.add(UserAddSettings.role, role)
+            var flags = GivenFlags(options: self)
             flags.add(UserAddSettings.passwordStandardInput, passwordStandardInput)
             // The config file is the one `serve` reads: its keys are serve's settings and these.
             let sources = try SettingSources.load(

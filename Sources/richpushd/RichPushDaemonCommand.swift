@@ -26,36 +26,24 @@ struct RichPushDaemonCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .setting(DaemonSettings.server), help: .setting(DaemonSettings.server)) var server: String?
-    @Option(name: .setting(DaemonSettings.user), help: .setting(DaemonSettings.user)) var user: String?
-    @Option(name: .setting(DaemonSettings.passwordFile), help: .setting(DaemonSettings.passwordFile)) var passwordFile: String?
-    @Option(name: .setting(DaemonSettings.tokenFile), help: .setting(DaemonSettings.tokenFile)) var tokenFile: String?
-    @Option(name: .setting(DaemonSettings.tags), help: .setting(DaemonSettings.tags)) var tags: String?
-    @Option(name: .setting(DaemonSettings.openCommand), help: .setting(DaemonSettings.openCommand)) var openCommand: String?
-    @Option(name: .setting(DaemonSettings.cacheSize), help: .setting(DaemonSettings.cacheSize)) var cacheSize: String?
-    @Option(name: .setting(DaemonSettings.imageSize), help: .setting(DaemonSettings.imageSize)) var imageSize: String?
-    @Option(name: .setting(DaemonSettings.heartbeatTimeout), help: .setting(DaemonSettings.heartbeatTimeout)) var heartbeatTimeout: String?
-    @Option(name: .setting(DaemonSettings.caFile), help: .setting(DaemonSettings.caFile)) var caFile: String?
-    @Option(name: .setting(DaemonSettings.config), help: .setting(DaemonSettings.config)) var config: String?
-    @Flag(name: .setting(DaemonSettings.passwordStandardInput), help: .setting(DaemonSettings.passwordStandardInput))
-    var passwordStandardInput = false
-    @Flag(name: .setting(DaemonSettings.once), help: .setting(DaemonSettings.once)) var once = false
+    @Option(DaemonSettings.server) var server
+    @Option(DaemonSettings.user) var user
+    @Option(DaemonSettings.passwordFile) var passwordFile
+    @Option(DaemonSettings.tokenFile) var tokenFile
+    @Option(DaemonSettings.tags) var tags
+    @Option(DaemonSettings.openCommand) var openCommand
+    @Option(DaemonSettings.cacheSize) var cacheSize
+    @Option(DaemonSettings.imageSize) var imageSize
+    @Option(DaemonSettings.heartbeatTimeout) var heartbeatTimeout
+    @Option(DaemonSettings.caFile) var caFile
+    @Option(DaemonSettings.config) var config
+    @Flag(DaemonSettings.passwordStandardInput) var passwordStandardInput
+    @Flag(DaemonSettings.once) var once
     @Flag(name: [.short, .setting(DaemonSettings.verbose)], help: .setting(DaemonSettings.verbose)) var verbose = false
 
     func run() throws {
         let environment = ProcessEnvironment.current()
-        var flags = GivenFlags()
-        flags.add(DaemonSettings.server, server)
-        flags.add(DaemonSettings.user, user)
-        flags.add(DaemonSettings.passwordFile, passwordFile)
-        flags.add(DaemonSettings.tokenFile, tokenFile)
-        flags.add(DaemonSettings.tags, tags)
-        flags.add(DaemonSettings.openCommand, openCommand)
-        flags.add(DaemonSettings.cacheSize, cacheSize)
-        flags.add(DaemonSettings.imageSize, imageSize)
-        flags.add(DaemonSettings.heartbeatTimeout, heartbeatTimeout)
-        flags.add(DaemonSettings.caFile, caFile)
-        flags.add(DaemonSettings.config, config)
+        var flags = GivenFlags(options: self)
         flags.add(DaemonSettings.passwordStandardInput, passwordStandardInput)
         flags.add(DaemonSettings.once, once)
         flags.add(DaemonSettings.verbose, verbose)

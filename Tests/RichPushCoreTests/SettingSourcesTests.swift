@@ -66,7 +66,7 @@ struct SettingSourcesTests {
     @Test func theConfigFileNamedByAFlagMustExistAndTheStandardOneMayNot() throws {
         let config = Setting.text("config", "The config file")
         var flags = GivenFlags()
-        flags.add(config, "/missing.conf")
+        flags.add(named: config.name, ["/missing.conf"])
         #expect(throws: SettingError.unreadableFile("/missing.conf")) {
             try SettingSources.load(flags: flags, environment: [:], configFile: config, known: [], program: "richpushd") { _ in nil }
         }

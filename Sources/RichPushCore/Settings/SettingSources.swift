@@ -109,19 +109,14 @@ public struct GivenFlags: Sendable {
         self.values = values
     }
 
-    /// A flag given with a value, or nil when it was not given.
-    public mutating func add(_ setting: some SettingDescription, _ text: String?) {
-        if let text { values[setting.name] = [text] }
-    }
-
     /// A switch, given or not.
     public mutating func add(_ setting: some SettingDescription, _ isOn: Bool) {
         if isOn { values[setting.name] = ["true"] }
     }
 
-    /// A repeatable flag's entries, one per use.
-    public mutating func add(_ setting: some SettingDescription, _ entries: [String]) {
-        if !entries.isEmpty { values[setting.name] = entries }
+    /// A flag of the setting named `name`, given with `texts`, one per use.
+    public mutating func add(named name: String, _ texts: [String]) {
+        if !texts.isEmpty { values[name] = texts }
     }
 
     /// Both commands' flags, as one command line holds them.
