@@ -14,7 +14,7 @@ extension Platform {
     public static let registeredByTheTutorial: [Platform] = [.apns, .fcm, .wns]
 
     /// `apns, fcm, wns`, for the sentence that refuses another name.
-    public static func names(_ platforms: [Platform] = allCases) -> String {
+    public static func names(_ platforms: [Platform]) -> String {
         platforms.map(\.rawValue).joined(separator: ", ")
     }
 

@@ -1,16 +1,16 @@
 /// Builds the push of each claimed delivery: the owner's A/B variant, the localization for its installation's
 /// language, and the owner's unread count where the notification's badge shows it.
 public enum PushComposer {
-    /// The jobs of `batch`, in its order; `unreadCounts` are the counts of ``ClaimedBatch/ownersShowingUnreadCount``.
-    /// A notification's devices share a few pushes, one per variant, language and badge: each is built once.
-    public static func jobs(of batch: ClaimedBatch, unreadCounts: [String: Int]) -> [DeliveryJob] {
+    /// The jobs of `batch`, in its order. A notification's devices share a few pushes, one per variant, language and
+    /// badge: each is built once.
+    public static func jobs(of batch: ClaimedBatch) -> [DeliveryJob] {
         var pushes: [PushKey: (push: SilentPush, language: String?)] = [:]
         var jobs: [DeliveryJob] = []
         jobs.reserveCapacity(batch.count)
         for delivery in batch {
             guard let notification = batch.notifications[delivery.notificationId] else { continue }
             let shown = notification.shown(in: delivery.variant)
-            let unreadCount = shown.content.badge == .unread ? unreadCounts[delivery.owner] : nil
+            let unreadCount = shown.content.badge == .unread ? batch.unreadCounts[delivery.owner] : nil
             let key = PushKey(
                 notificationId: delivery.notificationId, variant: delivery.variant, language: delivery.language, unreadCount: unreadCount)
             let (push, language) =
@@ -25,7 +25,7 @@ public enum PushComposer {
                     return (built, localized?.tag)
                 }()
             // A hub that sends to a whole audience at once cannot leave out the devices the limits hold back.
-            let heldBackPerDevice = batch.limitsApplied && notification.purpose == .marketing
+            let heldBackPerDevice = batch.limitsActive && notification.purpose == .marketing
             jobs.append(
                 DeliveryJob(
                     deliveryId: delivery.deliveryId, attempt: delivery.attempt, notificationId: delivery.notificationId, push: push,

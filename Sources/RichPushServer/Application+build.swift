@@ -79,7 +79,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
     let dispatcher = Dispatcher(
-        outbox: store.outbox, feeds: store.feeds, mirrorQueue: store.mirrorQueue,
+        outbox: store.outbox, mirrorQueue: store.mirrorQueue,
         hubs: hubs,
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(

@@ -5,10 +5,9 @@ import RichPushStore
 import Testing
 
 extension Store {
-    /// Claims as a dispatcher does and composes the pushes: the jobs the hubs would be handed.
+    /// Claims and composes the pushes: the jobs the hubs would be handed.
     func claimJobs(now: Date = .now, limit: Int, lease: TimeInterval) async throws -> [DeliveryJob] {
-        let batch = try await outbox.claimDue(now: now, limit: limit, lease: lease)
-        return PushComposer.jobs(of: batch, unreadCounts: try await feeds.unreadCounts(of: batch.ownersShowingUnreadCount, now: now))
+        PushComposer.jobs(of: try await outbox.claimDue(now: now, limit: limit, lease: lease))
     }
 
     @discardableResult

@@ -80,13 +80,21 @@ public struct ClaimedBatch: Sendable, RandomAccessCollection {
     public var deliveries: [ClaimedDelivery]
     /// The notification of each delivery, by id.
     public var notifications: [Int64: ClaimedNotification]
-    /// Whether frequency caps or quiet hours held the claim's marketers' deliveries back, device by device.
-    public var limitsApplied: Bool
+    /// How many unread notifications each of ``ownersShowingUnreadCount`` has, read in the claim's transaction; an
+    /// owner with none is left out.
+    public var unreadCounts: [String: Int]
+    /// Whether frequency caps or quiet hours were in force for the claim: they hold marketers' deliveries back device
+    /// by device.
+    public var limitsActive: Bool
 
-    public init(deliveries: [ClaimedDelivery] = [], notifications: [Int64: ClaimedNotification] = [:], limitsApplied: Bool = false) {
+    public init(
+        deliveries: [ClaimedDelivery] = [], notifications: [Int64: ClaimedNotification] = [:], unreadCounts: [String: Int] = [:],
+        limitsActive: Bool = false
+    ) {
         self.deliveries = deliveries
         self.notifications = notifications
-        self.limitsApplied = limitsApplied
+        self.unreadCounts = unreadCounts
+        self.limitsActive = limitsActive
     }
 
     public var startIndex: Int { deliveries.startIndex }

@@ -32,8 +32,6 @@ struct Dispatcher: Service {
     }
 
     let outbox: any Outbox
-    /// Where the unread counts of badges come from.
-    let feeds: any FeedRepository
     let mirrorQueue: any MirrorQueue
     let hubs: HubRegistry
     let doorbell: Doorbell
@@ -136,15 +134,13 @@ struct Dispatcher: Service {
 
     /// Records `finished` (outcomes of earlier batches) and brings the remote hub's registrations in step (so a new
     /// device is there before a push to it), then claims one batch, whose transaction also releases the scheduled
-    /// notifications now due into their feeds; also says how many registrations it brought in step. The pushes are
-    /// composed once the claim commits, with the unread counts of the owners whose badge shows theirs.
+    /// notifications now due into their feeds; also says how many registrations it brought in step.
     func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
         let batch = try await outbox.claimDue(
             recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, limits: policy.campaignLimits)
         count(finished)
-        let unread = try await feeds.unreadCounts(of: batch.ownersShowingUnreadCount, now: clock.now)
-        return (PushComposer.jobs(of: batch, unreadCounts: unread), mirrored)
+        return (PushComposer.jobs(of: batch), mirrored)
     }
 
     /// Hands a claimed batch to the hubs of its platforms and gives every outcome to `answered` (most of them as the

@@ -22,9 +22,6 @@ public protocol FeedRepository: Sendable {
     func item(username: String, notificationId: Int64, now: Date) async throws -> FeedItem?
     /// Notes the first time each recipient fetched a payload, all in one transaction; later fetches change nothing.
     func recordFetches(_ fetches: [PayloadFetch], now: Date) async throws
-    /// How many unread notifications each of `usernames` has in its feed, for badges counted per user; a user with
-    /// none is left out.
-    func unreadCounts(of usernames: [String], now: Date) async throws -> [String: Int]
     /// Records that an installation showed a notification; returns false when it was recorded before.
     func recordReceipt(notificationId: Int64, installationId: String, event: ReceiptEvent, now: Date) async throws -> Bool
 }

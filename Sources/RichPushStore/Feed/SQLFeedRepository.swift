@@ -79,11 +79,6 @@ public struct SQLFeedRepository: FeedRepository {
         try await engine.read { db in try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
     }
 
-    public func unreadCounts(of usernames: [String], now: Date = .now) async throws -> [String: Int] {
-        guard !usernames.isEmpty else { return [:] }
-        return try await engine.read { db in try await Self.unreadCounts(of: usernames, now: now, in: db) }
-    }
-
     public func recordFetches(_ fetches: [PayloadFetch], now: Date = .now) async throws {
         guard !fetches.isEmpty else { return }
         try await engine.transaction { db in

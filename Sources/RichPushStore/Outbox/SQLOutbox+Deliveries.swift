@@ -3,13 +3,14 @@ public import RichPushCore
 import SQLKit
 
 extension SQLOutbox {
-    /// The batch of claimed deliveries, in id order, with their notifications. Those of expired notifications are
+    /// The batch of claimed deliveries, in id order, with their notifications and the unread counts their badges
+    /// show. Those of expired notifications are
     /// marked expired, and those to installations a hub reported gone fail, without being sent; `limits` hold
     /// marketers' notifications back, and the claimer lets go of those they hold back (`letGo`).
     static func batch(
         of claimed: [ClaimedRow], now: Date, limits: CampaignLimits, letGo: ([Int64]) -> Void, in db: any SQLDatabase
     ) async throws -> ClaimedBatch {
-        guard !claimed.isEmpty else { return ClaimedBatch(limitsApplied: limits.isActive) }
+        guard !claimed.isEmpty else { return ClaimedBatch(limitsActive: limits.isActive) }
         let nowMs = EpochMilliseconds(now)
         let notifications = try await Self.claimedNotifications(Set(claimed.map(\.notificationId)), in: db)
         var live: [ClaimedRow] = []
@@ -36,32 +37,24 @@ extension SQLOutbox {
             message: "the notification expired before the device was reached", at: nowMs, in: db)
         let marketing = Set(notifications.filter { $0.value.purpose == .marketing }.keys)
         live = try await Self.applying(limits, to: live, marketing: marketing, now: now, letGo: letGo, in: db)
-        return ClaimedBatch(
-            deliveries: live.sorted { $0.deliveryId < $1.deliveryId }.map(\.claimed),
-            notifications: notifications, limitsApplied: limits.isActive)
+        var batch = ClaimedBatch(
+            deliveries: live.sorted { $0.deliveryId < $1.deliveryId }.map(\.delivery), notifications: notifications,
+            limitsActive: limits.isActive)
+        let badgeOwners = batch.ownersShowingUnreadCount
+        if !badgeOwners.isEmpty { batch.unreadCounts = try await SQLFeedRepository.unreadCounts(of: badgeOwners, now: now, in: db) }
+        return batch
     }
 
-    /// What a claim reads of a delivery row, with whether a hub reported its installation gone and, where quiet hours
-    /// need it, the installation's zone.
+    /// What a claim reads of a delivery row: the delivery, with where it stands in the pending index, whether a hub
+    /// reported its installation gone and, where quiet hours need it, the installation's zone.
+    @dynamicMemberLookup
     struct ClaimedRow {
-        var deliveryId: Int64
+        var delivery: ClaimedDelivery
         var dueAt: Int64
-        var attempt: Int
-        var notificationId: Int64
-        var installationId: String
-        var owner: String
-        var platform: Platform
-        var pushChannel: String
-        var language: String?
         var deviceGone: Bool
         var timeZone: String?
-        var variant: String?
 
-        var claimed: ClaimedDelivery {
-            ClaimedDelivery(
-                deliveryId: deliveryId, attempt: attempt, notificationId: notificationId, installationId: installationId, owner: owner,
-                platform: platform, pushChannel: pushChannel, language: language, variant: variant)
-        }
+        subscript<Field>(dynamicMember field: KeyPath<ClaimedDelivery, Field>) -> Field { delivery[keyPath: field] }
     }
 
     /// Takes the pending deliveries `predicate` selects and reads them, each with the attempt this claim makes. With
@@ -98,12 +91,14 @@ extension SQLOutbox {
         let attemptsBefore = leaseUntil == nil ? 1 : 0
         return try rows.map { row in
             ClaimedRow(
-                deliveryId: try row.int64("id"), dueAt: try row.int64("due_at"), attempt: try row.int("attempts") + attemptsBefore,
-                notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
-                owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
-                pushChannel: try row.string("push_channel"), language: try row.optionalString("language"),
-                deviceGone: !(try row.decodeNil(column: "dead_at")), timeZone: withZones ? try row.optionalString("time_zone") : nil,
-                variant: try row.optionalString("variant"))
+                delivery: ClaimedDelivery(
+                    deliveryId: try row.int64("id"), attempt: try row.int("attempts") + attemptsBefore,
+                    notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
+                    owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
+                    pushChannel: try row.string("push_channel"), language: try row.optionalString("language"),
+                    variant: try row.optionalString("variant")),
+                dueAt: try row.int64("due_at"), deviceGone: !(try row.decodeNil(column: "dead_at")),
+                timeZone: withZones ? try row.optionalString("time_zone") : nil)
         }
     }
 

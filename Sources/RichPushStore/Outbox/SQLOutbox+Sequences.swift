@@ -22,8 +22,8 @@ extension SQLOutbox {
         var first: Int64
         var last: Int64
 
-        func contains(_ job: ClaimedDelivery) -> Bool {
-            job.notificationId == notificationId && (first...last).contains(job.deliveryId)
+        func contains(_ delivery: ClaimedDelivery) -> Bool {
+            delivery.notificationId == notificationId && (first...last).contains(delivery.deliveryId)
         }
     }
 
@@ -31,7 +31,7 @@ extension SQLOutbox {
     /// transaction of `db`: each sequence's cursor is locked, waiting for a claim of another process to commit, and
     /// moved past its range. Each delivery is read with the attempt this claim makes, which is counted when its outcome
     /// is recorded; those on `audiencePlatforms`, where a hub that sends to a whole audience finds them, leave their
-    /// sequence for the pending index. ``leaseSequenceRanges(_:of:until:in:)`` leases the ranges once their jobs are
+    /// sequence for the pending index. ``leaseSequenceRanges(_:of:until:in:)`` leases the ranges once the deliveries to send are
     /// known.
     ///
     /// The cursor stays locked until the claim commits, so no other claim finds a range this one took and has not
@@ -93,14 +93,14 @@ extension SQLOutbox {
         return (claimed, ranges)
     }
 
-    /// Leases each of `ranges` that gave out any of `jobs` until `leaseUntil`, by one row in `sequence_claims`; returns
+    /// Leases each of `ranges` that gave out any of `deliveries` until `leaseUntil`, by one row in `sequence_claims`; returns
     /// each claim with the deliveries it gave out. A range none of whose deliveries is sent needs no lease.
     static func leaseSequenceRanges(
-        _ ranges: [SequenceRange], of jobs: [ClaimedDelivery], until leaseUntil: Int64, in db: any SQLDatabase
+        _ ranges: [SequenceRange], of deliveries: [ClaimedDelivery], until leaseUntil: Int64, in db: any SQLDatabase
     ) async throws -> [(claim: Int64, deliveryIds: [Int64])] {
         var claims: [(claim: Int64, deliveryIds: [Int64])] = []
         for range in ranges {
-            let deliveryIds = jobs.compactMap { range.contains($0) ? $0.deliveryId : nil }
+            let deliveryIds = deliveries.compactMap { range.contains($0) ? $0.deliveryId : nil }
             guard !deliveryIds.isEmpty else { continue }
             let claim = try await db.insert(into: "sequence_claims").columns("notification_id", "first_id", "last_id", "lease_until")
                 .values(range.notificationId, range.first, range.last, leaseUntil).returning("id").first()!.int64("id")

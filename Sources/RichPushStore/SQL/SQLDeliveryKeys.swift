@@ -25,7 +25,7 @@ struct SQLDeliveryKeys: SQLExpression {
     }
 
     func serialize(to serializer: inout SQLSerializer) {
-        guard serializer.dialect.addressesRows else {
+        guard serializer.dialect.keysOutboxByNotification else {
             return SQLIdSet("id", in: byNotification.flatMap(\.ids)).serialize(to: &serializer)
         }
         guard byNotification.count <= Self.conditionsAtMost else { return serializeLookups(to: &serializer) }
@@ -51,11 +51,6 @@ struct SQLDeliveryKeys: SQLExpression {
 }
 
 extension DeliveryAttempt {
-    /// The delivery's key in the outbox.
-    var key: DeliveryKey { (notificationId, deliveryId) }
-}
-
-extension SQLOutbox.ClaimedRow {
     /// The delivery's key in the outbox.
     var key: DeliveryKey { (notificationId, deliveryId) }
 }
