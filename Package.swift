@@ -135,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "richpush",
             dependencies: [
-                "RichPushServer", "RichPushCore", "RichPushCLIClient", "RichPushArguments",
+                "RichPushServer", "RichPushHubs", "RichPushCore", "RichPushCLIClient", "RichPushArguments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import RichPushCore
 
 extension HTTPClient {
     /// The client every remote hub shares: HTTP/2 where the server offers it (APNs requires it), trusting the system's
@@ -18,7 +19,7 @@ extension HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile {
             guard FileManager.default.isReadableFile(atPath: caFile) else {
-                throw HubConfigurationError("tls-ca-file: cannot read \(caFile)")
+                throw HubConfigurationError("\(ServeHubSettings.tlsCAFile.name): cannot read \(caFile)")
             }
             tls.additionalTrustRoots = [.file(caFile)]
         }

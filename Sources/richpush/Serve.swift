@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import RichPushArguments
 import RichPushCore
+import RichPushHubs
 import RichPushServer
 
 /// `richpush serve`: runs the gateway until SIGTERM or SIGINT.
@@ -46,7 +47,7 @@ struct Serve: AsyncParsableCommand {
     /// The flags given: every option's, the store's and the hubs' among them, and the one switch.
     var given: GivenFlags {
         var flags = GivenFlags(options: self)
-        flags.add(ServeSettings.allowPrivatePushEndpoints, hubs.allowPrivatePushEndpoints)
+        flags.add(ServeHubSettings.allowPrivatePushEndpoints, hubs.allowPrivatePushEndpoints)
         return flags
     }
 

@@ -17,11 +17,13 @@ public struct APNsHub: NotificationHub {
 
     /// The hub the settings describe, nil when APNs is not configured.
     public static func configured(by settings: HubSettings) async throws(HubConfigurationError) -> APNsHub? {
-        let names = ["apns-key-file", "apns-key-id", "apns-team-id", "apns-topic"]
+        let names = [
+            ServeHubSettings.apnsKeyFile.name, ServeHubSettings.apnsKeyId.name, ServeHubSettings.apnsTeamId.name, ServeHubSettings.apnsTopic.name,
+        ]
         let values = [settings.apnsKeyFile, settings.apnsKeyId, settings.apnsTeamId, settings.apnsTopic]
         guard let given = try HubSettings.group(Array(zip(names, values))) else { return nil }
-        let pem = String(decoding: try HubSettings.contents(of: given[0], setting: "apns-key-file"), as: UTF8.self)
-        let endpoint = try HubSettings.baseURL(settings.apnsEndpoint, setting: "apns-endpoint")
+        let pem = String(decoding: try HubSettings.contents(of: given[0], setting: ServeHubSettings.apnsKeyFile.name), as: UTF8.self)
+        let endpoint = try HubSettings.baseURL(settings.apnsEndpoint, setting: ServeHubSettings.apnsEndpoint.name)
         return APNsHub(
             topic: given[3], endpoint: endpoint,
             session: try HTTP2Session(

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import RichPushCore
 
 /// The provider token of APNs token auth: an ES256 JWT with the key id (`kid`) and the team id (`iss`), signed with
 /// the `.p8` key.
@@ -30,7 +31,7 @@ actor APNsTokenProvider {
         do {
             key = try ES256PrivateKey(pem: privateKeyPEM)
         } catch {
-            throw HubConfigurationError("apns-key-file: not a PEM P-256 private key (.p8): \(error)")
+            throw HubConfigurationError("\(ServeHubSettings.apnsKeyFile.name): not a PEM P-256 private key (.p8): \(error)")
         }
         self.keys = JWTKeyCollection()
         self.keyId = keyId

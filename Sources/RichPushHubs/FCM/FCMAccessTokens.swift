@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import JWTKit
+import RichPushCore
 
 /// OAuth 2.0 access tokens for FCM, obtained with the service account's RS256-signed assertion at its `token_uri`.
 enum FCMAccessTokens {
@@ -21,7 +22,7 @@ enum FCMAccessTokens {
         do {
             key = try Insecure.RSA.PrivateKey(pem: account.privateKey)
         } catch {
-            throw HubConfigurationError("fcm-service-account-file: private_key is not a PEM RSA private key")
+            throw HubConfigurationError("\(ServeHubSettings.fcmServiceAccountFile.name): private_key is not a PEM RSA private key")
         }
         let keys = JWTKeyCollection()
         await keys.add(rsa: key, digestAlgorithm: .sha256)

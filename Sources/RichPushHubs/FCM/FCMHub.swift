@@ -20,7 +20,7 @@ public struct FCMHub: NotificationHub {
     public static func configured(by settings: HubSettings, client: HTTPClient) async throws(HubConfigurationError) -> FCMHub? {
         guard let path = settings.fcmServiceAccountFile, !path.isEmpty else { return nil }
         let account = try ServiceAccount.load(path: path)
-        let endpoint = try HubSettings.baseURL(settings.fcmEndpoint, setting: "fcm-endpoint")
+        let endpoint = try HubSettings.baseURL(settings.fcmEndpoint, setting: ServeHubSettings.fcmEndpoint.name)
         return FCMHub(
             sendURL: "\(endpoint)/v1/projects/\(account.projectId)/messages:send", client: client,
             tokens: try await FCMAccessTokens.make(account: account, client: client),

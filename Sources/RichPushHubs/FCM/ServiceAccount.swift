@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 
 /// The fields of a Firebase service-account key file that sending needs.
 struct ServiceAccount: Decodable, Sendable {
@@ -15,18 +16,19 @@ struct ServiceAccount: Decodable, Sendable {
     }
 
     static func load(path: String) throws(HubConfigurationError) -> ServiceAccount {
-        let data = try HubSettings.contents(of: path, setting: "fcm-service-account-file")
+        let data = try HubSettings.contents(of: path, setting: ServeHubSettings.fcmServiceAccountFile.name)
         let account: ServiceAccount
         do {
             account = try JSONDecoder().decode(ServiceAccount.self, from: data)
         } catch {
             throw HubConfigurationError(
-                "fcm-service-account-file: \(path) is not a service-account key with project_id, client_email, private_key and token_uri")
+                "\(ServeHubSettings.fcmServiceAccountFile.name): \(path) is not a service-account key with project_id, client_email, private_key and token_uri"
+            )
         }
         guard !account.projectId.isEmpty, !account.clientEmail.isEmpty else {
-            throw HubConfigurationError("fcm-service-account-file: project_id and client_email must not be empty")
+            throw HubConfigurationError("\(ServeHubSettings.fcmServiceAccountFile.name): project_id and client_email must not be empty")
         }
-        _ = try HubSettings.baseURL(account.tokenURI, setting: "fcm-service-account-file token_uri")
+        _ = try HubSettings.baseURL(account.tokenURI, setting: "\(ServeHubSettings.fcmServiceAccountFile.name) token_uri")
         return account
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import RichPushCore
 import Synchronization
 
 // The hubs' HTTP/2 client is written by hand over SwiftNIO's TLS (frames in HTTP2Frame.swift, HPACK in
@@ -74,7 +75,7 @@ final class HTTP2Session: Sendable {
             do {
                 self.tls = try NIOSSLContext(configuration: configuration)
             } catch {
-                throw HubConfigurationError("tls-ca-file: cannot use \(caFile ?? "the system's CAs"): \(error)")
+                throw HubConfigurationError("\(ServeHubSettings.tlsCAFile.name): cannot use \(caFile ?? "the system's CAs"): \(error)")
             }
         } else {
             self.tls = nil

@@ -49,15 +49,17 @@ struct NotificationHubsAPI: InstallationMirror {
 
     static func configured(by settings: HubSettings, client: HTTPClient) throws(HubConfigurationError) -> NotificationHubsAPI? {
         let given = try HubSettings.group([
-            ("anh-connection-string", settings.notificationHubsConnectionString), ("anh-hub", settings.notificationHubsHub),
+            (ServeHubSettings.notificationHubsConnectionString.name, settings.notificationHubsConnectionString),
+            (ServeHubSettings.notificationHubsHub.name, settings.notificationHubsHub),
         ])
         guard let given else { return nil }
         let connection = try ConnectionString(given[0])
         let hub = given[1]
         guard hub.utf8.allSatisfy({ $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 > 32 }) else {
-            throw HubConfigurationError("anh-hub: '\(hub)' is not a hub name")
+            throw HubConfigurationError("\(ServeHubSettings.notificationHubsHub.name): '\(hub)' is not a hub name")
         }
-        let base = try HubSettings.baseURL(settings.notificationHubsEndpoint ?? "https://\(connection.host)", setting: "anh-endpoint")
+        let base = try HubSettings.baseURL(
+            settings.notificationHubsEndpoint ?? "https://\(connection.host)", setting: ServeHubSettings.notificationHubsEndpoint.name)
         return NotificationHubsAPI(
             hubURL: "\(base)/\(hub)", signature: SharedAccessSignature(connection: connection, hub: hub), client: client)
     }

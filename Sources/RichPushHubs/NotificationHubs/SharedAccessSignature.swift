@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RichPushCore
 import Synchronization
 
 /// A Notification Hubs namespace's full-access connection string:
@@ -14,15 +15,16 @@ struct ConnectionString: Sendable, Equatable {
         var fields: [String: String] = [:]
         for part in text.split(separator: ";") where !part.trimmingCharacters(in: .whitespaces).isEmpty {
             guard let equals = part.firstIndex(of: "=") else {
-                throw HubConfigurationError("anh-connection-string: '\(part.prefix(40))' is not name=value")
+                throw HubConfigurationError("\(ServeHubSettings.notificationHubsConnectionString.name): '\(part.prefix(40))' is not name=value")
             }
             fields[part[..<equals].trimmingCharacters(in: .whitespaces).lowercased()] = String(part[part.index(after: equals)...])
         }
         guard let endpoint = fields["endpoint"], let url = URL(string: endpoint), let host = url.host, !host.isEmpty else {
-            throw HubConfigurationError("anh-connection-string: it has no Endpoint=sb://<namespace>.servicebus.windows.net/")
+            throw HubConfigurationError(
+                "\(ServeHubSettings.notificationHubsConnectionString.name): it has no Endpoint=sb://<namespace>.servicebus.windows.net/")
         }
         guard let keyName = fields["sharedaccesskeyname"], !keyName.isEmpty, let key = fields["sharedaccesskey"], !key.isEmpty else {
-            throw HubConfigurationError("anh-connection-string: it needs SharedAccessKeyName and SharedAccessKey")
+            throw HubConfigurationError("\(ServeHubSettings.notificationHubsConnectionString.name): it needs SharedAccessKeyName and SharedAccessKey")
         }
         self.host = host
         self.keyName = keyName

@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 
 /// The hosts a WNS channel URI may name (`--wns-channel-hosts`). The gateway sends its WNS bearer token to the
 /// channel's host, so a channel anywhere else would hand the token to whoever runs that host.
@@ -17,7 +18,8 @@ public struct WNSChannelHosts: Sendable, Equatable {
         let patterns = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let hostName = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/
         guard !patterns.isEmpty, patterns.allSatisfy({ $0.wholeMatch(of: hostName) != nil }) else {
-            throw HubConfigurationError("wns-channel-hosts: '\(text)' is not a comma-separated list of host names such as *.notify.windows.com")
+            throw HubConfigurationError(
+                "\(ServeHubSettings.wnsChannelHosts.name): '\(text)' is not a comma-separated list of host names such as *.notify.windows.com")
         }
         self.init(patterns: patterns)
     }

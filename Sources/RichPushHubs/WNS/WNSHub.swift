@@ -27,11 +27,11 @@ public struct WNSHub: NotificationHub {
     {
         guard
             let values = try HubSettings.group([
-                ("wns-client-id", settings.wnsClientId), ("wns-client-secret", settings.wnsClientSecret),
+                (ServeHubSettings.wnsClientId.name, settings.wnsClientId), (ServeHubSettings.wnsClientSecret.name, settings.wnsClientSecret),
             ])
         else { return nil }
         let (clientId, secret, scope) = (values[0], values[1], settings.wnsScope)
-        let endpoint = try HubSettings.baseURL(settings.wnsTokenEndpoint, setting: "wns-token-endpoint")
+        let endpoint = try HubSettings.baseURL(settings.wnsTokenEndpoint, setting: ServeHubSettings.wnsTokenEndpoint.name)
         let tokens = OAuthAccessTokens(endpoint: endpoint, client: client, credentialName: "the client credentials") { _ in
             OAuthAccessTokens.form(["grant_type": "client_credentials", "client_id": clientId, "client_secret": secret, "scope": scope])
         }

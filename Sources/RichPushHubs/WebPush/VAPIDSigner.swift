@@ -30,17 +30,18 @@ actor VAPIDSigner {
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
         } catch {
-            throw HubConfigurationError("vapid-key-file: not a PEM P-256 private key (openssl ecparam -name prime256v1 -genkey -noout)")
+            throw HubConfigurationError(
+                "\(ServeHubSettings.vapidKeyFile.name): not a PEM P-256 private key (openssl ecparam -name prime256v1 -genkey -noout)")
         }
         guard subject.hasPrefix("mailto:") || subject.hasPrefix("https:") else {
-            throw HubConfigurationError("vapid-subject: '\(subject)' is neither a mailto: nor an https: URL")
+            throw HubConfigurationError("\(ServeHubSettings.vapidSubject.name): '\(subject)' is neither a mailto: nor an https: URL")
         }
         self.subject = subject
         publicKey = key.publicKey.x963Representation.base64URLEncodedString()
         do {
             await keys.add(ecdsa: try ES256PrivateKey(pem: privateKeyPEM))
         } catch {
-            throw HubConfigurationError("vapid-key-file: \(error)")
+            throw HubConfigurationError("\(ServeHubSettings.vapidKeyFile.name): \(error)")
         }
     }
 

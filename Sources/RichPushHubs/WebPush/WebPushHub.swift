@@ -20,9 +20,12 @@ public struct WebPushHub: NotificationHub {
 
     /// The hub the settings describe, nil when Web Push is not configured.
     public static func configured(by settings: HubSettings, endpoints: PinnedHTTPClients) async throws(HubConfigurationError) -> WebPushHub? {
-        guard let values = try HubSettings.group([("vapid-key-file", settings.vapidKeyFile), ("vapid-subject", settings.vapidSubject)])
+        guard
+            let values = try HubSettings.group([
+                (ServeHubSettings.vapidKeyFile.name, settings.vapidKeyFile), (ServeHubSettings.vapidSubject.name, settings.vapidSubject),
+            ])
         else { return nil }
-        let pem = String(decoding: try HubSettings.contents(of: values[0], setting: "vapid-key-file"), as: UTF8.self)
+        let pem = String(decoding: try HubSettings.contents(of: values[0], setting: ServeHubSettings.vapidKeyFile.name), as: UTF8.self)
         return WebPushHub(
             endpoints: endpoints, signer: try await VAPIDSigner(privateKeyPEM: pem, subject: values[1]),
             maximumConcurrentRequests: settings.maximumConcurrentRequests)
