@@ -9,13 +9,15 @@ public enum PushComposer {
         jobs.reserveCapacity(batch.count)
         for delivery in batch {
             guard let notification = batch.notifications[delivery.notificationId] else { continue }
-            let shown = notification.shown(in: delivery.variant)
-            let unreadCount = shown.content.badge == .unread ? batch.unreadCounts[delivery.owner] : nil
+            // Counts are read only for owners whose badge shows theirs, and a push whose badge does not ignores it:
+            // the variant is looked at only when a push is built.
+            let unreadCount = batch.unreadCounts[delivery.owner]
             let key = PushKey(
                 notificationId: delivery.notificationId, variant: delivery.variant, language: delivery.language, unreadCount: unreadCount)
             let (push, language) =
                 pushes[key]
                 ?? {
+                    let shown = notification.shown(in: delivery.variant)
                     let localized = shown.content.localization(forInstallationLanguage: delivery.language)
                     let built = SilentPush(
                         richId: delivery.notificationId, richType: notification.richType, message: shown.message,
