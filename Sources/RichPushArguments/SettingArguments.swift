@@ -80,7 +80,7 @@ extension GivenFlags {
 
     private mutating func collect(from arguments: any ParsableArguments) {
         for child in Mirror(reflecting: arguments).children {
-            if let option = child.value as? any GivenOption {
+            if let option = child.value as? any GivenTexts {
                 for (name, texts) in option.given { add(named: name, texts) }
             } else if let group = child.value as? any ArgumentGroup {
                 collect(from: group.arguments)
@@ -89,12 +89,8 @@ extension GivenFlags {
     }
 }
 
-/// An option whose value says which setting it gives.
-private protocol GivenOption {
-    var given: [(name: String, texts: [String])] { get }
-}
-
-/// What an option of a setting holds: one given text, or a repeatable flag's entries.
+/// The texts given to settings, by setting: an option of a setting, and what it holds (one given text, or a
+/// repeatable flag's entries).
 private protocol GivenTexts {
     var given: [(name: String, texts: [String])] { get }
 }
@@ -114,7 +110,7 @@ private protocol GivenText {
 
 extension GivenSetting: GivenText {}
 
-extension Option: GivenOption where Value: GivenTexts {
+extension Option: GivenTexts where Value: GivenTexts {
     fileprivate var given: [(name: String, texts: [String])] { wrappedValue.given }
 }
 
