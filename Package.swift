@@ -167,7 +167,7 @@ let package = Package(
             name: "RichPushStoreTests",
             dependencies: [
                 "RichPushStore", "RichPushCore", "TestPostgres", "TestSupport", .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -73,4 +73,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case failed(code: String, message: String)
     /// The device no longer exists: fail and stop sending to it until it registers again.
     case deviceGone(code: String, message: String)
+    /// The push was not attempted: its hub is failing (its circuit is open), so the delivery waits `after` seconds,
+    /// and the attempt it was claimed for does not count.
+    case postponed(after: TimeInterval, code: String, message: String)
 }

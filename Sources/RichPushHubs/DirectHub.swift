@@ -20,6 +20,8 @@ public struct DirectHub: NotificationHub {
 
     public var name: String { Platform.direct.rawValue }
 
+    public func circuit(of job: DeliveryJob) -> String? { nil }
+
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         do {
             try await channel.publish(jobs)

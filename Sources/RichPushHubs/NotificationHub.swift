@@ -11,9 +11,15 @@ public protocol NotificationHub: Sendable {
     /// Sends one push per job and answers one outcome per job, in order; tells `progress` of each outcome as soon as
     /// it is final, where the hub knows it before the batch's last answer.
     func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome]
+    /// The remote service a job's push goes to, whose failures hold back the pushes to it alone (its circuit): the
+    /// hub itself, or the host a device names where every device may name another (Web Push, WNS); nil for a hub
+    /// in the gateway itself (the direct stream), which no circuit guards.
+    func circuit(of job: DeliveryJob) -> String?
 }
 
 extension NotificationHub {
+    public func circuit(of job: DeliveryJob) -> String? { name }
+
     /// Sends one push per job and answers one outcome per job, in order.
     public func deliver(_ jobs: [DeliveryJob], logger: Logger) async -> [DeliveryOutcome] {
         await deliver(jobs, logger: logger, progress: .ignored)
@@ -53,6 +59,8 @@ public struct UnconfiguredHub: NotificationHub {
     }
 
     public var name: String { platform.rawValue }
+
+    public func circuit(of job: DeliveryJob) -> String? { nil }
 
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         let outcome = DeliveryOutcome.failed(

@@ -78,9 +78,10 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     )
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "richpush.service"] = "dispatcher"
+    let circuits = HubCircuits(logger: dispatcherLogger)
     let dispatcher = Dispatcher(
         outbox: store.outbox, mirrorQueue: store.mirrorQueue,
-        hubs: hubs,
+        hubs: hubs, circuits: circuits,
         doorbell: gateway.dispatcherDoorbell,
         policy: .init(
             batchSize: configuration.dispatchBatchSize, batchesInFlight: configuration.dispatchBatchesInFlight,
@@ -94,7 +95,8 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     var statePushLogger = logger
     statePushLogger[metadataKey: "richpush.service"] = "state-pushes"
     let statePushes = StatePushDispatcher(
-        statePushes: store.statePushes, hubs: hubs, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy, clock: configuration.clock,
+        statePushes: store.statePushes, hubs: hubs, circuits: circuits, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy,
+        clock: configuration.clock,
         logger: statePushLogger)
     var services: [any Service] = [
         ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes,
@@ -206,6 +208,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         rateLimits: gateway.rateLimits,
         metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone
     ).addRoutes(to: authenticated)
+    RetryController(outbox: gateway.store.outbox, dispatcherDoorbell: gateway.dispatcherDoorbell, clock: gateway.configuration.clock)
+        .addRoutes(to: authenticated)
     ResultsController(notifications: gateway.store.notifications, results: gateway.store.results, fetches: gateway.payloads.fetches).addRoutes(
         to: authenticated)
     AudienceController(installations: gateway.store.installations).addRoutes(to: authenticated)

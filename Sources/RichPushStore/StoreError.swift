@@ -1,4 +1,4 @@
-/// Why the store refused a write.
+/// Why the store refused a write, or could not be used at all.
 public enum StoreError: Error, Sendable, Equatable {
     /// A unique value (`what`) is already taken.
     case duplicate(String)
@@ -14,4 +14,9 @@ public enum StoreError: Error, Sendable, Equatable {
     case templateLimit(Int)
     /// The store has no other processes to hear from: it is an exclusive one.
     case notShared
+    /// The database server does not answer (stopped, restarting, out of reach): nothing was read or written, and the
+    /// same operation may succeed once it is back.
+    case unavailable
+    /// The disk under the database is full: the write was rolled back whole, and succeeds again once space is freed.
+    case full
 }

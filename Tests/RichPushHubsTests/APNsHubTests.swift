@@ -234,7 +234,7 @@ extension DeliveryOutcome {
     var message: String {
         switch self {
         case .sent: ""
-        case .retry(_, _, let message), .failed(_, let message), .deviceGone(_, let message): message
+        case .retry(_, _, let message), .failed(_, let message), .deviceGone(_, let message), .postponed(_, _, let message): message
         }
     }
 }

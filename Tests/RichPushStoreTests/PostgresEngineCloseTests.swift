@@ -8,11 +8,11 @@ import Testing
 struct PostgresEngineCloseTests {
     @Test func aRunThatNeverEndsIsLeftOnceTheLimitPasses() async {
         let neverEnding = Task { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }
-        #expect(await PostgresEngine.ended(neverEnding, within: .milliseconds(20)) == false)
+        #expect(await PostgresPool.ended(neverEnding, within: .milliseconds(20)) == false)
     }
 
     @Test func aRunThatEndsIsWaitedFor() async {
         let ending = Task { await Task.yield() }
-        #expect(await PostgresEngine.ended(ending, within: .seconds(60)) == true)
+        #expect(await PostgresPool.ended(ending, within: .seconds(60)) == true)
     }
 }

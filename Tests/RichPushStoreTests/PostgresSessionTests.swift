@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import SQLKit
 import Testing
 
@@ -35,6 +36,21 @@ struct PostgresSessionTests {
         #expect(try row.string("fallback") == "de")
         #expect(!row.contains(column: "variant"))
         #expect(throws: (any Error).self) { try row.string("variant") }
+    }
+
+    /// PostgresNIO drops a statement written to a connection that has closed and never answers it; the session refuses
+    /// it instead, so the operation fails and its caller goes on.
+    @Test func aStatementOnAConnectionThatHasClosedFailsInsteadOfWaitingForEver() async throws {
+        let database = try await TestDatabase(.postgresql)
+        defer { database.remove() }
+        let engine = try await database.openEngine()
+        await #expect(throws: StoreError.unavailable) {
+            try await engine.read { db in
+                try await (db as! PostgresSession).connection.close()
+                try await db.raw("SELECT 1 AS one").run()
+            }
+        }
+        try await engine.close()
     }
 
     private func selectOnce(_ query: @Sendable (any SQLDatabase) -> SQLRawBuilder) async throws -> any SQLRow {

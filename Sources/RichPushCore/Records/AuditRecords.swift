@@ -14,6 +14,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case notificationCreated = "notification.created"
     case notificationCanceled = "notification.canceled"
     case notificationRecalled = "notification.recalled"
+    case notificationRetried = "notification.retried"
     case templateChanged = "template.changed"
     case segmentsChanged = "segments.changed"
 }

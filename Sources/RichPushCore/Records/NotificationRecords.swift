@@ -145,6 +145,17 @@ public struct NotificationRecord: Sendable, Equatable {
     }
 }
 
+/// What a retry of a notification's failed deliveries did.
+public enum RetryOutcome: Sendable, Equatable {
+    /// This many failed deliveries are pending again.
+    case retried(Int)
+    case notFound
+    /// The notification was canceled or recalled: nothing of it is sent again.
+    case removed
+    /// The notification expired: its pushes are no longer worth sending.
+    case expired
+}
+
 /// What `DELETE /api/notifications/{id}` did.
 public enum RemovalOutcome: Sendable, Equatable {
     /// Nothing had been sent: it will never be.

@@ -40,6 +40,12 @@ public struct WNSHub: NotificationHub {
             maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 
+    /// Each of WNS's regional hosts on its own: a channel names the host that serves its device.
+    public func circuit(of job: DeliveryJob) -> String? {
+        guard let host = URL(string: job.pushChannel)?.host else { return name }
+        return "\(name):\(host)"
+    }
+
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         let abort = BatchAbort()
         return await jobs.concurrentMap(maximum: maximumConcurrentRequests, finished: progress.answered) { job in

@@ -31,6 +31,12 @@ public struct WebPushHub: NotificationHub {
             maximumConcurrentRequests: settings.maximumConcurrentRequests)
     }
 
+    /// Each push service on its own: a user's UnifiedPush server that is down must not hold back the browsers'.
+    public func circuit(of job: DeliveryJob) -> String? {
+        guard let host = (try? WebPushSubscription(channel: job.pushChannel, policy: endpoints.policy))?.endpoint.host else { return name }
+        return "\(name):\(host)"
+    }
+
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         await jobs.concurrentMap(maximum: maximumConcurrentRequests, finished: progress.answered) { job in
             await self.deliver(job, logger: logger)

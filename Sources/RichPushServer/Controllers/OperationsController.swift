@@ -26,8 +26,8 @@ struct OperationsController {
             try await store.ping()
             return HealthJSON(status: "ready")
         } catch {
-            context.logger.warning("store unreachable", metadata: ["error": "\(error)"])
-            throw APIError(.serviceUnavailable, code: "store.unreachable", message: "The store does not answer.")
+            context.logger.warning("store unavailable", metadata: ["error": "\(error)"])
+            throw APIError.storeUnavailable
         }
     }
 

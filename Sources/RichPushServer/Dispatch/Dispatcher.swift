@@ -34,6 +34,7 @@ struct Dispatcher: Service {
     let outbox: any Outbox
     let mirrorQueue: any MirrorQueue
     let hubs: HubRegistry
+    let circuits: HubCircuits
     let doorbell: Doorbell
     let policy: Policy
     let clock: any WallClock
@@ -152,7 +153,8 @@ struct Dispatcher: Service {
         let renewal = Task {
             while true {
                 try await Task.sleep(for: .seconds(policy.lease / 3))
-                try await outbox.extendLease(of: jobs, by: policy.lease, now: .now)
+                // A store that does not answer for a moment ends no renewal: the batch is still out.
+                try? await outbox.extendLease(of: jobs, by: policy.lease, now: clock.now)
             }
         }
         defer { renewal.cancel() }
@@ -160,15 +162,17 @@ struct Dispatcher: Service {
         let kept = jobs.map { $0.keptFor(policy.defaultLifetime, from: now) }
         let batch = answered.sending(jobs)
         let outcomes = await Self.deliver(
-            imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, policy: policy, clock: clock, logger: logger, told: batch.told)
+            imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, circuits: circuits, policy: policy, clock: clock, logger: logger,
+            told: batch.told)
         answered.back(batch, outcomes)
     }
 
     /// Hands `jobs` to the hubs of their platforms at once and answers each job's outcome, in the order of `jobs`,
     /// the retry policy applied as of the time each hub answered; `told` hears of the outcomes a hub tells before its
-    /// batch is back, with the job's position in `jobs`.
+    /// batch is back, with the job's position in `jobs`. A hub whose circuit is open is not handed the jobs it holds
+    /// back: they are postponed at once.
     static func deliver(
-        _ jobs: [DeliveryJob], hubs: HubRegistry, policy: Policy, clock: any WallClock, logger: Logger,
+        _ jobs: [DeliveryJob], hubs: HubRegistry, circuits: HubCircuits, policy: Policy, clock: any WallClock, logger: Logger,
         told: @escaping @Sendable (Int, DeliveryOutcome) -> Void = { _, _ in }
     ) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome?](repeating: nil, count: jobs.count)
@@ -176,14 +180,30 @@ struct Dispatcher: Service {
             for (platform, positions) in Dictionary(grouping: jobs.indices, by: { jobs[$0].platform }) {
                 let hub = hubs.hubs[platform] ?? UnconfiguredHub(platform: platform)
                 let platformJobs = positions.map { jobs[$0] }
+                let keys = platformJobs.map(hub.circuit(of:))
+                // An audience hub sends a notification once to all its devices: its deliveries go or wait together.
+                let units =
+                    hubs.audiencePlatforms.contains(platform)
+                    ? Dictionary(grouping: platformJobs.indices, by: { platformJobs[$0].notificationId }).values.sorted { $0[0] < $1[0] }
+                    : platformJobs.indices.map { [$0] }
+                let admission = circuits.admit(units, circuit: { keys[$0] }, now: clock.now)
+                for (index, outcome) in admission.held {
+                    outcomes[positions[index]] = outcome
+                    told(positions[index], outcome)
+                }
+                guard !admission.sent.isEmpty else { continue }
+                let sent = admission.sent
                 @Sendable func settled(_ index: Int, _ outcome: DeliveryOutcome) -> DeliveryOutcome {
                     guard case .retry = outcome else { return outcome }
                     return policy.applyRetry(to: outcome, of: platformJobs[index], now: clock.now)
                 }
-                let progress = DeliveryProgress { index, outcome in told(positions[index], settled(index, outcome)) }
+                let progress = DeliveryProgress { position, outcome in told(positions[sent[position]], settled(sent[position], outcome)) }
                 group.addTask {
-                    let answered = await hub.deliver(platformJobs, logger: logger, progress: progress)
-                    return answered.enumerated().map { index, outcome in (positions[index], settled(index, outcome)) }
+                    let answered = await hub.deliver(sent.map { platformJobs[$0] }, logger: logger, progress: progress)
+                    circuits.observe(
+                        answered.enumerated().map { position, outcome in (sent[position], keys[sent[position]], outcome) },
+                        probes: admission.probes, now: clock.now)
+                    return answered.enumerated().map { position, outcome in (positions[sent[position]], settled(sent[position], outcome)) }
                 }
             }
             for await partial in group {
@@ -265,6 +285,7 @@ extension DeliveryOutcome {
         case .retry: "retry"
         case .failed: "failed"
         case .deviceGone: "device_gone"
+        case .postponed: "postponed"
         }
     }
 }

@@ -11,6 +11,7 @@ import ServiceLifecycle
 struct StatePushDispatcher: Service {
     let statePushes: any StatePushQueue
     let hubs: HubRegistry
+    let circuits: HubCircuits
     let doorbell: Doorbell
     let policy: Dispatcher.Policy
     let clock: any WallClock
@@ -28,7 +29,8 @@ struct StatePushDispatcher: Service {
                         await doorbell.wait(upTo: try await idleWait())
                         continue
                     }
-                    let outcomes = await Dispatcher.deliver(claims.map(\.job), hubs: hubs, policy: policy, clock: clock, logger: logger)
+                    let outcomes = await Dispatcher.deliver(
+                        claims.map(\.job), hubs: hubs, circuits: circuits, policy: policy, clock: clock, logger: logger)
                     try await statePushes.recordOutcomes(Array(zip(claims, outcomes)), now: clock.now)
                 } catch {
                     logger.error("state pushes failed", metadata: ["error": "\(error)"])

@@ -47,6 +47,16 @@ extension APIError {
         .init(.contentTooLarge, code: "request.tooLarge", message: "The request body is larger than the limit of \(limit) bytes.")
     }
 
+    /// The store's database does not answer; the client may try again shortly, as `Retry-After` says.
+    static let storeUnavailable = APIError(
+        .serviceUnavailable, code: "store.unavailable", message: "The store does not answer; try again shortly.",
+        headers: [.retryAfter: "2"])
+
+    /// The disk under the store is full: nothing of the request was written.
+    static let storeFull = APIError(
+        HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "store.full",
+        message: "The store's disk is full: nothing was written. Try again once space is freed.")
+
     static func invalidId(_ text: String) -> APIError {
         .badRequest("request.invalidId", "'\(text.prefix(40))' is not an id: ids are positive integers.")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import RichPushStore
 
 /// Turns every error into the JSON error body, so no client ever sees an empty or HTML error, and no failure
 /// escapes as a bare 500.
@@ -12,6 +13,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try error.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             return try Self.translate(error).response(from: request, context: context)
+        } catch StoreError.unavailable {
+            return try APIError.storeUnavailable.response(from: request, context: context)
+        } catch StoreError.full {
+            context.logger.error("the disk under the store is full: writes fail until space is freed")
+            return try APIError.storeFull.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return try APIError(.internalServerError, code: "internal", message: "The gateway could not complete the request.")

@@ -23,3 +23,4 @@ extension AudienceCountJSON: ResponseEncodable {}
 extension SegmentsJSON: ResponseEncodable {}
 extension HealthJSON: ResponseEncodable {}
 extension WebPushKeyJSON: ResponseEncodable {}
+extension RetryJSON: ResponseEncodable {}

@@ -12,17 +12,20 @@ public import SQLKit
 /// Connections come from a `PostgresClient` pool that the engine runs from its opening to ``close()``, which
 /// `richpush serve` calls last, after everything that uses the store has stopped. Transactions run at PostgreSQL's default READ COMMITTED level; the store's claims
 /// lock rows with `FOR UPDATE SKIP LOCKED`, and ``announce(_:in:)`` sends `NOTIFY`s that every process's ``listen(_:)`` hears.
+///
+/// While the server does not answer (stopped, restarting, out of reach), every operation throws
+/// ``StoreError/unavailable`` instead of waiting for it (``PostgresReachability``), and once it answers again the pool
+/// is replaced by a fresh one: the old pool's backoff between attempts to connect had grown to seconds by then.
 public final class PostgresEngine: DatabaseEngine {
-    private let client: PostgresClient
-    /// The pool's run.
-    private let runner: Task<Void, Never>
+    private let pool: PostgresPool
+    private let reachability: PostgresReachability
     private let logger: Logger
 
     public var isExclusive: Bool { false }
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
-        self.client = client
-        self.runner = runner
+    private init(pool: PostgresPool, reachability: PostgresReachability, logger: Logger) {
+        self.pool = pool
+        self.reachability = reachability
         self.logger = logger
     }
 
@@ -34,23 +37,37 @@ public final class PostgresEngine: DatabaseEngine {
         -> PostgresEngine
     {
         let location = try PostgresLocation(url: url)
+        let single = try location.connectionConfiguration()
         do {
-            let probe = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: try location.connectionConfiguration(), id: 0, logger: logger)
-            try await probe.close()
+            try await connectAndClose(single, logger: logger)
         } catch {
             throw PostgresEngineError("cannot connect to PostgreSQL at \(location.displayAddress): \(Self.describe(error))")
         }
         var configuration = location.clientConfiguration
         configuration.options.maximumConnections = maximumConnections
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        // Started immediately so the pool is running before the first lease, which would otherwise warn.
-        let runner = Task.immediate { await client.run() }
-        return PostgresEngine(client: client, runner: runner, logger: logger)
+        let pool = PostgresPool(configuration: configuration, logger: logger)
+        let reachability = PostgresReachability(
+            probe: {
+                do {
+                    try await connectAndClose(single, logger: logger)
+                    return true
+                } catch {
+                    return Self.isAnswer(error)
+                }
+            },
+            recovered: { pool.replace() },
+            logger: logger)
+        return PostgresEngine(pool: pool, reachability: reachability, logger: logger)
+    }
+
+    private static func connectAndClose(_ configuration: PostgresConnection.Configuration, logger: Logger) async throws {
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 0, logger: logger)
+        try await connection.close()
     }
 
     public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in try await body(PostgresSession(connection: connection)) }
+        try await withConnection { connection in try await body(PostgresSession(connection: connection)) }
     }
 
     /// Runs `body` in a transaction; a deadlock or serialization failure, which PostgreSQL resolves by aborting one
@@ -59,7 +76,7 @@ public final class PostgresEngine: DatabaseEngine {
         var attempt = 1
         while true {
             do {
-                return try await client.withConnection { connection in
+                return try await withConnection { connection in
                     try await PostgresSession(connection: connection).inTransaction(begin: "BEGIN") { db in
                         // The server answers the commit before its WAL record is flushed, for this transaction only.
                         if durability == .deferred { try await db.raw("SET LOCAL synchronous_commit = off").run() }
@@ -69,6 +86,41 @@ public final class PostgresEngine: DatabaseEngine {
             } catch let error as PSQLError where attempt < 3 && Self.isRetryable(error) {
                 logger.debug("transaction retried", metadata: ["richpush.sqlstate": "\(error.serverInfo?[.sqlState] ?? "")"])
                 attempt += 1
+            }
+        }
+    }
+
+    /// Runs `body` with a connection of the pool, leased by a child task that holds it until `body` returns, so the
+    /// wait for it can end as soon as the server is known to be unreachable; a connection lost meanwhile is
+    /// ``StoreError/unavailable`` too.
+    private func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try reachability.admit()
+        let client = pool.client
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            let handOff = ConnectionHandOff()
+            group.addTask {
+                do {
+                    try await client.withConnection { connection in await handOff.hold(connection) }
+                } catch {
+                    handOff.fail(error)
+                }
+            }
+            let connection: PostgresConnection
+            do {
+                connection = try await reachability.connection(of: handOff)
+            } catch {
+                group.cancelAll()
+                if error is CancellationError || error as? StoreError == .unavailable { throw error }
+                // The pool could not lease one: it cannot connect, or it was closed.
+                reachability.suspect()
+                throw StoreError.unavailable
+            }
+            defer { handOff.giveBack() }
+            do {
+                return try await body(connection)
+            } catch  where Self.isConnectionLoss(error) {
+                reachability.suspect()
+                throw StoreError.unavailable
             }
         }
     }
@@ -92,7 +144,8 @@ public final class PostgresEngine: DatabaseEngine {
 
     /// Listens on both channels on one pooled connection until cancelled; throws when the connection is lost.
     public func listen(_ handler: @escaping @Sendable (StoreSignal) -> Void) async throws {
-        try await client.withConnection { connection in
+        try reachability.admit()
+        try await pool.client.withConnection { connection in
             try await connection.listen(on: StoreSignal.dispatchChannel) { dispatches in
                 try await connection.listen(on: StoreSignal.eventChannel) { events in
                     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -114,7 +167,7 @@ public final class PostgresEngine: DatabaseEngine {
 
     /// Holds a session advisory lock on a connection of its own while `body` runs on others.
     public func withMigrationLock<T>(_ body: () async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             let db = PostgresSession(connection: connection)
             try await db.raw("SELECT pg_advisory_lock(\(bind: Self.migrationLockKey))").run()
             do {
@@ -140,41 +193,32 @@ public final class PostgresEngine: DatabaseEngine {
     }
 
     /// Stops the pool: its connections close, and the pool's run ends.
-    ///
-    /// PostgresNIO 1.33's pool has been seen to close every connection and then never return from its run: a test
-    /// process's store closed, no connection left on the server, and the close waited for ever (about once in ten
-    /// runs of the suite). A process stopping on SIGTERM would hang the same way. So the close waits for the run at
-    /// most ``runEndLimit`` after cancelling it, and then leaves it.
     public func close() async throws {
-        runner.cancel()
-        if await !Self.ended(runner, within: Self.runEndLimit) {
-            logger.warning("the PostgreSQL pool's run did not end after its connections closed; the engine closes without it")
-        }
+        await pool.close()
     }
-
-    /// Whether `task` ends within `limit`; one that does not is left as it is.
-    static func ended(_ task: Task<Void, Never>, within limit: Duration) async -> Bool {
-        let ended = AsyncStream<Bool>.makeStream()
-        let end = Task {
-            await task.value
-            ended.continuation.yield(true)
-        }
-        let timeout = Task {
-            try? await Task.sleep(for: limit)
-            ended.continuation.yield(false)
-        }
-        let result = await ended.stream.first { _ in true } ?? false
-        timeout.cancel()
-        end.cancel()
-        return result
-    }
-
-    /// How long a close waits for the pool's run to end; closing connections takes milliseconds.
-    static let runEndLimit: Duration = .seconds(5)
 
     private static func isRetryable(_ error: PSQLError) -> Bool {
         // 40P01 deadlock_detected, 40001 serialization_failure.
         ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
+    /// Whether a failure to connect still shows the server there: it refused the connection itself (too many clients,
+    /// a bad password), rather than being shut down, starting up or out of reach.
+    static func isAnswer(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
+        return !(state.hasPrefix("57P") || state.hasPrefix("08"))
+    }
+
+    /// Whether the connection went away under the operation: closed by either side (``PostgresSession`` then refuses
+    /// the next statement as ``StoreError/unavailable``), broken, or ended by the server's shutdown (class 57P:
+    /// admin_shutdown, crash_shutdown, cannot_connect_now) or a connection exception (class 08).
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if error as? StoreError == .unavailable { return true }
+        guard let error = error as? PSQLError else { return false }
+        let lost: Set<PSQLError.Code> = [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed]
+        if lost.contains(error.code) { return true }
+        guard error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("57P") || state.hasPrefix("08")
     }
 
     /// PostgresNIO keeps server messages out of `description` so they never leak by accident; at start-up they are

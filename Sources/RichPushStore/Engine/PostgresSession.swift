@@ -26,18 +26,34 @@ struct PostgresSession: SQLDatabase {
     private var general: some SQLDatabase { connection.sql(queryLogLevel: nil) }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
-        general.execute(sql: query, onRow)
+        whileOpen { general.execute(sql: query, onRow) }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
-        guard let bindings = try Self.bindings(binds) else { return try await general.execute(sql: query, onRow) }
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-        var columns: PostgresColumns?
-        for try await row in rows {
-            let named = columns ?? PostgresColumns(row)
-            columns = named
-            onRow(PostgresSessionRow(row: row, cells: row.makeRandomAccess(), columns: named))
+        guard let bindings = try Self.bindings(binds) else { return try await execute(sql: query, onRow).get() }
+        let columns = ColumnNames()
+        let statement = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        _ = try await whileOpen {
+            connection.query(statement, logger: logger) { row in
+                let named = columns.of(row)
+                onRow(PostgresSessionRow(row: row, cells: row.makeRandomAccess(), columns: named))
+            }
+        }.get()
+    }
+
+    /// Starts `statement` on the connection's event loop if the connection is still open there, and fails otherwise.
+    ///
+    /// PostgresNIO 1.33 drops a statement written to a connection that has just closed without failing it, and its
+    /// caller then waits for ever (vapor/postgres-nio#487, whose fix was reverted in #501): a dispatcher whose claim
+    /// was written as PostgreSQL stopped never claimed again, and the gateway could not stop. On the event loop, the
+    /// check and the write happen in one turn, where the connection cannot close between them; a connection that closes
+    /// after the write fails the statements it holds.
+    private func whileOpen<T>(_ statement: @escaping @Sendable () -> EventLoopFuture<T>) -> EventLoopFuture<T> {
+        let connection = connection
+        return connection.eventLoop.flatSubmit {
+            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(StoreError.unavailable) }
+            return statement()
         }
     }
 
@@ -63,6 +79,19 @@ struct PostgresSession: SQLDatabase {
             return false
         }
         return true
+    }
+}
+
+/// The column names of the rows of one result, read from its first row; its rows arrive one after another on the
+/// connection's event loop.
+private final class ColumnNames: @unchecked Sendable {
+    private var names: PostgresColumns?
+
+    func of(_ row: PostgresRow) -> PostgresColumns {
+        if let names { return names }
+        let read = PostgresColumns(row)
+        names = read
+        return read
     }
 }
 

@@ -50,6 +50,10 @@ public protocol Outbox: Sendable {
     /// completes the outbox next. Once the outbox is whole, the planner's statistics of the outbox are refreshed: a
     /// campaign's results are often exported right after it.
     func complete(of id: Int64, now: Date, chunkWritten: @Sendable () -> Void) async throws
+    /// Makes the failed deliveries of notification `id` pending again, due at once with their attempts counted from
+    /// nothing, but for those to devices a hub reported gone; `audit` makes the trail's entry of how many. A second
+    /// call while they are pending finds none to retry. A canceled, recalled or expired notification is not sent again.
+    func retryFailed(of id: Int64, audit: @escaping @Sendable (Int) -> AuditEntry?, now: Date) async throws -> RetryOutcome
     /// Notifications whose outbox was begun and not completed, untouched for `stale` (their writer died): each claimed
     /// for this process, so one process completes it.
     func abandoned(stale: TimeInterval, now: Date) async throws -> [Int64]

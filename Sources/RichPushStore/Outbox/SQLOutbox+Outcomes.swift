@@ -22,13 +22,30 @@ extension SQLOutbox {
                 try await finishPending(update(SQLDeliveryKeys(chunk), attempts: attempt).set("finished_at", to: nowMs), as: .sent, in: db)
             }
         }
+        // The deliveries a failing hub holds back share their outcome: a statement for each.
+        var postponed: [HeldBack: [DeliveryKey]] = [:]
+        for (job, outcome) in results {
+            guard case .postponed(let after, let code, let message) = outcome else { continue }
+            postponed[HeldBack(after: after, code: code, message: message, attemptsBefore: job.attempt - 1), default: []].append(job.key)
+        }
+        for (postponement, keys) in postponed {
+            for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
+                // Not attempted: the deliveries keep the attempts they had made before the claim that held them back.
+                try await db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: Int64(postponement.attemptsBefore))
+                    .set("due_at", to: EpochMilliseconds(now + postponement.after)).set("in_sequence", to: SQLLiteral.boolean(false))
+                    .set("error_code", to: postponement.code).set("error_message", to: postponement.message).where(SQLDeliveryKeys(chunk))
+                    .run()
+            }
+        }
         for (job, outcome) in results {
             switch outcome {
-            case .sent:
+            case .sent, .postponed:
                 continue
             case .retry(let after, let code, let message):
                 try await update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("due_at", to: EpochMilliseconds(now + after))
                     .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: code).set("error_message", to: message).run()
+            case .postponed:
+                continue
             case .failed(let code, let message), .deviceGone(let code, let message):
                 try await finishPending(
                     update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("finished_at", to: nowMs).set("error_code", to: code)
@@ -38,6 +55,14 @@ extension SQLOutbox {
                 if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }
+    }
+
+    /// What the deliveries held back together share.
+    private struct HeldBack: Hashable {
+        var after: TimeInterval
+        var code: String
+        var message: String
+        var attemptsBefore: Int
     }
 
     /// A hub called the installation's device gone: nothing more is sent to it until it registers again.

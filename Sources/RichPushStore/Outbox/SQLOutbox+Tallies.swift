@@ -6,8 +6,9 @@ import Synchronization
 /// them, so a status reads a few rows where it counted the whole outbox: 0.25 s of PostgreSQL's CPU for each look at
 /// a million-device campaign, which `richpush send --follow` takes every half second.
 ///
-/// A delivery is pending until it finishes, and a finished delivery's state never changes again: a tally's pending
-/// count grows as the outbox is written and moves to another state's as deliveries finish. Each change is a row of its
+/// A delivery is pending until it finishes, and a finished delivery's state changes again only when a failed one is
+/// retried: a tally's pending count grows as the outbox is written and moves to another state's as deliveries finish,
+/// and back from the failed count on a retry. Each change is a row of its
 /// own, summed when read: a transaction never waits on another's tally, as it would on a shared counter row held until
 /// the other's commit (or deadlock with it, each holding one state's row and wanting the other's). A statement adds a
 /// row or two for a thousand deliveries, so a million-device campaign's status sums a few thousand.
@@ -46,6 +47,11 @@ extension SQLOutbox {
         }
         guard !moved.isEmpty else { return }
         try await addToTallies(moved.flatMap { id, count in [(id, DeliveryState.pending, -count), (id, state, count)] }, in: db)
+    }
+
+    /// Counts `count` failed deliveries of notification `id` that were made pending again.
+    static func tallyReopened(_ count: Int, of id: Int64, in db: any SQLDatabase) async throws {
+        try await addToTallies([(id, .failed, -count), (id, .pending, count)], in: db)
     }
 
     /// The deliveries of notification `id` by state.

@@ -68,7 +68,7 @@ public struct SQLStatePushQueue: StatePushQueue {
                         .set("due_at", to: nowMs + Self.statePushInterval).where("id", .equal, id).where(
                             "version", .notEqual, claim.version
                         ).run()
-                case .retry(let after, let code, _):
+                case .retry(let after, let code, _), .postponed(let after, let code, _):
                     try await db.update("state_pushes").set("claimed_until", to: Int64?.none).set("error_code", to: code)
                         .set("due_at", to: EpochMilliseconds(now + after)).where("id", .equal, id).run()
                 case .failed(let code, _), .deviceGone(let code, _):

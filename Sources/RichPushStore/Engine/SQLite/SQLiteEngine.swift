@@ -82,27 +82,39 @@ public final class SQLiteEngine: DatabaseEngine {
 
     public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
-        return try await Self.on(readers[index % readers.count], body)
+        return try await Self.reportingFullDisk { try await Self.on(readers[index % readers.count], body) }
     }
 
     public func transaction<T>(_ durability: CommitDurability, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         // IMMEDIATE takes the write lock up front, so a concurrent writer in another process waits at BEGIN instead of
         // failing at the first write.
-        try await writeLock.withLock {
-            try await Self.on(writer) { db in
-                guard durability == .deferred else { return try await db.inTransaction(begin: "BEGIN IMMEDIATE", body) }
-                // In WAL mode NORMAL writes the commit to the log without waiting for the disk; the next FULL commit or
-                // checkpoint syncs it.
-                try await db.raw("PRAGMA synchronous = NORMAL").run()
-                do {
-                    let result = try await db.inTransaction(begin: "BEGIN IMMEDIATE", body)
-                    try await db.raw("PRAGMA synchronous = FULL").run()
-                    return result
-                } catch {
-                    try await db.raw("PRAGMA synchronous = FULL").run()
-                    throw error
+        try await Self.reportingFullDisk {
+            try await writeLock.withLock {
+                try await Self.on(writer) { db in
+                    guard durability == .deferred else { return try await db.inTransaction(begin: "BEGIN IMMEDIATE", body) }
+                    // In WAL mode NORMAL writes the commit to the log without waiting for the disk; the next FULL
+                    // commit or checkpoint syncs it.
+                    try await db.raw("PRAGMA synchronous = NORMAL").run()
+                    do {
+                        let result = try await db.inTransaction(begin: "BEGIN IMMEDIATE", body)
+                        try await db.raw("PRAGMA synchronous = FULL").run()
+                        return result
+                    } catch {
+                        try await db.raw("PRAGMA synchronous = FULL").run()
+                        throw error
+                    }
                 }
             }
+        }
+    }
+
+    /// A disk that filled is ``StoreError/full``: the transaction was rolled back whole, and the connection goes on,
+    /// so the next write succeeds once space is freed.
+    private static func reportingFullDisk<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let failure as SQLiteFailure where failure.isFull {
+            throw StoreError.full
         }
     }
 

@@ -17,6 +17,9 @@ struct SQLiteFailure: Error, CustomStringConvertible {
     /// A file another connection removed first: two processes opening a new database at once may both go to remove
     /// its rollback journal while the first turns WAL on. Asking again finds the file as the other left it.
     var isRemovedByAnother: Bool { code == SQLITE_IOERR | (23 << 8) }  // SQLITE_IOERR_DELETE_NOENT, a macro Swift cannot import
+
+    /// The disk is full: a page, the log or the shared-memory index could not grow.
+    var isFull: Bool { code & 0xff == SQLITE_FULL || code == SQLITE_IOERR | (19 << 8) }  // SQLITE_IOERR_SHMSIZE
 }
 
 /// One connection to the database file whose statements run to completion on the thread of its own executor.

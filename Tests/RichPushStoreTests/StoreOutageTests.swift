@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import RichPushCore
+import RichPushStore
+import TestPostgres
+import TestSupport
+import Testing
+
+/// The database going away under a running store, and coming back: a PostgreSQL server stopped as an operator stops
+/// it, and an SQLite file on a disk that fills up.
+@Suite("The store when its database fails", .serialized)
+struct StoreOutageTests {
+    @Test func everyOperationIsUnavailableWithinSecondsOfTheServerStopping() async throws {
+        try await withPrivateServer { server, store in
+            try await store.register("laptop", owner: "alice")
+            try await server.stop()
+            let asked = ContinuousClock.now
+            await #expect(throws: StoreError.unavailable) { try await store.ping() }
+            await #expect(throws: StoreError.unavailable) { _ = try await store.installations.list(owner: "alice", limit: 10) }
+            #expect(ContinuousClock.now - asked < .seconds(5), "the first operations after the stop waited past the request deadline")
+        }
+    }
+
+    @Test func anOperationAskedWhileTheServerIsDownFailsWithoutWaitingForIt() async throws {
+        try await withPrivateServer { server, store in
+            try await server.stop()
+            await #expect(throws: StoreError.unavailable) { try await store.ping() }
+            let asked = ContinuousClock.now
+            await #expect(throws: StoreError.unavailable) { try await store.register("phone", owner: "alice") }
+            #expect(ContinuousClock.now - asked < .seconds(1))
+        }
+    }
+
+    @Test func theStoreAnswersWithinFiveSecondsOfTheServersReturnWithWhatWasWrittenBefore() async throws {
+        try await withPrivateServer { server, store in
+            try await store.register("laptop", owner: "alice")
+            try await server.stop()
+            await #expect(throws: StoreError.unavailable) { try await store.ping() }
+            try await server.startAgain()
+            let back = ContinuousClock.now
+            let answered = await eventually(within: .seconds(5)) { (try? await store.ping()) != nil }
+            #expect(answered, "the store did not answer within 5 s of the server's return")
+            #expect(ContinuousClock.now - back < .seconds(5))
+            #expect(try await store.installations.list(owner: "alice", limit: 10).map(\.id) == ["laptop"])
+            try await store.register("phone", owner: "alice")
+            #expect(try await store.installations.list(owner: "alice", limit: 10).map(\.id).sorted() == ["laptop", "phone"])
+        }
+    }
+
+    @Test func aFullDiskRefusesTheWriteWholeAndTheNextSucceedsOnceSpaceIsFreed() async throws {
+        try await withFullDisk { store, freeSpace in
+            let kept = try await store.images.insert(data: Self.bytes(1_000, seed: 1), sha256: "kept", width: 1, height: 1)
+            await #expect(throws: StoreError.full) {
+                _ = try await store.images.insert(data: Self.bytes(3_000_000, seed: 2), sha256: "large", width: 1, height: 1)
+            }
+            #expect(try await store.images.image(sha256: "large") == nil, "a refused write left part of itself behind")
+            #expect(try await store.images.data(id: kept.id) == Self.bytes(1_000, seed: 1))
+            try freeSpace()
+            let stored = try await store.images.insert(data: Self.bytes(3_000_000, seed: 2), sha256: "large", width: 1, height: 1)
+            #expect(try await store.images.data(id: stored.id)?.count == 3_000_000)
+        }
+    }
+
+    private static func bytes(_ count: Int, seed: UInt8) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) ^ seed })
+    }
+
+    /// A store on a PostgreSQL server of the test's own, which the test may stop and start.
+    private func withPrivateServer(_ body: (PrivatePostgresServer, Store) async throws -> Void) async throws {
+        let server = try await PrivatePostgresServer.start()
+        do {
+            let store = try await Store.openPostgres(url: server.url, logger: Logger(label: "test"))
+            do {
+                try await body(server, store)
+                try await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+            await server.remove()
+        } catch {
+            await server.remove()
+            throw error
+        }
+    }
+
+    /// A store on a disk that is full but for 2 MiB: room for the store's small writes, none for a 3 MB image.
+    private func withFullDisk(_ body: (Store, () throws -> Void) async throws -> Void) async throws {
+        try await FillableDisk.with { disk in
+            let store = try await Store.openSQLite(directory: disk.mountPoint.appendingPathComponent("data").path, logger: Logger(label: "test"))
+            try disk.fill(leaving: 2 * 1024 * 1024)
+            do {
+                try await body(store, disk.freeSpace)
+                try await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+    }
+}
+
+extension ImageRepository {
+    fileprivate func insert(data: Data, sha256: String, width: Int, height: Int) async throws -> ImageRecord {
+        try await insert(data: data, sha256: sha256, contentType: "image/png", width: width, height: height, createdBy: "mark", now: .now).image
+    }
+}
