@@ -58,6 +58,8 @@ public final class APNsTestServer: Sendable {
         var held: [CheckedContinuation<Void, Never>] = []
         var open = 0
         var mostOpen = 0
+        var failingWith: Answer?
+        var failed = 0
     }
 
     public static let keyId = "RPKEY00001"
@@ -115,6 +117,14 @@ public final class APNsTestServer: Sendable {
     public func answer(_ deviceToken: String, with answers: Answer...) {
         state.withLockedValue { $0.answers[deviceToken, default: []].append(contentsOf: answers) }
     }
+
+    /// Answers every push with `answer` from now on, as an APNs in trouble does, until called with nil.
+    public func failEveryPush(with answer: Answer?) {
+        state.withLockedValue { $0.failingWith = answer }
+    }
+
+    /// Pushes answered by ``failEveryPush(with:)``'s answer.
+    public var failedPushes: Int { state.withLockedValue { $0.failed } }
 
     /// From now on the latest provider token is refused as `ExpiredProviderToken`, as APNs does an hour after `iat`.
     public func expireLatestProviderToken() {
@@ -236,6 +246,10 @@ public final class APNsTestServer: Sendable {
             deviceToken: token, apnsId: header("apns-id"), pushType: pushType, priority: priority, expiration: header("apns-expiration"),
             collapseId: header("apns-collapse-id"), payload: payload, providerToken: jwt)
         let planned = state.withLockedValue { state -> Answer? in
+            if let failure = state.failingWith {
+                state.failed += 1
+                return failure
+            }
             if var queued = state.answers[token], !queued.isEmpty {
                 let next = queued.removeFirst()
                 state.answers[token] = queued

@@ -64,6 +64,14 @@ struct HubCircuitTests {
         #expect(send(1000, answering: .sent, at: start + 1).sent.count == 1000)
     }
 
+    @Test func aFailedProbeIsPostponedSoProbingADownHubUsesUpNoDeliverysAttempts() {
+        send(3, answering: unreachable, at: start)
+        let admission = circuits.admit([[0]], circuit: { _ in "apns" }, now: start + 1)
+        let postponed = circuits.observe([(0, "apns", unreachable)], probes: admission.probes, now: start + 1)
+        #expect(postponement(postponed[0]!)?.after == 2)
+        #expect(postponement(postponed[0]!)?.code == "apns.unreachable")
+    }
+
     @Test func eachFailedProbeKeepsTheCircuitOpenTwiceAsLongUpToTheLongest() {
         send(3, answering: unreachable, at: start)
         var now = start + 1

@@ -197,13 +197,19 @@ struct Dispatcher: Service {
                     guard case .retry = outcome else { return outcome }
                     return policy.applyRetry(to: outcome, of: platformJobs[index], now: clock.now)
                 }
-                let progress = DeliveryProgress { position, outcome in told(positions[sent[position]], settled(sent[position], outcome)) }
+                let progress = DeliveryProgress { position, outcome in
+                    // A failed probe is postponed once the batch is back, as its circuit opens again.
+                    if case .retry = outcome, admission.probes.contains(sent[position]) { return }
+                    told(positions[sent[position]], settled(sent[position], outcome))
+                }
                 group.addTask {
                     let answered = await hub.deliver(sent.map { platformJobs[$0] }, logger: logger, progress: progress)
-                    circuits.observe(
+                    let postponed = circuits.observe(
                         answered.enumerated().map { position, outcome in (sent[position], keys[sent[position]], outcome) },
                         probes: admission.probes, now: clock.now)
-                    return answered.enumerated().map { position, outcome in (positions[sent[position]], settled(sent[position], outcome)) }
+                    return answered.enumerated().map { position, outcome in
+                        (positions[sent[position]], postponed[sent[position]] ?? settled(sent[position], outcome))
+                    }
                 }
             }
             for await partial in group {

@@ -73,22 +73,22 @@ final class HubCircuits: Sendable {
                 } else {
                     wait = policy.probeWait
                 }
-                let outcome = DeliveryOutcome.postponed(
-                    after: wait, code: state.lastFailure.code,
-                    message:
-                        "held back while \(key) fails (\(state.consecutiveFailures) failures in a row, the last: \(state.lastFailure.message)); tried again within \(Int(wait.rounded(.up))) s"
-                )
+                let outcome = Self.heldBack(by: key, state, for: wait)
                 admission.held += unit.map { ($0, outcome) }
             }
             return admission
         }
     }
 
-    /// Takes note of what the hub answered to each push sent (`index`, its circuit and outcome), `probes` among them.
-    func observe(_ answers: [(index: Int, circuit: String?, outcome: DeliveryOutcome)], probes: Set<Int>, now: Date) {
+    /// Takes note of what the hub answered to each push sent (`index`, its circuit and outcome), `probes` among them;
+    /// answers the outcomes of the probes that failed, postponed: a probe is the circuit's attempt, not its delivery's,
+    /// which would otherwise use up its attempts probing a hub that is down.
+    @discardableResult
+    func observe(_ answers: [(index: Int, circuit: String?, outcome: DeliveryOutcome)], probes: Set<Int>, now: Date) -> [Int: DeliveryOutcome] {
         var opened: [(String, Circuit)] = []
         var closed: [String] = []
-        circuits.withLock { circuits in
+        var postponed: [Int: DeliveryOutcome] = [:]
+        let result = circuits.withLock { circuits in
             for (index, key, outcome) in answers {
                 guard let key else { continue }
                 var state = circuits[key] ?? Circuit()
@@ -101,6 +101,7 @@ final class HubCircuits: Sendable {
                         state.probeOut = false
                         state.opening = min(policy.longestOpening, max(policy.firstOpening, state.opening * 2))
                         state.openUntil = now + max(state.opening, after)
+                        postponed[index] = Self.heldBack(by: key, state, for: max(state.opening, after))
                     } else if !wasOpen && state.consecutiveFailures >= policy.failuresToOpen {
                         state.opening = policy.firstOpening
                         state.openUntil = now + max(state.opening, after)
@@ -116,6 +117,7 @@ final class HubCircuits: Sendable {
                     circuits[key] = nil
                 }
             }
+            return postponed
         }
         for (key, state) in opened {
             logger.warning(
@@ -125,5 +127,15 @@ final class HubCircuits: Sendable {
                 ])
         }
         for key in closed { logger.notice("hub answers again: its held-back deliveries go out", metadata: ["richpush.hub": "\(key)"]) }
+        return result
+    }
+
+    /// The outcome of a delivery that `key`'s circuit, in `state`, holds back for `wait` seconds.
+    private static func heldBack(by key: String, _ state: Circuit, for wait: TimeInterval) -> DeliveryOutcome {
+        .postponed(
+            after: wait, code: state.lastFailure.code,
+            message:
+                "held back while \(key) fails (\(state.consecutiveFailures) failures in a row, the last: \(state.lastFailure.message)); tried again within \(Int(wait.rounded(.up))) s"
+        )
     }
 }

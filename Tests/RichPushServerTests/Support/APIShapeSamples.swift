@@ -56,6 +56,7 @@ enum APIShapeSamples {
                 expression: "(topic:sale && !lang:fr)", installations: 5, recipients: 3,
                 platforms: Dictionary(uniqueKeysWithValues: Platform.allCases.map { ($0.rawValue, 1) })))
         add("HealthJSON", schema("Health"), complete: HealthJSON(status: "ok"))
+        add("RetryJSON", schema("Retry"), complete: RetryJSON(retried: 3))
         add("SegmentsJSON", schema("Segments"), complete: SegmentsJSON(username: "alice", segments: ["segment:vip"]))
         add("Template", schema("Template"), complete: try template, bare: try bareTemplate)
 
