@@ -17,6 +17,8 @@ public final class HubOutage: Sendable {
         var down = false
         var attemptsWhileDown = 0
         var connections = 0
+        /// The connections relayed now, cut when the hub goes down.
+        var relayed: [ObjectIdentifier: any Channel] = [:]
     }
 
     /// Relays 127.0.0.1:`port` (a free port) to the hub on `targetPort`.
@@ -32,6 +34,8 @@ public final class HubOutage: Sendable {
                     return state.down
                 }
                 guard !down else { return inbound.close() }
+                state.withLockedValue { $0.relayed[ObjectIdentifier(inbound)] = inbound }
+                inbound.closeFuture.whenComplete { _ in _ = state.withLockedValue { $0.relayed.removeValue(forKey: ObjectIdentifier(inbound)) } }
                 // On the inbound connection's loop, so both sides of the relay are handled on one thread.
                 return ClientBootstrap(group: inbound.eventLoop).connect(host: "127.0.0.1", port: targetPort).flatMap { outbound in
                     let (toHub, fromHub) = RelayHandler.pair()
@@ -49,8 +53,14 @@ public final class HubOutage: Sendable {
         self.state = state
     }
 
-    /// From now on every new connection is closed as soon as it is made.
-    public func goDown() { state.withLockedValue { $0.down = true } }
+    /// Cuts every connection relayed now, and from now on closes each new one as soon as it is made.
+    public func goDown() {
+        let cut = state.withLockedValue { state in
+            state.down = true
+            return Array(state.relayed.values)
+        }
+        for channel in cut { channel.close(promise: nil) }
+    }
     /// From now on connections reach the hub again.
     public func comeBack() { state.withLockedValue { $0.down = false } }
     /// Connections made while the hub was down.

@@ -58,6 +58,12 @@ struct HubCircuitTests {
         #expect(meanwhile.sent.isEmpty, "a second probe went while the first was out")
     }
 
+    @Test func anAnswerToAPushSentBeforeTheCircuitOpenedDoesNotCloseIt() {
+        send(3, answering: unreachable, at: start)
+        circuits.observe([(7, "apns", .sent)], probes: [], now: start + 0.1)
+        #expect(send(10, answering: .sent, at: start + 0.2).sent.isEmpty)
+    }
+
     @Test func aProbeThatIsAnsweredClosesTheCircuitAndEverythingGoesAtOnce() {
         send(3, answering: unreachable, at: start)
         send(10, answering: .sent, at: start + 1)

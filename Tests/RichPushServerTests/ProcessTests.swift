@@ -124,7 +124,7 @@ struct ProcessTests {
         }
     }
 
-    @Test func sigtermClosesOpenStreamsAndExitsCleanlyWithinTenSeconds() async throws {
+    @Test func sigtermEndsOpenStreamsWholeAndExitsCleanlyWithinTenSeconds() async throws {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }
         try await gateway.start()
@@ -140,6 +140,8 @@ struct ProcessTests {
         #expect(elapsed < .seconds(10))
         // The client notices the closed connection when its read loop next runs: a loaded machine may take a while.
         #expect(await eventually(within: .seconds(5)) { streams.allSatisfy(\.hasEnded) })
+        #expect(routed.endedWhole, "the router's stream was cut off")
+        #expect(carried.endedWhole, "the fast path's stream was cut off")
     }
 
     @Test func theReadmeCurlWalkthroughPasses() async throws {

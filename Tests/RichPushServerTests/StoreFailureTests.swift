@@ -62,7 +62,7 @@ struct StoreFailureTests {
     @Test func anUploadOntoAFullDiskAnswers507AndStoresNothing() async throws {
         try await withGatewayOnFullDisk { disk, session in
             let response = try await session.request(
-                .post, "/api/images", as: .admin, body: ByteBuffer(data: try await Self.largePNG()), headers: [.contentType: "image/png"])
+                .post, "/api/images", as: .admin, body: ByteBuffer(data: try await noisePNG()), headers: [.contentType: "image/png"])
             #expect(response.status.code == 507)
             #expect(try response.error().code == "store.full")
         }
@@ -84,32 +84,13 @@ struct StoreFailureTests {
     @Test func theNextUploadAfterSpaceIsFreedSucceedsWithoutARestart() async throws {
         try await withGatewayOnFullDisk { disk, session in
             let refused = try await session.request(
-                .post, "/api/images", as: .admin, body: ByteBuffer(data: try await Self.largePNG()), headers: [.contentType: "image/png"])
+                .post, "/api/images", as: .admin, body: ByteBuffer(data: try await noisePNG()), headers: [.contentType: "image/png"])
             #expect(refused.status.code == 507)
             try disk.freeSpace()
             let stored = try await session.request(
-                .post, "/api/images", as: .admin, body: ByteBuffer(data: try await Self.largePNG()), headers: [.contentType: "image/png"])
+                .post, "/api/images", as: .admin, body: ByteBuffer(data: try await noisePNG()), headers: [.contentType: "image/png"])
             #expect(stored.status == .created)
         }
-    }
-
-    /// A PNG of noise, 2.4 MB that no compression shrinks: more than the room the full disk leaves.
-    private static func largePNG() async throws -> Data {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-noise-\(UUID().uuidString).png")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let script = """
-            import os, struct, sys, zlib
-            def chunk(kind, data):
-                return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
-            width, height = 1024, 768
-            rows = b''.join(b'\\x00' + os.urandom(width * 3) for _ in range(height))
-            png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0))
-            png += chunk(b'IDAT', zlib.compress(rows, 0)) + chunk(b'IEND', b'')
-            open(sys.argv[1], 'wb').write(png)
-            """
-        let made = try await SpawnedProcess.run("/usr/bin/env", ["python3", "-c", script, file.path])
-        guard made.status == 0 else { throw TestFailure("python3 could not write the PNG: \(made.output)") }
-        return try Data(contentsOf: file)
     }
 
     /// A gateway in the test process on a PostgreSQL server of the test's own, which the test may stop and start.

@@ -12,19 +12,23 @@ public final class GatewayProcess: @unchecked Sendable {
     public let adminPassword: String
     public private(set) var process: SpawnedProcess?
     private let logFile: URL
+    private let logDirectory: URL
 
     /// The `richpush` binary next to the test bundle; `swift build --build-tests` builds both.
     public static var executable: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("richpush")
     }
 
-    public init(adminPassword: String, extraArguments: [String] = [], caFile: String? = nil) throws {
+    /// With `dataDirectory` the store is kept there (a disk the test fills, say), the log apart from it.
+    public init(adminPassword: String, extraArguments: [String] = [], caFile: String? = nil, dataDirectory: URL? = nil) throws {
         self.adminPassword = adminPassword
         self.extraArguments = extraArguments
         self.caFile = caFile
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-process-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        logFile = dataDirectory.appendingPathComponent("gateway.log")
+        let own = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        self.dataDirectory = dataDirectory ?? own
+        logDirectory = own
+        logFile = own.appendingPathComponent("gateway.log")
         port = try freePort()
     }
 
@@ -84,5 +88,6 @@ public final class GatewayProcess: @unchecked Sendable {
     public func cleanUp() {
         kill()
         try? FileManager.default.removeItem(at: dataDirectory)
+        try? FileManager.default.removeItem(at: logDirectory)
     }
 }

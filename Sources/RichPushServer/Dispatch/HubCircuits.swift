@@ -9,7 +9,7 @@ import Synchronization
 /// Without it every batch claimed for a hub that refused connections opened its own: a hub down for 20 s saw 2,300
 /// attempts to connect, in waves of 300 to 470 a second. Here a push that comes back as a retry (the hub could not
 /// be reached, or answered 429 or 5xx) is a failure of its circuit, and any other answer (sent, refused, device gone)
-/// closes it. After ``Policy/failuresToOpen`` failures in a row the circuit opens: the deliveries to it are not sent
+/// ends a run of failures. After ``Policy/failuresToOpen`` failures in a row the circuit opens: the deliveries to it are not sent
 /// but postponed until it may be tried again, their attempts not counted, the hub's last failure their reason. Then
 /// one push goes alone as a probe while the rest wait for its answer: an answer closes the circuit and every pending
 /// delivery goes out at full pace, a failure opens it again for twice as long, up to ``Policy/longestOpening``. A hub's
@@ -113,6 +113,10 @@ final class HubCircuits: Sendable {
                 case .postponed:
                     continue
                 case .sent, .failed, .deviceGone:
+                    // Once the circuit is open only its probe closes it: the answers of a batch come back in the
+                    // batch's order, not their own, so an answer a push got before the hub failed may be read after
+                    // the failures that opened the circuit.
+                    if wasOpen && !probes.contains(index) { continue }
                     if wasOpen { closed.append(key) }
                     circuits[key] = nil
                 }

@@ -96,8 +96,11 @@ final class StreamFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // A server shutting down gracefully asks its connections to finish: the stream ends as a router stream would.
-        if event is ChannelShouldQuiesceEvent, case .streaming(let open) = state { open.signal.close() }
+        // A server shutting down gracefully asks its connections to finish, and the server's own handler closes one it
+        // thinks idle as soon as the request reaches it: this stream's request never reached it, so the stream's
+        // answer ends here first. Ended later, from its wake-up, the client saw it cut off ("transfer closed with
+        // outstanding read data remaining").
+        if event is ChannelShouldQuiesceEvent, case .streaming = state { end() }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -191,13 +194,17 @@ final class StreamFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func writeEvents(_ bytes: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        guard let context, context.channel.isActive else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+        // A stream that ended meanwhile (its answer's end written) takes no more events.
+        guard case .streaming = state, let context, context.channel.isActive else {
+            return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
         return context.writeAndFlush(wrapOutboundOut(.body(bytes)))
     }
 
     /// Ends the stream's answer and hands on what the client sent after it.
     private func end() {
         guard case .streaming(let open) = state else { return }
+        open.signal.close()
         stream.unsubscribe(open.caller.username, id: open.subscription)
         if let context, context.channel.isActive { context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) }
         resumeIdle()

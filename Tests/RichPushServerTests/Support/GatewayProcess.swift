@@ -9,8 +9,8 @@ import TestSupport
 
 extension GatewayProcess {
     /// A gateway process with the test admin's password.
-    convenience init(extraArguments: [String] = [], caFile: String? = nil) throws {
-        try self.init(adminPassword: Credentials.admin.password, extraArguments: extraArguments, caFile: caFile)
+    convenience init(extraArguments: [String] = [], caFile: String? = nil, dataDirectory: URL? = nil) throws {
+        try self.init(adminPassword: Credentials.admin.password, extraArguments: extraArguments, caFile: caFile, dataDirectory: dataDirectory)
     }
 
     /// This process's environment plus what the QA scripts read: the gateway's address, the admin's password, the
@@ -26,12 +26,20 @@ extension GatewayProcess {
 
     /// Sends one request and returns status and body; over HTTPS with a client that trusts only the gateway's CA.
     func request(_ method: HTTPMethod, _ path: String, as user: Credentials?, json: String? = nil) async throws -> (status: Int, body: String) {
+        let answer = try await answer(method, path, as: user, body: json.map { (ByteBuffer(string: $0), "application/json") })
+        return (answer.status, answer.body)
+    }
+
+    /// Sends one request with `body` of its content type and returns the whole answer.
+    func answer(_ method: HTTPMethod, _ path: String, as user: Credentials?, body: (bytes: ByteBuffer, type: String)? = nil) async throws -> (
+        status: Int, headers: HTTPHeaders, body: String
+    ) {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let user { request.headers.add(name: "Authorization", value: user.authorization) }
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: json))
+        if let body {
+            request.headers.add(name: "Content-Type", value: body.type)
+            request.body = .bytes(body.bytes)
         }
         guard let caFile else { return try await Self.send(request, with: .shared) }
         var configuration = HTTPClient.Configuration()
@@ -60,9 +68,11 @@ extension GatewayProcess {
         }
     }
 
-    private static func send(_ request: HTTPClientRequest, with client: HTTPClient) async throws -> (status: Int, body: String) {
+    private static func send(_ request: HTTPClientRequest, with client: HTTPClient) async throws -> (
+        status: Int, headers: HTTPHeaders, body: String
+    ) {
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
-        return (Int(response.status.code), String(buffer: body))
+        return (Int(response.status.code), response.headers, String(buffer: body))
     }
 }

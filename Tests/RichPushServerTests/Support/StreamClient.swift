@@ -9,7 +9,7 @@ import TestSupport
 
 /// A device's open `/api/me/stream`, read with async-http-client; ``next(within:)`` takes the events in order.
 final class StreamClient: Sendable {
-    private let received = Mutex<(events: [ServerSentEvent], taken: Int, ended: Bool)>(([], 0, false))
+    private let received = Mutex<(events: [ServerSentEvent], taken: Int, ended: Bool, endedWhole: Bool)>(([], 0, false, false))
     private let heartbeats = Atomic<Int>(0)
     private let task = Mutex<Task<Void, Never>?>(nil)
     let status = Mutex<Int?>(nil)
@@ -33,6 +33,7 @@ final class StreamClient: Sendable {
                 received.withLock { $0.events += events }
                 heartbeats.add(parser.commentCount - before, ordering: .relaxed)
             }
+            received.withLock { $0.endedWhole = true }
         } catch {}
         received.withLock { $0.ended = true }
     }
@@ -58,6 +59,9 @@ final class StreamClient: Sendable {
 
     /// Whether the server ended the stream.
     var hasEnded: Bool { received.withLock { $0.ended } }
+
+    /// Whether the stream's answer ended as HTTP ends one, not cut off with the connection.
+    var endedWhole: Bool { received.withLock { $0.endedWhole } }
 
     /// Waits until the server answered the request, so events created afterwards are live ones.
     func waitUntilOpen() async throws {
