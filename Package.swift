@@ -175,7 +175,9 @@ let package = Package(
         .target(name: "TestPostgres", dependencies: ["TestSupport"], path: "Tests/TestPostgres", swiftSettings: swiftSettings),
         // What every test target shares: programs started without Foundation's Process (and its crash with many descriptors
         // open), waiting for a condition, a free port, a failure in a sentence.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "RichPushCLIClientTests",
             dependencies: [
