@@ -41,12 +41,17 @@ public enum ServeHubSettings {
     public static let tlsCAFile = Setting.text(
         "tls-ca-file", "Extra CA bundle trusted for the hubs' TLS", defaultText: "the system's CAs")
     public static let hubConcurrency = Setting.integer(
-        "hub-concurrency", "Requests each hub keeps in flight", in: 1...10_000, default: HubSettings().maximumConcurrentRequests)
+        "hub-concurrency", "Requests each hub keeps in flight on one connection (fewer if its HTTP/2 settings say so)", in: 1...10_000,
+        default: HubSettings().maximumConcurrentRequests)
+    public static let hubMaxConnections = Setting.integer(
+        "hub-max-connections",
+        "HTTP/2 connections APNs opens to its origin while requests wait for a stream; FCM, WNS and Web Push keep one",
+        in: 1...64, default: HubSettings().maximumConnections)
 
     /// In the order of `--help` and the README's table.
     public static let all: [any SettingDescription] = [
         apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic, apnsEndpoint, fcmServiceAccountFile, fcmEndpoint, notificationHubsConnectionString,
         notificationHubsHub, notificationHubsEndpoint, wnsClientId, wnsClientSecret, wnsTokenEndpoint, wnsScope, wnsChannelHosts, vapidKeyFile,
-        vapidSubject, allowPrivatePushEndpoints, tlsCAFile, hubConcurrency,
+        vapidSubject, allowPrivatePushEndpoints, tlsCAFile, hubConcurrency, hubMaxConnections,
     ]
 }

@@ -26,4 +26,5 @@ struct HubOptions: ParsableArguments {
     @Flag(ServeHubSettings.allowPrivatePushEndpoints) var allowPrivatePushEndpoints
     @Option(ServeHubSettings.tlsCAFile) var tlsCAFile
     @Option(ServeHubSettings.hubConcurrency) var hubConcurrency
+    @Option(ServeHubSettings.hubMaxConnections) var hubMaxConnections
 }

@@ -27,6 +27,15 @@ public final class ScriptedHTTP2Server: Sendable {
         case largeAnswerHeaders
         /// Pings the client on each request and answers only once the PING comes back acknowledged.
         case pingBeforeAnswering
+        /// Allows `streams` streams a connection and answers each request a round trip after its body, as a far
+        /// server does.
+        case roundTrip(Duration, streams: Int)
+        /// Allows 100 streams, and lowers that to 1 once it has answered 10 requests on the connection, as APNs has
+        /// been seen to do after a rejected push; answers each request after its body.
+        case lowersStreamLimitToOne
+        /// Answers the first 50 requests of each connection, then sends GOAWAY naming the last of them as the last it
+        /// processes and closes the connection shortly after, the streams beyond unanswered.
+        case goAwayAfterFiftyRequests
     }
 
     public let port: Int
@@ -39,11 +48,23 @@ public final class ScriptedHTTP2Server: Sendable {
     public var bodyBytes: Int { counters.bodyBytes.load(ordering: .relaxed) }
     /// Connections accepted.
     public var connections: Int { counters.connections.load(ordering: .relaxed) }
+    /// Connections that have closed.
+    public var closedConnections: Int { counters.closedConnections.load(ordering: .relaxed) }
+    /// The most streams one connection had open at once.
+    public var mostOpenStreams: Int { counters.mostOpenStreams.load(ordering: .relaxed) }
+    /// Protocol errors of the client's that NIOHTTP2 caught on streams, such as a stream past the server's limit.
+    public var streamErrors: Int { counters.streamErrors.load(ordering: .relaxed) }
+    /// The paths of the requests answered with 200, in the order they were answered.
+    public var answeredPaths: [String] { counters.answeredPaths.withLock { $0 } }
 
     final class Counters: Sendable {
         let answered = Atomic<Int>(0)
         let connections = Atomic<Int>(0)
+        let closedConnections = Atomic<Int>(0)
         let bodyBytes = Atomic<Int>(0)
+        let mostOpenStreams = Atomic<Int>(0)
+        let streamErrors = Atomic<Int>(0)
+        let answeredPaths = Mutex<[String]>([])
     }
 
     /// Starts on a free loopback port; `applicationProtocols` is what ALPN offers (leave out `h2` to play a server
@@ -71,6 +92,8 @@ public final class ScriptedHTTP2Server: Sendable {
                     switch behaviour {
                     case .tinyStreamWindows: settings.initialSettings.append(HTTP2Setting(parameter: .initialWindowSize, value: 16))
                     case .oneStreamAtATime: settings.initialSettings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 1))
+                    case .roundTrip(_, let streams): settings.initialSettings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: streams))
+                    case .lowersStreamLimitToOne: settings.initialSettings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))
                     default: break
                     }
                     try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings, streamConfiguration: streams))
@@ -104,6 +127,9 @@ private final class ScriptHandler: ChannelInboundHandler {
     /// Which connection of the server this is, from 1.
     let connection: Int
     private var turnedAway = false
+    private var paths: [HTTP2StreamID: String] = [:]
+    private var openStreams = 0
+    private var answeredHere = 0
 
     init(behaviour: ScriptedHTTP2Server.Behaviour, counters: ScriptedHTTP2Server.Counters, connection: Int) {
         self.behaviour = behaviour
@@ -113,6 +139,11 @@ private final class ScriptHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        if case .headers(let headers) = frame.payload {
+            paths[frame.streamID] = headers.headers.first(name: ":path")
+            openStreams += 1
+            _ = counters.mostOpenStreams.max(openStreams, ordering: .relaxed)
+        }
         switch (behaviour, frame.payload) {
         case (.answerBeforeBody, .headers):
             answer(frame.streamID, context: context)
@@ -154,6 +185,28 @@ private final class ScriptHandler: ChannelInboundHandler {
         case (.pingBeforeAnswering, .ping(let opaque, ack: true)):
             answer(HTTP2StreamID(Int32(opaque.integer)), context: context)
             context.flush()
+        case (.roundTrip(let delay, _), .data(let data)) where data.endStream:
+            let (stream, loopBound) = (frame.streamID, NIOLoopBound((self, context), eventLoop: context.eventLoop))
+            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+                let (handler, context) = loopBound.value
+                handler.answer(stream, context: context)
+                context.flush()
+            }
+        case (.lowersStreamLimitToOne, .data(let data)) where data.endStream:
+            answer(frame.streamID, context: context)
+            if answeredHere == 10 {
+                let settings = HTTP2Frame.FramePayload.settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)]))
+                context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: settings)), promise: nil)
+            }
+            context.flush()
+        case (.goAwayAfterFiftyRequests, .data(let data)) where data.endStream && answeredHere < 50:
+            answer(frame.streamID, context: context)
+            if answeredHere == 50 {
+                let goAway = HTTP2Frame.FramePayload.goAway(lastStreamID: frame.streamID, errorCode: .noError, opaqueData: nil)
+                context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)), promise: nil)
+                context.eventLoop.scheduleTask(in: .milliseconds(100)) { [channel = context.channel] in channel.close(promise: nil) }
+            }
+            context.flush()
         default:
             break
         }
@@ -162,12 +215,26 @@ private final class ScriptHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Frames on streams answered before their body, or sent after GOAWAY, are the client's race with this
         // server, not the end of the connection: NIOHTTP2 has answered them with RST_STREAM already.
-        if error is any NIOHTTP2Error { return }
+        if error is any NIOHTTP2Error {
+            counters.streamErrors.add(1, ordering: .relaxed)
+            return
+        }
         context.close(promise: nil)
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        counters.closedConnections.add(1, ordering: .relaxed)
+        context.fireChannelInactive()
+    }
+
     private func answer(_ stream: HTTP2StreamID, context: ChannelHandlerContext, status: Int = 200, extra: HPACKHeaders = [:]) {
-        if status == 200 { counters.answered.add(1, ordering: .relaxed) }
+        openStreams -= 1
+        answeredHere += 1
+        if status == 200 {
+            counters.answered.add(1, ordering: .relaxed)
+            if let path = paths[stream] { counters.answeredPaths.withLock { $0.append(path) } }
+        }
+        paths[stream] = nil
         var headers: HPACKHeaders = [":status": "\(status)", "apns-id": "00000000-0000-0000-0000-000000000000"]
         headers.add(contentsOf: extra)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)

@@ -3,6 +3,7 @@ import HubTestServers
 import NIOCore
 import NIOHPACK
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import RichPushHubs
@@ -12,13 +13,16 @@ struct HTTP2SessionTests {
     /// Runs `body` with a scripted server and a session to it.
     func withServer(
         _ behaviour: ScriptedHTTP2Server.Behaviour, applicationProtocols: [String] = ["h2"], maximumConcurrentStreams: Int = 256,
+        maximumConnections: Int = 1, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         _ body: (HTTP2Session, ScriptedHTTP2Server) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let authority = try TestCertificateAuthority(directory: scratch.url)
         let server = try await ScriptedHTTP2Server.start(behaviour, authority: authority, applicationProtocols: applicationProtocols)
-        let session = try HTTP2Session(baseURL: server.endpoint, caFile: authority.caFile, maximumConcurrentStreams: maximumConcurrentStreams)
+        let session = try HTTP2Session(
+            baseURL: server.endpoint, caFile: authority.caFile, maximumConcurrentStreams: maximumConcurrentStreams,
+            maximumConnections: maximumConnections, now: now)
         do {
             try await body(session, server)
         } catch {
@@ -118,6 +122,61 @@ struct HTTP2SessionTests {
             await #expect(throws: HTTP2TransportError.notHTTP2(nil)) {
                 try await session.send([push(1)], timeout: .seconds(5))[0].get()
             }
+        }
+    }
+
+    @Test func requestsThatFindEveryStreamTakenOpenAnotherConnectionUpToTheMaximum() async throws {
+        try await withServer(.roundTrip(.milliseconds(100), streams: 100), maximumConnections: 4) { session, server in
+            let results = await sendAll(1000, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 1000))
+            #expect(server.connections == 4)
+            #expect(server.mostOpenStreams <= 100, "a connection had more streams open than the server allows")
+            #expect(server.streamErrors == 0)
+        }
+    }
+
+    @Test func aBatchTheFreeStreamsOfOneConnectionTakeOpensNoOther() async throws {
+        try await withServer(.roundTrip(.milliseconds(20), streams: 1000), maximumConnections: 4) { session, server in
+            for _ in 0..<3 { _ = await sendAll(200, through: session) }
+            #expect(server.answered == 600)
+            #expect(server.connections == 1)
+        }
+    }
+
+    @Test func aServerThatLowersItsStreamLimitMidConnectionNeverSeesMoreStreamsThanItAllows() async throws {
+        try await withServer(.lowersStreamLimitToOne, maximumConnections: 2) { session, server in
+            let results = await sendAll(300, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 300))
+            #expect(server.streamErrors == 0, "streams were opened past the limit the server had lowered")
+        }
+    }
+
+    @Test func aConnectionEndedWithGoAwayMidBatchLosesAndDoublesNoRequest() async throws {
+        try await withServer(.goAwayAfterFiftyRequests, maximumConnections: 4) { session, server in
+            let results = await sendAll(120, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 120))
+            #expect(server.answeredPaths.sorted() == (0..<120).map { push($0).path }.sorted())
+            #expect(server.connections == 3)
+        }
+    }
+
+    @Test func aConnectionPastTheFirstIdleForAMinuteIsClosed() async throws {
+        let clock = ManualClock()
+        let (origin, start) = (ContinuousClock.now, clock.now)
+        let now = { @Sendable in origin + start.duration(to: clock.now) }
+        try await withServer(.roundTrip(.milliseconds(50), streams: 100), maximumConcurrentStreams: 100, maximumConnections: 3, now: now) {
+            session, server in
+            _ = await sendAll(300, through: session)
+            #expect(server.connections == 3)
+            clock.advance(by: .seconds(59))
+            session.closeIdleConnections()
+            #expect(session.usableConnections == 3)
+            clock.advance(by: .seconds(1))
+            session.closeIdleConnections()
+            #expect(session.usableConnections == 1)
+            #expect(await eventually { server.closedConnections == 2 })
+            #expect(await sendAll(10, through: session).compactMap { try? $0.get() } == Array(repeating: 200, count: 10))
+            #expect(server.connections == 3)
         }
     }
 }

@@ -134,7 +134,7 @@ struct FaultTests {
             let byDevice = try await everyDeviceReached(id, gateway, apns)
             // Only the pushes whose answers the cut connections lost can have gone twice.
             let repeated = byDevice.values.filter { $0.count > 1 }
-            #expect(repeated.count <= 256, "more pushes went twice than one connection holds in flight")
+            #expect(repeated.count <= 256, "more pushes went twice than the hub answered in the moment it went down")
             #expect(repeated.allSatisfy { Set($0.compactMap(\.apnsId)).count == 1 }, "a push sent again had another apns-id")
         }
     }

@@ -4,8 +4,8 @@ public import Logging
 import NIOCore
 public import RichPushCore
 
-/// Apple Push Notification service: token auth, one `POST /3/device/<token>` per delivery as a stream of one
-/// long-lived HTTP/2 connection, with a bounded number of streams in flight.
+/// Apple Push Notification service: token auth, one `POST /3/device/<token>` per delivery as a stream of a pool of
+/// long-lived HTTP/2 connections, with a bounded number of streams in flight on each.
 public struct APNsHub: NotificationHub {
     let topic: String
     let endpoint: String
@@ -27,7 +27,8 @@ public struct APNsHub: NotificationHub {
         return APNsHub(
             topic: given[3], endpoint: endpoint,
             session: try HTTP2Session(
-                baseURL: endpoint, caFile: settings.tlsCAFile, maximumConcurrentStreams: settings.maximumConcurrentRequests),
+                baseURL: endpoint, caFile: settings.tlsCAFile, maximumConcurrentStreams: settings.maximumConcurrentRequests,
+                maximumConnections: settings.maximumConnections),
             tokens: try await APNsTokenProvider(privateKeyPEM: pem, keyId: given[1], teamId: given[2]))
     }
 

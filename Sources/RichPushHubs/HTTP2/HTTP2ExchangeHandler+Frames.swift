@@ -154,7 +154,12 @@ extension HTTP2ExchangeHandler {
         case HTTP2Setting.headerTableSize:
             encoder.setMaximumTableSize(value)
         case HTTP2Setting.maxConcurrentStreams:
+            let lowered = value < min(peerMaximumConcurrentStreams, maximumConcurrentStreams)
             peerMaximumConcurrentStreams = value
+            health.streamLimit = min(maximumConcurrentStreams, value)
+            // What waits for a stream beyond those would wait a round trip per `value` requests: the session shares
+            // it out again, over connections with room.
+            if lowered { giveBackWaiting(beyond: health.streamLimit) }
         case HTTP2Setting.initialWindowSize:
             guard value <= Self.largestWindow else {
                 throw HTTP2ConnectionError(code: .flowControlError, reason: "an initial window of \(value)")

@@ -334,6 +334,13 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         startWaiting()
     }
 
+    /// Keeps the waiting requests that streams free now under `limit` take, and answers the rest as never processed,
+    /// so the session sends them on another connection.
+    func giveBackWaiting(beyond limit: Int) {
+        let kept = max(0, limit - exchanges.count)
+        while waiting.count > kept, let last = waiting.popLast() { last.complete(.failure(HTTP2TransportError.notProcessed)) }
+    }
+
     /// A retired connection closes once its last exchange is over.
     func closeIfDrained() {
         guard !health.isUsable, exchanges.isEmpty, waiting.isEmpty, let context, context.channel.isActive else { return }
