@@ -43,19 +43,9 @@ for file in "$bench_work"/import-*.json; do
     curl -sf "${admin[@]}" -H 'Content-Type: application/json' --data-binary "@$file" "$base/api/installations/import" >/dev/null
 done
 
-# The same requests from h2load: same path shape, headers and body, as many streams in flight as the gateway allows.
-body="$bench_work/body.json"
-printf '%s' '{"aps":{"content-available":1,"sound":""},"richId":"1","richMessage":"Check this image out!","richType":"text"}' >"$body"
-h2load_rate() {
-    local out
-    out=$(h2load -n "$devices" -c 1 -t 1 -m 256 -d "$body" \
-        -H 'authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIS0VZMDEiLCJ0eXAiOiJKV1QifQ.eyJpYXQiOjE4MDAwMDAwMDAsImlzcyI6IkJFTkNIVEVBTTEifQ.c2lnbmF0dXJlLW9mLXRoZS1iZW5jaG1hcmstdG9rZW4tcGFkZGVkLXRvLTY0LWJ5dGVzLi4uLi4uLi4uLi4' \
-        -H 'apns-topic: com.example.richpush' -H 'apns-push-type: background' -H 'apns-priority: 5' \
-        -H 'apns-id: 7b4e1f0c-3d8a-8b2e-9c1f-0a4b6d8e2f13' -H 'apns-collapse-id: richpush-1' -H 'content-type: application/json' \
-        "https://localhost:$sink_port/3/device/$(printf '%064x' 7)")
-    grep -q " 0 failed, 0 errored, 0 timeout" <<<"$(grep "^requests:" <<<"$out")" || { echo "$out" >&2; exit 1; }
-    awk '/^finished in/ {gsub(",", "", $4); print $4}' <<<"$out"
-}
+# The same requests from h2load: same path shape, headers and body, as many streams in flight as one connection of
+# the gateway's allows.
+h2load_rate() { bench_h2load_apns "$devices" 1 256 "$sink_port"; }
 
 # The gateway's CPU time so far (user and system, in clock ticks): CPU per push is steadier than a rate on a shared
 # machine, since it does not count the time the gateway waits for a core.
@@ -101,10 +91,10 @@ for round in $(seq 1 "$rounds"); do
 done
 peak_rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")
 
-python3 - "$devices" "$peak_rss_kb" "$bench_work/rounds" "$(getconf CLK_TCK)" <<'PY'
+python3 - "$devices" "$peak_rss_kb" "$bench_work/rounds" "$(getconf CLK_TCK)" "$(bench_machine)" <<'PY'
 import statistics, sys
-devices, rss, ticks_per_second = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[4])
-print(f"APNs fan-out to {devices} installations, loopback nginx HTTP/2 over TLS (1 worker)")
+devices, rss, ticks_per_second, machine = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[4]), sys.argv[5]
+print(f"APNs fan-out to {devices} installations, loopback nginx HTTP/2 over TLS (1 worker); {machine}")
 print("  round  accepted in  dispatch/s  end to end/s  h2load req/s  ratio  CPU µs/push: accept  dispatch"
       "  campaign dispatch/s  campaign / plain")
 ratios, content = [], []

@@ -23,13 +23,21 @@ bench_build_gateway() {
     richpush_binary="$(swift build -c release --scratch-path .build-release --static-swift-stdlib --show-bin-path)/richpush"
 }
 
+# bench_machine: the CPU model and the cores the figures were measured on, printed beside them.
+bench_machine() {
+    echo "machine: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores"
+}
+
 # bench_start_nginx WORKERS: runs nginx from $bench_work/nginx with WORKERS worker processes; standard input is what goes
-# in its http block besides the logs and temporary paths every benchmark's nginx shares.
+# in its http block besides the logs and temporary paths every benchmark's nginx shares. $bench_nginx_modules names
+# dynamic modules to load (nginx's echo module: ngx_http_echo_module).
 bench_start_nginx() {
     mkdir -p "$bench_work/nginx/logs"
-    local http
+    local http module modules=""
     http=$(cat)
+    for module in ${bench_nginx_modules:-}; do modules+="load_module /usr/lib/nginx/modules/$module.so;"$'\n'; done
     cat >"$bench_work/nginx/nginx.conf" <<CONF
+$modules
 worker_processes $1;
 pid $bench_work/nginx/nginx.pid;
 error_log $bench_work/nginx/error.log warn;
@@ -90,17 +98,22 @@ bench_import_installations() {
 # bench_register_installations BASE_URL FIRST END USERS [admin curl flags…]: registers the installations desk-FIRST up
 # to desk-END (not included), tagged topic:bench, spread over the existing members user1…userUSERS, ten thousand per
 # import request. They are direct installations unless $bench_platform is apns (each with its own 64-digit device
-# token).
+# token; with $bench_gone_every n, every n-th token starts with `dead`, which bench_start_apns_sink's round-trip sink
+# answers 410 Unregistered).
 bench_register_installations() {
     local base=$1 from=$2 end=$3 users=$4
     shift 4
     for first in $(seq "$from" 10000 $((end - 1))); do
-        python3 - "$first" "$end" "$users" "${bench_platform:-direct}" >"$bench_work/import.json" <<'PY'
+        python3 - "$first" "$end" "$users" "${bench_platform:-direct}" "${bench_gone_every:-0}" >"$bench_work/import.json" <<'PY'
 import json, sys
 first, end, users = (int(a) for a in sys.argv[1:4])
-platform = sys.argv[4]
+platform, gone_every = sys.argv[4], int(sys.argv[5])
+def channel(i):
+    if platform != "apns":
+        return f"desk-{i}"
+    return f"dead{i:060x}" if gone_every and i % gone_every == 0 else f"{i:064x}"
 entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": platform,
-            "pushChannel": f"{i:064x}" if platform == "apns" else f"desk-{i}", "tags": ["topic:bench"]}
+            "pushChannel": channel(i), "tags": ["topic:bench"]}
            for i in range(first, min(first + 10000, end))]
 json.dump({"installations": entries}, sys.stdout)
 PY
@@ -206,9 +219,7 @@ bench_issue_certificate() {
 # worker, HTTP/2 over TLS, `return 200` with the apns-id echoed. With a log file, each push is logged there as its
 # time, its apns-collapse-id and its path.
 bench_start_apns_sink() {
-    bench_issue_certificate
-    openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$tls/AuthKey.p8"
-    chmod 644 "$tls"/*
+    bench_apns_credentials
     sink_port=$(bench_free_port)
     local log="access_log off;"
     [ -n "${1:-}" ] && log="access_log $1 pushes;"
@@ -228,13 +239,80 @@ bench_start_apns_sink() {
         }
     }
 CONF
-    # A fan-out against no sink would retry for ever: a sink that never answers ends the benchmark here.
+    bench_await_sink "$sink_port"
+}
+
+# bench_apns_credentials: a certificate from bench_issue_certificate and an APNs key ($tls/AuthKey.p8).
+bench_apns_credentials() {
+    bench_issue_certificate
+    openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$tls/AuthKey.p8"
+    chmod 644 "$tls"/*
+}
+
+# bench_await_sink PORT: waits until the APNs sink on PORT answers. A fan-out against no sink would retry for ever: a
+# sink that never answers ends the benchmark here.
+bench_await_sink() {
     for _ in $(seq 1 100); do
-        curl -sf -o /dev/null --cacert "$tls/ca.pem" -X POST "https://localhost:$sink_port/3/device/00" && return 0
+        curl -s -o /dev/null --cacert "$tls/ca.pem" -X POST "https://localhost:$1/3/device/00" && return 0
         sleep 0.1
     done
-    echo "the APNs sink (nginx on port $sink_port) did not answer in 10 s: is nginx-light installed? $(tail -n 3 "$bench_work/nginx/error.log" 2>/dev/null)" >&2
+    echo "the APNs sink (nginx on port $1) did not answer in 10 s: $(tail -n 3 "$bench_work/nginx/error.log" 2>/dev/null)" >&2
     exit 1
+}
+
+# bench_start_round_trip_sinks MILLISECONDS…: bench_apns_credentials, then one nginx worker shaped like APNs far away,
+# with a server for each round trip given, on the port ${round_trip_ports[MILLISECONDS]}: HTTP/2 over TLS, 1000
+# streams a connection as APNs advertises, each push answered MILLISECONDS after it arrived (nginx's echo module), 200
+# with the apns-id echoed, or 410 Unregistered for a device token that starts with `dead`.
+declare -A round_trip_ports
+bench_start_round_trip_sinks() {
+    bench_apns_credentials
+    local milliseconds servers="" answer gone unregistered='{"reason":"Unregistered","timestamp":1764633600000}'
+    for milliseconds in "$@"; do
+        round_trip_ports[$milliseconds]=$(bench_free_port)
+        # Every round trip answers through the echo module, so nginx spends the same CPU on a push at each and the
+        # rates differ by the wait alone; the module answers only after an output command of its own.
+        answer="echo -n '';"
+        [ "$milliseconds" -gt 0 ] && answer="echo_sleep $(python3 -c "print($milliseconds / 1000)"); $answer"
+        gone="${answer%echo -n ''*} echo_status 410; echo -n '$unregistered';"
+        servers+="
+    server {
+        listen 127.0.0.1:${round_trip_ports[$milliseconds]} ssl http2;
+        ssl_certificate $tls/server.pem;
+        ssl_certificate_key $tls/server.key;
+        location ~ ^/3/device/dead {
+            add_header apns-id \$http_apns_id always;
+            default_type application/json;
+            $gone
+        }
+        location /3/device/ {
+            client_body_buffer_size 8k;
+            add_header apns-id \$http_apns_id always;
+            $answer
+        }
+    }"
+    done
+    bench_nginx_modules=ngx_http_echo_module bench_start_nginx 1 <<CONF
+    keepalive_requests 100000000;
+    http2_max_concurrent_streams 1000;
+$servers
+CONF
+    for milliseconds in "$@"; do bench_await_sink "${round_trip_ports[$milliseconds]}"; done
+}
+
+# bench_h2load_apns REQUESTS CONNECTIONS STREAMS PORT: h2load sending REQUESTS pushes shaped as the gateway's (path,
+# headers and body) to the sink on PORT, over CONNECTIONS connections of STREAMS streams in flight; prints its
+# requests a second, and fails unless every request succeeded.
+bench_h2load_apns() {
+    local out body="$bench_work/h2load-body.json"
+    printf '%s' '{"aps":{"content-available":1,"sound":""},"richId":"1","richMessage":"Check this image out!","richType":"text"}' >"$body"
+    out=$(h2load -n "$1" -c "$2" -t 1 -m "$3" -d "$body" \
+        -H 'authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIS0VZMDEiLCJ0eXAiOiJKV1QifQ.eyJpYXQiOjE4MDAwMDAwMDAsImlzcyI6IkJFTkNIVEVBTTEifQ.c2lnbmF0dXJlLW9mLXRoZS1iZW5jaG1hcmstdG9rZW4tcGFkZGVkLXRvLTY0LWJ5dGVzLi4uLi4uLi4uLi4' \
+        -H 'apns-topic: com.example.richpush' -H 'apns-push-type: background' -H 'apns-priority: 5' \
+        -H 'apns-id: 7b4e1f0c-3d8a-8b2e-9c1f-0a4b6d8e2f13' -H 'apns-collapse-id: richpush-1' -H 'content-type: application/json' \
+        "https://localhost:$4/3/device/$(printf '%064x' 7)")
+    grep -q " 0 failed, 0 errored, 0 timeout" <<<"$(grep "^requests:" <<<"$out")" || { echo "$out" >&2; exit 1; }
+    awk '/^finished in/ {gsub(",", "", $4); print $4}' <<<"$out"
 }
 
 # bench_apns_gateway_flags: the serve flags that point the gateway at the sink of bench_start_apns_sink.

@@ -54,6 +54,10 @@ public final class ScriptedHTTP2Server: Sendable {
     public var mostOpenStreams: Int { counters.mostOpenStreams.load(ordering: .relaxed) }
     /// Protocol errors of the client's that NIOHTTP2 caught on streams, such as a stream past the server's limit.
     public var streamErrors: Int { counters.streamErrors.load(ordering: .relaxed) }
+    /// How many requests each connection answered with 200, in the order the connections were accepted.
+    public var answeredByConnection: [Int] {
+        counters.answeredByConnection.withLock { counts in counts.keys.sorted().map { counts[$0]! } }
+    }
     /// The paths of the requests answered with 200, in the order they were answered.
     public var answeredPaths: [String] { counters.answeredPaths.withLock { $0 } }
 
@@ -65,6 +69,7 @@ public final class ScriptedHTTP2Server: Sendable {
         let mostOpenStreams = Atomic<Int>(0)
         let streamErrors = Atomic<Int>(0)
         let answeredPaths = Mutex<[String]>([])
+        let answeredByConnection = Mutex<[Int: Int]>([:])
     }
 
     /// Starts on a free loopback port; `applicationProtocols` is what ALPN offers (leave out `h2` to play a server
@@ -233,6 +238,7 @@ private final class ScriptHandler: ChannelInboundHandler {
         if status == 200 {
             counters.answered.add(1, ordering: .relaxed)
             if let path = paths[stream] { counters.answeredPaths.withLock { $0.append(path) } }
+            counters.answeredByConnection.withLock { $0[connection, default: 0] += 1 }
         }
         paths[stream] = nil
         var headers: HPACKHeaders = [":status": "\(status)", "apns-id": "00000000-0000-0000-0000-000000000000"]

@@ -135,6 +135,14 @@ struct HTTP2SessionTests {
         }
     }
 
+    @Test func requestsBeyondEveryFreeStreamWaitSpreadEvenlyOverTheConnections() async throws {
+        try await withServer(.roundTrip(.milliseconds(50), streams: 100), maximumConcurrentStreams: 100, maximumConnections: 2) { session, server in
+            let results = await sendAll(600, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 600))
+            #expect(server.answeredByConnection == [300, 300])
+        }
+    }
+
     @Test func aBatchTheFreeStreamsOfOneConnectionTakeOpensNoOther() async throws {
         try await withServer(.roundTrip(.milliseconds(20), streams: 1000), maximumConnections: 4) { session, server in
             for _ in 0..<3 { _ = await sendAll(200, through: session) }

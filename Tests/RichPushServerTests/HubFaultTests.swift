@@ -26,12 +26,7 @@ struct HubFaultTests {
         let apns = try await APNsTestServer.start(directory: keys)
         let outage = try await HubOutage.relaying(to: apns.server.port)
         let gateway = TestGateway { configuration in
-            configuration.hubs.apnsKeyFile = apns.keyFile
-            configuration.hubs.apnsKeyId = APNsTestServer.keyId
-            configuration.hubs.apnsTeamId = APNsTestServer.teamId
-            configuration.hubs.apnsTopic = APNsTestServer.topic
-            configuration.hubs.apnsEndpoint = "https://localhost:\(outage.port)"
-            configuration.hubs.tlsCAFile = apns.authority.caFile
+            configuration.hubs.useLoopbackAPNs(apns, endpoint: "https://localhost:\(outage.port)")
             // Several batches, so several claims meet the hub while it is down.
             configuration.dispatchBatchSize = 20
             configuration.maximumInstallationsPerUser = Self.devices
@@ -51,6 +46,18 @@ struct HubFaultTests {
         }
     }
 
+    /// Sends a notification to alice's devices while the hub is down and waits until each of its deliveries is held
+    /// back with the hub's failure as its reason.
+    func sendHeldBack(_ session: Session) async throws -> Int64 {
+        let id = try await session.send(#"{"message":"Sale","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
+        try #require(
+            await eventually(within: .seconds(30)) {
+                let items = try await deliveries(of: id, session)
+                return items.count == Self.devices && items.allSatisfy { $0["reason"] as? String == "apns.unreachable" }
+            })
+        return id
+    }
+
     func deliveries(of id: Int64, _ session: Session) async throws -> [[String: Any]] {
         try await session.request(.get, "/api/notifications/\(id)/deliveries?limit=1000", as: .admin).json()["items"] as? [[String: Any]] ?? []
     }
@@ -68,12 +75,7 @@ struct HubFaultTests {
     @Test func aHubThatRefusesConnectionsIsKnockedOnOnceAProbeNotOnceABatch() async throws {
         try await withFailingAPNs { session, apns, outage, _ in
             outage.goDown()
-            let id = try await session.send(#"{"message":"Sale","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
-            try #require(
-                await eventually(within: .seconds(30)) {
-                    let items = try await deliveries(of: id, session)
-                    return items.count == Self.devices && items.allSatisfy { $0["reason"] as? String == "apns.unreachable" }
-                })
+            let id = try await sendHeldBack(session)
             let firstWave = outage.attemptsWhileDown
             #expect(firstWave <= 4, "the batches in flight as the hub went down may each knock once, no more")
             try await probe(outage, session, times: 4)
@@ -85,11 +87,7 @@ struct HubFaultTests {
     @Test func deliveriesHeldBackWhileTheHubIsDownKeepTheirAttemptsAndAllGoOnceItIsBack() async throws {
         try await withFailingAPNs { session, apns, outage, _ in
             outage.goDown()
-            let id = try await session.send(#"{"message":"Sale","richType":"text","text":"x","audience":"username:alice"}"#, as: .admin)
-            try #require(
-                await eventually(within: .seconds(30)) {
-                    try await deliveries(of: id, session).filter { $0["reason"] as? String == "apns.unreachable" }.count == Self.devices
-                })
+            let id = try await sendHeldBack(session)
             // Far more probes than the eight attempts a delivery has: none of them counts as one.
             try await probe(outage, session, times: 10)
             #expect(try await deliveries(of: id, session).allSatisfy { ($0["attempts"] as? Int ?? 99) <= 1 })

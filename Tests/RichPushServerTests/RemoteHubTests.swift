@@ -25,12 +25,7 @@ struct RemoteHubTests {
         let apns = try await APNsTestServer.start(directory: keys)
         let fcm = try await FCMTestServer.start(directory: keys)
         let gateway = TestGateway { configuration in
-            configuration.hubs.apnsKeyFile = apns.keyFile
-            configuration.hubs.apnsKeyId = APNsTestServer.keyId
-            configuration.hubs.apnsTeamId = APNsTestServer.teamId
-            configuration.hubs.apnsTopic = APNsTestServer.topic
-            configuration.hubs.apnsEndpoint = apns.endpoint
-            configuration.hubs.tlsCAFile = apns.authority.caFile
+            configuration.hubs.useLoopbackAPNs(apns)
             configuration.hubs.fcmServiceAccountFile = fcm.serviceAccountFile
             configuration.hubs.fcmEndpoint = fcm.endpoint
             configuration.hubs.maximumConcurrentRequests = concurrency

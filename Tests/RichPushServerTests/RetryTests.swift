@@ -19,12 +19,7 @@ struct RetryTests {
         defer { try? FileManager.default.removeItem(at: keys) }
         let apns = try await APNsTestServer.start(directory: keys)
         let gateway = TestGateway { configuration in
-            configuration.hubs.apnsKeyFile = apns.keyFile
-            configuration.hubs.apnsKeyId = APNsTestServer.keyId
-            configuration.hubs.apnsTeamId = APNsTestServer.teamId
-            configuration.hubs.apnsTopic = APNsTestServer.topic
-            configuration.hubs.apnsEndpoint = apns.endpoint
-            configuration.hubs.tlsCAFile = apns.authority.caFile
+            configuration.hubs.useLoopbackAPNs(apns)
         }
         do {
             try await gateway.run { session in

@@ -195,14 +195,22 @@ final class HTTP2Session: Sendable {
             for position in state.pool.indices where state.pool[position].slot.health.isUsable {
                 give(position, state.pool[position].room)
             }
-            while given < count, state.pool.count(where: { $0.slot.health.isUsable }) < maximumConnections {
+            // Counted before opening any: a connection that fails at once is retired at once, and must not make room
+            // for another.
+            let openable = maximumConnections - state.pool.count { $0.slot.health.isUsable }
+            for _ in 0..<max(0, openable) where given < count {
                 state.pool.append(Pooled(slot: open(&state), idleSince: now()))
                 give(state.pool.count - 1, state.pool[state.pool.count - 1].room)
             }
-            if given < count {
-                let usable = state.pool.indices.filter { state.pool[$0].slot.health.isUsable }
-                give(usable.max { state.pool[$0].room < state.pool[$1].room }!, count - given)
+            // Every stream is taken: the rest wait, spread over the connections so that each has as many waiting as
+            // the others, not heaped on one.
+            let usable = state.pool.indices.filter { state.pool[$0].slot.health.isUsable }.sorted { state.pool[$0].room > state.pool[$1].room }
+            if !usable.isEmpty {
+                let each = (count - given + usable.count - 1) / usable.count
+                for position in usable { give(position, each) }
             }
+            // None usable: the last connection opened failed as it opened, and its failure is the answer.
+            if given < count { give(state.pool.count - 1, count - given) }
             return shares
         }
     }

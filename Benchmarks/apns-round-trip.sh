@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Fan-out of one notification to DEVICES APNs installations (50,000 unless given) against a sink as far away as APNs
+# is from most data centres, and against the same sink next door, in the same run: one nginx worker with HTTP/2 over
+# TLS and 1000 streams a connection, as APNs advertises, answering each push RTT_MS milliseconds (40 unless set) after
+# it arrived, or at once (nginx's echo module), and 410 Unregistered to a share of the devices (GONE_PERCENT, 2 unless
+# set). The reference, in the same run at each round trip: h2load with 8 connections of 1000 streams.
+#
+# Each of ROUNDS rounds (3 unless set) sends one notification through a gateway pointed at the sink next door and one
+# through a gateway pointed at the far one, each timed from just before the POST until the status counts every push
+# answered (what the marketer sees), between h2load runs at each round trip. Prints every round and the medians of
+# two ratios: the far rate against the near one (goal 0.9×), and the far rate against h2load at the same round trip
+# (goal 0.6×).
+#
+# Left out: the network itself (loopback has no bandwidth limit or loss, and the round trip is the sink's wait, the
+# same for every stream), TLS session set-up costs at APNs' scale, and APNs' own limits.
+#
+# GATEWAY_FLAGS adds serve flags to both gateways (`--hub-max-connections 1` to see one connection's bound).
+#
+#   [RTT_MS=n] [GONE_PERCENT=n] [ROUNDS=n] [GATEWAY_FLAGS=…] Benchmarks/apns-round-trip.sh [devices]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+devices=${1:-50000}
+rtt=${RTT_MS:-40}
+gone_percent=${GONE_PERCENT:-2}
+rounds=${ROUNDS:-3}
+scripts/ensure-packages nginx-light libnginx-mod-http-echo nghttp2-client openssl curl python3 libpng-dev libturbojpeg0-dev \
+    libwebp-dev pkg-config
+source Benchmarks/support/common.sh
+bench_build_gateway
+chmod 755 "$bench_work"
+bench_start_round_trip_sinks 0 "$rtt"
+
+admin=(-u admin:bench-admin-password)
+bench_platform=apns
+bench_gone_every=$((gone_percent > 0 ? 100 / gone_percent : 0))
+declare -A bases
+for milliseconds in 0 "$rtt"; do
+    port=$(bench_free_port)
+    sink_port=${round_trip_ports[$milliseconds]}
+    bench_apns_gateway_flags
+    # shellcheck disable=SC2086
+    bench_start_gateway "$port" "$bench_work/data-$milliseconds" "${apns_flags[@]}" ${GATEWAY_FLAGS:-}
+    bases[$milliseconds]="http://127.0.0.1:$port"
+    curl -sf "${admin[@]}" -d '{"username":"user1","password":"user-password-1","role":"member"}' \
+        "${bases[$milliseconds]}/api/users" >/dev/null
+done
+
+# fan_out MILLISECONDS: registers the installations anew (a device the sink called gone is then alive again, so every
+# round has its share of 410s), then prints the seconds from the POST until every push of one notification is
+# answered, and how many were sent and how many failed.
+fan_out() {
+    local base=${bases[$1]} start created status finished
+    echo "registering $devices APNs installations for the ${1} ms sink…" >&2
+    bench_register_installations "$base" 0 "$devices" 1 "${admin[@]}"
+    start=$(date +%s.%N)
+    created=$(curl -sf "${admin[@]}" -d '{"message":"Check this image out!","richType":"text","text":"x","audience":"topic:bench"}' \
+        "$base/api/notifications")
+    status=$(bench_await_status "$base/api/notifications/$(bench_json id <<<"$created")/status" "${admin[@]}")
+    finished=$(date +%s.%N)
+    python3 - "$start" "$finished" "$devices" "$status" <<'PY'
+import json, sys
+start, finished, devices, status = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+if status["sent"] + status["failed"] != devices or status["pending"]:
+    sys.exit(f"not every push was answered: {status}")
+print(finished - start, status["sent"], status["failed"])
+PY
+}
+
+for round in $(seq 1 "$rounds"); do
+    echo "round $round…" >&2
+    near_h2load=$(bench_h2load_apns "$devices" 8 1000 "${round_trip_ports[0]}")
+    near=$(fan_out 0)
+    far_h2load=$(bench_h2load_apns "$devices" 8 1000 "${round_trip_ports[$rtt]}")
+    far=$(fan_out "$rtt")
+    echo "$near $near_h2load $far $far_h2load" >>"$bench_work/rounds"
+done
+
+python3 - "$devices" "$rtt" "$gone_percent" "$bench_work/rounds" "$(bench_machine)" <<'PY'
+import sys
+devices, rtt, gone, machine = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[5]
+print(f"APNs fan-out to {devices} installations ({gone}% answered 410), nginx HTTP/2 over TLS (1 worker, 1000 streams),"
+      f" from the POST; {machine}")
+print(f"  round  0 ms pushes/s  h2load 0 ms  {rtt} ms pushes/s  h2load {rtt} ms  {rtt} ms / 0 ms  {rtt} ms / h2load  failed")
+far_near, far_h2load = [], []
+for number, line in enumerate(open(sys.argv[4]), 1):
+    near_s, near_sent, near_failed, near_ref, far_s, far_sent, far_failed, far_ref = (float(v) for v in line.split())
+    near, far = devices / near_s, devices / far_s
+    far_near.append(far / near)
+    far_h2load.append(far / far_ref)
+    print(f"  {number:5}  {near:13.0f}  {near_ref:11.0f}  {far:14.0f}  {far_ref:12.0f}  {far / near:12.2f}x  {far / far_ref:14.2f}x"
+          f"  {int(near_failed)}, {int(far_failed)}")
+median = lambda values: sorted(values)[len(values) // 2]
+print(f"  median {rtt} ms / 0 ms: {median(far_near):.2f}x (goal 0.9x)   median {rtt} ms / h2load at {rtt} ms:"
+      f" {median(far_h2load):.2f}x (goal 0.6x)")
+PY
