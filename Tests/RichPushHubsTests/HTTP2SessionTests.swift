@@ -151,10 +151,12 @@ struct HTTP2SessionTests {
         }
     }
 
+    /// Each connection takes 100 and has a third of the rest waiting when its limit falls to 1; those are sent
+    /// again, one stream at a time on each connection.
     @Test func aServerThatLowersItsStreamLimitMidConnectionNeverSeesMoreStreamsThanItAllows() async throws {
-        try await withServer(.lowersStreamLimitToOne, maximumConnections: 2) { session, server in
-            let results = await sendAll(300, through: session)
-            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 300))
+        try await withServer(.lowersStreamLimitToOne, maximumConcurrentStreams: 100, maximumConnections: 3) { session, server in
+            let results = await sendAll(400, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 400))
             #expect(server.streamErrors == 0, "streams were opened past the limit the server had lowered")
         }
     }
