@@ -70,6 +70,25 @@ struct FaultTests {
         return Dictionary(grouping: apns.accepted, by: \.deviceToken)
     }
 
+    /// What ``pendingByReason(_:_:)`` counts a delivery under that has not been tried yet.
+    static let noReason = "none"
+
+    /// How many of the deliveries of `id` are pending, by the reason each gives (``noReason`` for one not tried yet):
+    /// what a marketer reads in its deliveries list.
+    func pendingByReason(_ id: Int64, _ gateway: GatewayProcess) async throws -> [String: Int] {
+        var reasons: [String: Int] = [:]
+        var after: Int64? = 0
+        while let page = after {
+            let answer = try await gateway.request(.GET, "/api/notifications/\(id)/deliveries?limit=1000&after=\(page)", as: .admin)
+            let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+            for item in object?["items"] as? [[String: Any]] ?? [] where item["state"] as? String == "pending" {
+                reasons[item["reason"] as? String ?? Self.noReason, default: 0] += 1
+            }
+            after = (object?["next"] as? NSNumber)?.int64Value
+        }
+        return reasons
+    }
+
     /// The last of the gateway's warnings and errors, which say what it did about a fault.
     static func complaints(in log: String) -> String {
         log.split(separator: "\n").filter { $0.contains(" warning ") || $0.contains(" error ") }.suffix(30).joined(separator: "\n")
@@ -130,6 +149,9 @@ struct FaultTests {
             let probes = outage.attemptsWhileDown - afterTheFirstWave
             #expect(afterTheFirstWave <= 8, "\(afterTheFirstWave) connections as the hub went down")
             #expect(probes <= 5, "\(probes) connections in 18 s of a hub that refuses them: one probe at a time backs off to 8 s")
+            let waiting = try await pendingByReason(id, gateway)
+            #expect(waiting.keys.filter { $0 != Self.noReason } == ["apns.unreachable"], "the pending deliveries' reasons: \(waiting)")
+            #expect(waiting.values.reduce(0, +) >= Self.devices - apns.accepted.count)
             outage.comeBack()
             let byDevice = try await everyDeviceReached(id, gateway, apns)
             // Only the pushes in flight on the cut connections can have gone twice: the hub took them, and their
@@ -154,6 +176,10 @@ struct FaultTests {
             // once, as it was in flight when the hub failed, and then the probes alone.
             let beyondTheFirstMeeting = apns.failedPushes - unsent
             #expect(beyondTheFirstMeeting <= 5, "\(beyondTheFirstMeeting) pushes more than the \(unsent) unsent reached a hub answering 503 for 15 s")
+            let waiting = try await pendingByReason(id, gateway)
+            #expect(waiting.keys.filter { $0 != Self.noReason } == ["apns.serviceUnavailable"], "the pending deliveries' reasons: \(waiting)")
+            // A push or two the hub took as it turned may have gone after `unsent` was counted.
+            #expect((unsent - 10...unsent).contains(waiting.values.reduce(0, +)), "\(waiting) pending of \(unsent) unsent")
             apns.failEveryPush(with: nil)
             let byDevice = try await everyDeviceReached(id, gateway, apns)
             #expect(byDevice.values.filter { $0.count > 1 }.count == 0, "a device got the push twice")
