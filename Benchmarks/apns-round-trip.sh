@@ -9,7 +9,8 @@
 # through a gateway pointed at the far one, each timed from just before the POST until the status counts every push
 # answered (what the marketer sees), between h2load runs at each round trip. Prints every round and the medians of
 # two ratios: the far rate against the near one (goal 0.9×), and the far rate against h2load at the same round trip
-# (goal 0.6×).
+# (goal 0.6×). Beside each rate, the CPU time a push cost the gateway and the sink: the two share the machine's
+# cores, so a sink that spends more on a push at one round trip leaves the gateway less.
 #
 # Left out: the network itself (loopback has no bandwidth limit or loss, and the round trip is the sink's wait, the
 # same for every stream), TLS session set-up costs at APNs' scale, and APNs' own limits.
@@ -29,11 +30,12 @@ source Benchmarks/support/common.sh
 bench_build_gateway
 chmod 755 "$bench_work"
 bench_start_round_trip_sinks 0 "$rtt"
+sink_pid=${bench_pids[-1]}
 
 admin=(-u admin:bench-admin-password)
 bench_platform=apns
 bench_gone_every=$((gone_percent > 0 ? 100 / gone_percent : 0))
-declare -A bases
+declare -A bases gateway_pids
 for milliseconds in 0 "$rtt"; do
     port=$(bench_free_port)
     sink_port=${round_trip_ports[$milliseconds]}
@@ -41,28 +43,31 @@ for milliseconds in 0 "$rtt"; do
     # shellcheck disable=SC2086
     bench_start_gateway "$port" "$bench_work/data-$milliseconds" "${apns_flags[@]}" ${GATEWAY_FLAGS:-}
     bases[$milliseconds]="http://127.0.0.1:$port"
+    gateway_pids[$milliseconds]=${bench_pids[-1]}
     curl -sf "${admin[@]}" -d '{"username":"user1","password":"user-password-1","role":"member"}' \
         "${bases[$milliseconds]}/api/users" >/dev/null
 done
 
 # fan_out MILLISECONDS: registers the installations anew (a device the sink called gone is then alive again, so every
 # round has its share of 410s), then prints the seconds from the POST until every push of one notification is
-# answered, and how many were sent and how many failed.
+# answered, how many were sent and how many failed, and the CPU ticks the gateway and the sink used meanwhile.
 fan_out() {
-    local base=${bases[$1]} start created status finished
+    local base=${bases[$1]} start created status finished gateway_ticks sink_ticks
     echo "registering $devices APNs installations for the ${1} ms sink…" >&2
     bench_register_installations "$base" 0 "$devices" 1 "${admin[@]}"
+    gateway_ticks=$(bench_ticks "${gateway_pids[$1]}") sink_ticks=$(bench_ticks "$sink_pid")
     start=$(date +%s.%N)
     created=$(curl -sf "${admin[@]}" -d '{"message":"Check this image out!","richType":"text","text":"x","audience":"topic:bench"}' \
         "$base/api/notifications")
     status=$(bench_await_status "$base/api/notifications/$(bench_json id <<<"$created")/status" "${admin[@]}")
     finished=$(date +%s.%N)
-    python3 - "$start" "$finished" "$devices" "$status" <<'PY'
+    gateway_ticks=$(($(bench_ticks "${gateway_pids[$1]}") - gateway_ticks)) sink_ticks=$(($(bench_ticks "$sink_pid") - sink_ticks))
+    python3 - "$start" "$finished" "$devices" "$status" "$gateway_ticks" "$sink_ticks" <<'PY'
 import json, sys
 start, finished, devices, status = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
 if status["sent"] + status["failed"] != devices or status["pending"]:
     sys.exit(f"not every push was answered: {status}")
-print(finished - start, status["sent"], status["failed"])
+print(finished - start, status["failed"], sys.argv[5], sys.argv[6])
 PY
 }
 
@@ -75,19 +80,23 @@ for round in $(seq 1 "$rounds"); do
     echo "$near $near_h2load $far $far_h2load" >>"$bench_work/rounds"
 done
 
-python3 - "$devices" "$rtt" "$gone_percent" "$bench_work/rounds" "$(bench_machine)" <<'PY'
+python3 - "$devices" "$rtt" "$gone_percent" "$bench_work/rounds" "$(bench_machine)" "$(getconf CLK_TCK)" <<'PY'
 import sys
-devices, rtt, gone, machine = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[5]
+devices, rtt, gone, machine, ticks = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[5], int(sys.argv[6])
+per_push = lambda count: count / ticks / devices * 1e6
 print(f"APNs fan-out to {devices} installations ({gone}% answered 410), nginx HTTP/2 over TLS (1 worker, 1000 streams),"
       f" from the POST; {machine}")
-print(f"  round  0 ms pushes/s  h2load 0 ms  {rtt} ms pushes/s  h2load {rtt} ms  {rtt} ms / 0 ms  {rtt} ms / h2load  failed")
+print(f"  round  0 ms pushes/s  h2load 0 ms  {rtt} ms pushes/s  h2load {rtt} ms  {rtt} ms / 0 ms  {rtt} ms / h2load"
+      f"  CPU µs/push 0 ms: gateway  sink  {rtt} ms: gateway  sink  failed")
 far_near, far_h2load = [], []
 for number, line in enumerate(open(sys.argv[4]), 1):
-    near_s, near_sent, near_failed, near_ref, far_s, far_sent, far_failed, far_ref = (float(v) for v in line.split())
+    (near_s, near_failed, near_gateway, near_sink, near_ref,
+     far_s, far_failed, far_gateway, far_sink, far_ref) = (float(v) for v in line.split())
     near, far = devices / near_s, devices / far_s
     far_near.append(far / near)
     far_h2load.append(far / far_ref)
     print(f"  {number:5}  {near:13.0f}  {near_ref:11.0f}  {far:14.0f}  {far_ref:12.0f}  {far / near:12.2f}x  {far / far_ref:14.2f}x"
+          f"  {per_push(near_gateway):24.1f}  {per_push(near_sink):4.1f}  {per_push(far_gateway):12.1f}  {per_push(far_sink):4.1f}"
           f"  {int(near_failed)}, {int(far_failed)}")
 median = lambda values: sorted(values)[len(values) // 2]
 print(f"  median {rtt} ms / 0 ms: {median(far_near):.2f}x (goal 0.9x)   median {rtt} ms / h2load at {rtt} ms:"
