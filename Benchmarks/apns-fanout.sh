@@ -91,10 +91,10 @@ for round in $(seq 1 "$rounds"); do
 done
 peak_rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")
 
-python3 - "$devices" "$peak_rss_kb" "$bench_work/rounds" "$(getconf CLK_TCK)" "$(bench_machine)" <<'PY'
+python3 - "$devices" "$peak_rss_kb" "$bench_work/rounds" "$(getconf CLK_TCK)" <<'PY'
 import statistics, sys
-devices, rss, ticks_per_second, machine = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[4]), sys.argv[5]
-print(f"APNs fan-out to {devices} installations, loopback nginx HTTP/2 over TLS (1 worker); {machine}")
+devices, rss, ticks_per_second = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[4])
+print(f"APNs fan-out to {devices} installations, loopback nginx HTTP/2 over TLS (1 worker)")
 print("  round  accepted in  dispatch/s  end to end/s  h2load req/s  ratio  CPU µs/push: accept  dispatch"
       "  campaign dispatch/s  campaign / plain")
 ratios, content = [], []

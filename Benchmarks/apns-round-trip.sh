@@ -80,12 +80,12 @@ for round in $(seq 1 "$rounds"); do
     echo "$near $near_h2load $far $far_h2load" >>"$bench_work/rounds"
 done
 
-python3 - "$devices" "$rtt" "$gone_percent" "$bench_work/rounds" "$(bench_machine)" "$(getconf CLK_TCK)" <<'PY'
+python3 - "$devices" "$rtt" "$gone_percent" "$bench_work/rounds" "$(getconf CLK_TCK)" <<'PY'
 import sys
-devices, rtt, gone, machine, ticks = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[5], int(sys.argv[6])
+devices, rtt, gone, ticks = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5])
 per_push = lambda count: count / ticks / devices * 1e6
 print(f"APNs fan-out to {devices} installations ({gone}% answered 410), nginx HTTP/2 over TLS (1 worker, 1000 streams),"
-      f" from the POST; {machine}")
+      " from the POST")
 print(f"  round  0 ms pushes/s  h2load 0 ms  {rtt} ms pushes/s  h2load {rtt} ms  {rtt} ms / 0 ms  {rtt} ms / h2load"
       f"  CPU µs/push 0 ms: gateway  sink  {rtt} ms: gateway  sink  failed")
 far_near, far_h2load = [], []

@@ -23,10 +23,12 @@ bench_build_gateway() {
     richpush_binary="$(swift build -c release --scratch-path .build-release --static-swift-stdlib --show-bin-path)/richpush"
 }
 
-# bench_machine: the CPU model and the cores the figures were measured on, printed beside them.
+# bench_machine: the CPU model and the cores the figures were measured on. Every benchmark prints it first on its
+# standard output, where its figures follow: the next machine may be another CPU.
 bench_machine() {
     echo "machine: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores"
 }
+bench_machine
 
 # bench_start_nginx WORKERS: runs nginx from $bench_work/nginx with WORKERS worker processes; standard input is what goes
 # in its http block besides the logs and temporary paths every benchmark's nginx shares. $bench_nginx_modules names
