@@ -55,7 +55,7 @@ final class HTTP2Session: Sendable {
     private let host: String
     private let port: Int
     private let maximumConcurrentStreams: Int
-    let maximumConnections: Int
+    private let maximumConnections: Int
     private let authority: String
     private let tls: NIOSSLContext?
     private let group: any EventLoopGroup
@@ -176,13 +176,12 @@ final class HTTP2Session: Sendable {
     }
 
     /// Which connection takes which of `count` requests, each counted as held by its connection: the free streams of
-    /// the connections opened first, then new connections while the rest would wait, then the connection with the
-    /// most room, where the rest wait for its streams.
+    /// the connections opened first, then new connections while the rest would wait, then an even share of the rest
+    /// on each connection, where they wait for its streams.
     private func share(_ count: Int) throws -> [(slot: Slot, range: Range<Int>)] {
         try state.withLock { state in
             guard !state.shutDown else { throw HTTP2TransportError.notProcessed }
-            retireIdle(&state)
-            state.pool.removeAll { !$0.slot.health.isUsable && $0.held == 0 }
+            prune(&state)
             var shares: [(slot: Slot, range: Range<Int>)] = []
             var given = 0
             func give(_ position: Int, _ wanted: Int) {
@@ -225,8 +224,9 @@ final class HTTP2Session: Sendable {
         }
     }
 
-    /// Retires the connections past the first that have held nothing for ``idleLimit``: each closes on its loop.
-    private func retireIdle(_ state: inout State) {
+    /// Retires the connections past the first that have held nothing for ``idleLimit`` (each closes on its loop), and
+    /// leaves out of the pool every retired connection whose shares are over.
+    private func prune(_ state: inout State) {
         let instant = now()
         let usable = state.pool.indices.filter { state.pool[$0].slot.health.isUsable }
         for position in usable.dropFirst() where state.pool[position].held == 0 && instant - state.pool[position].idleSince >= Self.idleLimit {
@@ -236,14 +236,12 @@ final class HTTP2Session: Sendable {
                 connection.channel.eventLoop.execute { connection.handler.value.closeIfDrained() }
             }
         }
+        state.pool.removeAll { !$0.slot.health.isUsable && $0.held == 0 }
     }
 
     /// Closes the connections that have been idle for ``idleLimit``, but the first; sharing a batch out does too.
     func closeIdleConnections() {
-        state.withLock { state in
-            retireIdle(&state)
-            state.pool.removeAll { !$0.slot.health.isUsable && $0.held == 0 }
-        }
+        state.withLock { prune(&$0) }
     }
 
     private func exchange(
