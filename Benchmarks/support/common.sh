@@ -242,6 +242,7 @@ bench_start_apns_sink() {
     }
 CONF
     bench_await_sink "$sink_port"
+    echo "hub sink: nginx on loopback, answering each push at once (no round trip beyond loopback's)"
 }
 
 # bench_apns_credentials: a certificate from bench_issue_certificate and an APNs key ($tls/AuthKey.p8).
@@ -300,6 +301,8 @@ bench_start_round_trip_sinks() {
 $servers
 CONF
     for milliseconds in "$@"; do bench_await_sink "${round_trip_ports[$milliseconds]}"; done
+    local round_trips="$*"
+    echo "hub sinks: nginx on loopback, answering each push ${round_trips// / or } ms after it arrived"
 }
 
 # bench_h2load_apns REQUESTS CONNECTIONS STREAMS PORT: h2load sending REQUESTS pushes shaped as the gateway's (path,
