@@ -8,75 +8,20 @@ extension Daemon {
             "event received", metadata: ["richpush.event": "\(event.name)", "richpush.cursor": "\(event.cursor)", "richpush.data": "\(event.data)"])
         switch event.body {
         case .rich(let richId, let richType, let message, let title, _):
-            showOnce(richId: richId, richType: richType, message: message, title: title)
+            queueAlert(richId: richId, richType: richType, message: message, title: title, cursor: event.cursor)
         case .state(let richId, _, let action):
             // Acted on elsewhere: the alert has served its purpose here too. "read" alone leaves it up.
-            if action != .noInteraction { removeAlert(of: richId, because: "\(action.rawValue) on another device") }
+            if action != .noInteraction {
+                dropWaitingAlert(of: richId)
+                removeAlert(of: richId, because: "\(action.rawValue) on another device")
+            }
         case .deleted(let richId):
+            dropWaitingAlert(of: richId)
             removeAlert(of: richId, because: "recalled")
             cache.remove(richId: richId)
             openTargets[richId] = nil
         }
         advance(to: event.cursor)
-    }
-
-    private func showOnce(richId: Int64, richType: RichType, message: String, title: String?) {
-        guard !state.hasShown(richId) else {
-            logger.debug("already shown", metadata: ["richpush.id": "\(richId)"])
-            return
-        }
-        let started = ContinuousClock.now
-        var (alert, problem) = resolver.alert(richId: richId, richType: richType, message: message)
-        // The sender's title is the alert's summary line; without one, the payload's kind names it.
-        if let title { alert.summary = title }
-        let prepared = ContinuousClock.now
-        if let problem { logger.warning("\(problem)") }
-        if presenter is ConsolePresenter, let retryAt = desktopRetryAt, ContinuousClock.now >= retryAt {
-            connectDesktop(reportingFailure: false)
-        }
-        let fetchTime = resolver.lastFetchTime
-        state.markShown(richId)
-        openTargets[richId] = alert.openTarget
-        alertsAwaitingId[richId] = false
-        presenter.show(alert) { [self] result in
-            let closeAtOnce = alertsAwaitingId.removeValue(forKey: richId) ?? false
-            let alertId: UInt32?
-            switch result {
-            case .success(let id):
-                alertId = id
-            case .failure(let error):
-                logger.warning("the desktop did not take the alert; alerts go to standard output", metadata: ["richpush.reason": "\(error)"])
-                presenter = ConsolePresenter()
-                desktopRetryAt = .now + Self.desktopRetryInterval
-                presenter.show(alert) { _ in }
-                alertId = nil
-            }
-            let shown = ContinuousClock.now
-            logger.debug(
-                "alert shown",
-                metadata: [
-                    "richpush.id": "\(richId)", "richpush.alert": "\(alertId.map(String.init) ?? "console")",
-                    "richpush.fetchMs": "\(Self.milliseconds(fetchTime))", "richpush.prepareMs": "\(Self.milliseconds(prepared - started))",
-                    "richpush.showMs": "\(Self.milliseconds(shown - prepared))",
-                ])
-            guard let alertId else { return }
-            reporter.submit(.displayed(richId: richId))
-            if closeAtOnce {
-                presenter.close(alertId)
-            } else {
-                state.alerts[richId] = alertId
-                save()
-            }
-        }
-        // The Notify call is on the bus; its answer comes back through the loop.
-        logger.debug("alert sent", metadata: ["richpush.id": "\(richId)", "richpush.sendMs": "\(Self.milliseconds(ContinuousClock.now - prepared))"])
-    }
-
-    /// Milliseconds with two decimals, for the verbose log.
-    static func milliseconds(_ duration: Duration) -> String {
-        let hundredths = Int64((duration / .microseconds(10)).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     /// Closes the alert of a notification, if one is up. It leaves the map first, so the `NotificationClosed` that

@@ -29,6 +29,14 @@ public final class Daemon {
     /// Notifications whose alert the desktop has not numbered yet, and whether it must close once numbered (it was
     /// dismissed elsewhere or recalled meanwhile).
     var alertsAwaitingId: [Int64: Bool] = [:]
+    /// Alerts waiting for room on the desktop, oldest first.
+    var waitingAlerts: [WaitingAlert] = []
+    /// The notifications whose alert is on the bus unanswered, in the order they were sent.
+    var alertsOnTheBus: [Int64] = []
+    /// How to show elsewhere, by notification, what a desktop that went away left unanswered.
+    var leftBehind: [Int64: () -> Void] = [:]
+    /// The cursor of the last event handled; the saved one stays before the oldest alert still waiting.
+    var streamCursor: Int64?
 
     /// How long after losing the desktop (or starting without one) the daemon tries the session bus again.
     static let desktopRetryInterval = Duration.seconds(30)
@@ -62,6 +70,7 @@ public final class Daemon {
             // for it from its registration on. A known one without a position lost it: start with new events.
             resumeCursor = state.cursor ?? (known ? nil : 0)
             state.cursor = resumeCursor
+            streamCursor = resumeCursor
             try stateDirectory.save(state)
         } catch {
             logger.critical("cannot use the state directory", metadata: ["richpush.error": "\(error)"])
@@ -95,6 +104,7 @@ public final class Daemon {
     /// Handles interactions, stream notices and signals until it is time to stop.
     private func loop(inbox: Inbox<StreamNotice>, signals: SignalWatch) -> Int32 {
         var needsTrim = false
+        var caughtUp = false
         while true {
             var busy = false
             for interaction in presenter.interactions() {
@@ -109,12 +119,15 @@ public final class Daemon {
                 case .unknown(let cursor): advance(to: cursor)
                 case .caughtUp:
                     logger.debug("caught up with the stream")
-                    if configuration.once { return 0 }
+                    caughtUp = true
                 case .fatal(let reason, let exitCode):
                     logger.critical("\(reason)")
                     return exitCode
                 }
             }
+            if presentWaitingAlerts() { busy = true }
+            // `--once` ends when what it caught up with is on screen, its ids known for the next run to close.
+            if configuration.once && caughtUp && waitingAlerts.isEmpty && presenter.unanswered == 0 { return 0 }
             // Messages libdbus read during a call wait in its queue, not on the socket: look again before sleeping.
             if busy {
                 needsTrim = true
@@ -130,12 +143,9 @@ public final class Daemon {
                 pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             if let descriptor = presenter.descriptor { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
-            // Nothing runs on a timer: an idle daemon sleeps until the gateway, the desktop or a signal wakes it, or an
-            // answer it awaits from the desktop is overdue.
-            let timeout = presenter.nextDeadline.map { deadline in
-                Int32(min(60_000, max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up))))
-            }
-            _ = poll(&descriptors, nfds_t(descriptors.count), timeout ?? -1)
+            // Nothing runs on a timer: an idle daemon sleeps until the gateway, the desktop or a signal wakes it. An
+            // answer from the desktop is waited for as long as the desktop is there: a slow one is not a gone one.
+            _ = poll(&descriptors, nfds_t(descriptors.count), -1)
             for signal in signals.take() {
                 guard SignalWatch.stopping.contains(signal) else {
                     opener.reap()
@@ -173,7 +183,14 @@ public final class Daemon {
     }
 
     func advance(to cursor: Int64) {
-        state.cursor = max(state.cursor ?? 0, cursor)
+        streamCursor = max(streamCursor ?? 0, cursor)
+        settleCursor()
+    }
+
+    /// Saves the position a restart resumes after: the last event handled, or just before the oldest alert still
+    /// waiting, which a restart must show; what follows it is shown once (the shown list) or idempotent.
+    func settleCursor() {
+        state.cursor = waitingAlerts.first.map { $0.cursor - 1 } ?? streamCursor
         save()
     }
 }

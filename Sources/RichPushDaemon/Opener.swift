@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Opens a payload (the full image, the text, the link) with the desktop's opener, `xdg-open` by default, as a

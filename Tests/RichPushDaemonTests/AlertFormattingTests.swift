@@ -46,7 +46,7 @@ struct AlertFormattingTests {
         let console = ConsolePresenter(output: descriptor)
         let alert = Alert(
             richId: 42, richType: .img, summary: "New image", message: "Check this\nimage out!", imageFile: "/c/42.png", openTarget: "/c/42.png")
-        var answer: Result<UInt32?, DBusFailure>?
+        var answer: Result<UInt32?, AlertFailure>?
         console.show(alert) { answer = $0 }
         #expect(try answer?.get() == .some(nil))
         close(descriptor)

@@ -219,5 +219,20 @@ extension EndToEndTests {
             #expect(await eventually { (try? await scene.desktop.displayedCount()) == 0 })
             #expect(await eventually { !FileManager.default.fileExists(atPath: scene.daemon.home.path + "/.cache/richpush/\(id).png") })
         }
+
+        /// The replay brings the notification and its recall: whether the alert was still waiting for the desktop (never
+        /// shown) or already on its way (closed as soon as it is numbered), it is not left on screen.
+        @Test func aNotificationRecalledWhileTheDaemonWasAwayIsNotLeftOnScreen() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            await #expect(scene.daemon.terminate(within: .seconds(5))?.status == 0)
+            let recalled = try scene.gateway.sendImage(message: "Flash sale", to: scene.alice.0)
+            #expect(await eventually { (try? scene.gateway.status(recalled)["sent"] as? Int) == 1 })
+            #expect(try scene.gateway.request(.delete, "/api/notifications/\(recalled)", as: SpawnedGateway.admin).status == 204)
+            try await scene.daemon.start(desktop: scene.desktop)
+            let later = try await scene.showImage(message: "New arrivals")
+            #expect(await eventually { (try? await scene.desktop.displayedCount()) == 1 })
+            #expect(scene.daemon.shown.last == later)
+        }
     }
 }

@@ -75,7 +75,7 @@ struct HubFaultTests {
     @Test func aHubThatRefusesConnectionsIsKnockedOnOnceAProbeNotOnceABatch() async throws {
         try await withFailingAPNs { session, apns, outage, _ in
             outage.goDown()
-            let id = try await sendHeldBack(session)
+            _ = try await sendHeldBack(session)
             let firstWave = outage.attemptsWhileDown
             #expect(firstWave <= 4, "the batches in flight as the hub went down may each knock once, no more")
             try await probe(outage, session, times: 4)

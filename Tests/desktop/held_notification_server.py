@@ -1,8 +1,9 @@
 """A freedesktop notification server that answers Notify only when told to (Debian's python3-dbus and python3-gi).
 
-The daemon's tests use it to show that richpushd sends each alert without waiting for the answers to earlier ones:
-every Notify call is logged on standard output as it arrives ("notify <summary>"), and the answers are held until
-someone calls org.richpush.Test.Release on the same object; then they go out in order, ids from 1.
+The daemon's tests use it to show how richpushd waits for a slow desktop: every Notify call is logged on standard
+output as it arrives ("notify <summary>: <body>"), and the answers are held until someone calls
+org.richpush.Test.Release on the same object; then they go out in order, ids from 1. An alert whose body holds
+"refuse" is answered at once with an error, as a server that turns one alert down.
 """
 import sys
 
@@ -31,7 +32,10 @@ class HeldNotifications(dbus.service.Object):
     @dbus.service.method("org.freedesktop.Notifications", in_signature="susssasa{sv}i", out_signature="u",
                          async_callbacks=("reply", "error"))
     def Notify(self, app_name, replaces_id, icon, summary, body, actions, hints, timeout, reply, error):
-        print(f"notify {summary}", flush=True)
+        print(f"notify {summary}: {body}", flush=True)
+        if "refuse" in body:
+            error(dbus.exceptions.DBusException("this alert is not taken", name="org.richpush.Test.Refused"))
+            return
         self.held.append(reply)
 
     @dbus.service.method("org.freedesktop.Notifications", in_signature="u")

@@ -12,10 +12,9 @@ final class ConsolePresenter: AlertPresenter {
 
     var descriptor: Int32? { nil }
     var isUsable: Bool { true }
+    var unanswered: Int { 0 }
 
-    var nextDeadline: ContinuousClock.Instant? { nil }
-
-    func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, DBusFailure>) -> Void) {
+    func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, AlertFailure>) -> Void) {
         writeLine(for: alert)
         shown(.success(nil))
     }
@@ -38,6 +37,8 @@ final class ConsolePresenter: AlertPresenter {
     func close(_ alertId: UInt32) {}
 
     func interactions() -> [Interaction] { [] }
+
+    func abandon() {}
 
     /// Line breaks and tabs become spaces: one alert is one line of the journal.
     static func oneLine(_ text: String) -> String {

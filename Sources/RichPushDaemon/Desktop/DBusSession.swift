@@ -27,8 +27,9 @@ struct DBusFailure: Error, Sendable, Equatable, CustomStringConvertible {
 final class DBusSession {
     let connection: OpaquePointer
     /// Calls sent without waiting, by serial: their replies come in with the signals, and a slow server delays only
-    /// its own answers.
-    private var awaiting: [UInt32: (deadline: ContinuousClock.Instant, handler: (Result<DBusReply, DBusFailure>) -> Void)] = [:]
+    /// its own answers. None times out here: a call is answered, or fails when its recipient leaves the bus (the bus
+    /// answers for it) or the connection closes.
+    private var awaiting: [UInt32: (Result<DBusReply, DBusFailure>) -> Void] = [:]
 
     /// Connects to `$DBUS_SESSION_BUS_ADDRESS`. Never autolaunches a bus: without an address there is no desktop.
     static func connect(environment: [String: String]) throws(DBusFailure) -> DBusSession {
@@ -59,10 +60,24 @@ final class DBusSession {
 
     var isConnected: Bool { dbus_connection_get_is_connected(connection) != 0 }
 
-    /// The socket to watch for incoming messages.
+    /// The socket to watch for incoming messages; none once the connection closed, whose socket would wake the loop
+    /// for ever.
     var descriptor: Int32? {
         var descriptor: Int32 = -1
-        return dbus_connection_get_unix_fd(connection, &descriptor) != 0 ? descriptor : nil
+        return isConnected && dbus_connection_get_unix_fd(connection, &descriptor) != 0 ? descriptor : nil
+    }
+
+    /// Calls sent whose answer has not come yet.
+    var unanswered: Int { awaiting.count }
+
+    /// Whether a connection on the bus owns `name`; asks the bus itself, which answers at once however busy the
+    /// owner is. False when the bus cannot be asked.
+    func nameHasOwner(_ name: String) -> Bool {
+        let reply = try? call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", method: "NameHasOwner",
+            timeoutMilliseconds: 1000
+        ) { $0.append(name) }
+        return reply?.arguments.first??.boolean ?? false
     }
 
     /// Sends a method call and waits for its reply.
@@ -87,8 +102,8 @@ final class DBusSession {
     /// Sends a method call without waiting: `handler` gets its reply, or its failure, from a later
     /// ``incomingMessages()`` on this thread.
     func send(
-        destination: String, path: String, interface: String, method: String, timeout: Duration = .seconds(5),
-        arguments: (inout DBusWriter) -> Void = { _ in }, reply handler: @escaping (Result<DBusReply, DBusFailure>) -> Void
+        destination: String, path: String, interface: String, method: String, arguments: (inout DBusWriter) -> Void = { _ in },
+        reply handler: @escaping (Result<DBusReply, DBusFailure>) -> Void
     ) {
         guard let message = dbus_message_new_method_call(destination, path, interface, method) else {
             return handler(.failure(DBusFailure(name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot create a message")))
@@ -100,7 +115,7 @@ final class DBusSession {
         guard dbus_connection_send(connection, message, &serial) != 0 else {
             return handler(.failure(DBusFailure(name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot queue the message")))
         }
-        awaiting[serial] = (.now + timeout, handler)
+        awaiting[serial] = handler
         dbus_connection_flush(connection)
     }
 
@@ -115,16 +130,13 @@ final class DBusSession {
         dbus_connection_flush(connection)
     }
 
-    /// Whether replies are still awaited: the loop must then wake up to time them out.
-    var nextReplyDeadline: ContinuousClock.Instant? { awaiting.values.map(\.deadline).min() }
-
     /// Asks the bus to route matching signals here (for servers that broadcast instead of addressing the sender).
     func addMatch(_ rule: String) {
         dbus_bus_add_match(connection, rule, nil)
     }
 
-    /// Reads what arrived without blocking, answers the calls whose replies came (or whose time ran out) and returns
-    /// every other incoming message: the signals.
+    /// Reads what arrived without blocking, answers the calls whose replies came (all of them, with a failure, once
+    /// the connection closed) and returns every other incoming message: the signals.
     func incomingMessages() -> [DBusReply] {
         _ = dbus_connection_read_write(connection, 0)
         var messages: [DBusReply] = []
@@ -142,19 +154,24 @@ final class DBusSession {
                 var error = DBusError()
                 dbus_error_init(&error)
                 _ = dbus_set_error_from_message(&error, message)
-                answered.append((waiting.handler, .failure(DBusFailure(&error))))
+                answered.append((waiting, .failure(DBusFailure(&error))))
             } else {
-                answered.append((waiting.handler, .success(reply)))
+                answered.append((waiting, .success(reply)))
             }
-        }
-        let now = ContinuousClock.now
-        for (serial, waiting) in awaiting where waiting.deadline <= now {
-            awaiting[serial] = nil
-            answered.append((waiting.handler, .failure(DBusFailure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply in time"))))
         }
         // Handlers may send again: they run once this method no longer walks the table.
         for (handler, result) in answered { handler(result) }
+        if !isConnected { failUnanswered(with: Self.closed) }
         return messages
+    }
+
+    static let closed = DBusFailure(name: "org.freedesktop.DBus.Error.Disconnected", message: "the session bus connection closed")
+
+    /// Answers every call still awaited with `failure`, in the order they were sent: for a connection given up.
+    func failUnanswered(with failure: DBusFailure) {
+        let unanswered = awaiting.sorted { $0.key < $1.key }
+        awaiting.removeAll()
+        for (_, handler) in unanswered { handler(.failure(failure)) }
     }
 }
 
@@ -190,6 +207,10 @@ final class DBusReply {
             var pointer: UnsafePointer<CChar>?
             dbus_message_iter_get_basic(&iterator, &pointer)
             return .string(pointer.map { String(cString: $0) } ?? "")
+        case rp_dbus_type_boolean:
+            var flag: dbus_bool_t = 0
+            dbus_message_iter_get_basic(&iterator, &flag)
+            return .boolean(flag != 0)
         case rp_dbus_type_uint32:
             var number: UInt32 = 0
             dbus_message_iter_get_basic(&iterator, &number)
@@ -214,8 +235,14 @@ final class DBusReply {
 /// The argument types the daemon reads.
 enum DBusValue: Equatable {
     case string(String)
+    case boolean(Bool)
     case uint32(UInt32)
     case strings([String])
+
+    var boolean: Bool? {
+        if case .boolean(let value) = self { return value }
+        return nil
+    }
 
     var string: String? {
         if case .string(let value) = self { return value }

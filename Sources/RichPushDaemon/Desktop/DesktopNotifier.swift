@@ -35,11 +35,26 @@ final class DesktopNotifier: AlertPresenter {
 
     var descriptor: Int32? { session.descriptor }
 
-    var isUsable: Bool { session.isConnected }
+    /// Set once a failed call showed that no notification server is left on the bus.
+    private var isGone = false
 
-    var nextDeadline: ContinuousClock.Instant? { session.nextReplyDeadline }
+    var isUsable: Bool { session.isConnected && !isGone }
 
-    func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, DBusFailure>) -> Void) {
+    var unanswered: Int { session.unanswered }
+
+    func abandon() {
+        isGone = true
+        session.failUnanswered(with: DBusFailure(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "the desktop was given up"))
+    }
+
+    /// A failed `Notify` means the desktop is gone only when the server's name has no owner any more (the bus answers
+    /// for a server that left with calls unanswered); a server that is there and answered an error refused this alert.
+    private func failure(_ failure: DBusFailure) -> AlertFailure {
+        if !isGone && (!session.isConnected || !session.nameHasOwner(Self.service)) { isGone = true }
+        return isGone ? .desktopGone(failure) : .refused(failure)
+    }
+
+    func show(_ alert: Alert, then shown: @escaping (Result<UInt32?, AlertFailure>) -> Void) {
         let actions = Self.actions(for: alert, capabilities: capabilities)
         let body = Self.body(for: alert, capabilities: capabilities)
         session.send(destination: Self.service, path: Self.path, interface: Self.interface, method: "Notify") { message in
@@ -69,14 +84,18 @@ final class DesktopNotifier: AlertPresenter {
                 }
             }
             message.append(Int32(-1))
-        } reply: { result in
-            shown(
-                result.flatMap { reply in
-                    guard let id = reply.arguments.first??.uint32, id != 0 else {
-                        return .failure(DBusFailure(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Notify returned no notification id"))
-                    }
-                    return .success(id)
-                })
+        } reply: { [self] result in
+            switch result {
+            case .success(let reply):
+                guard let id = reply.arguments.first??.uint32, id != 0 else {
+                    return shown(
+                        .failure(.refused(DBusFailure(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Notify returned no notification id")))
+                    )
+                }
+                shown(.success(id))
+            case .failure(let error):
+                shown(.failure(failure(error)))
+            }
         }
     }
 

@@ -57,6 +57,12 @@ final class DaemonProcess: @unchecked Sendable {
     var log: String { Self.read(home.path + "/stderr-\(runs)") }
     /// What it printed (console alerts) in its current run.
     var output: String { process?.output ?? "" }
+    /// The notification ids of the console alerts printed so far.
+    var printed: [Int64] {
+        output.split(separator: "\n").compactMap { line in
+            line.hasPrefix("richpush ") ? line.split(separator: " ").dropFirst().first.flatMap { Int64($0) } : nil
+        }
+    }
     /// Every file or URL the daemon asked the desktop to open.
     var opened: [String] { Self.read(home.path + "/opened").split(separator: "\n").map(String.init) }
 
