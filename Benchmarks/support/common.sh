@@ -263,10 +263,12 @@ bench_await_sink() {
     exit 1
 }
 
-# bench_start_round_trip_sinks MILLISECONDS…: bench_apns_credentials, then one nginx worker shaped like APNs far away,
+# bench_start_round_trip_sinks MILLISECONDS…: bench_apns_credentials, then one nginx worker shaped like a hub far away,
 # with a server for each round trip given, on the port ${round_trip_ports[MILLISECONDS]}: HTTP/2 over TLS, 1000
-# streams a connection as APNs advertises, each push answered MILLISECONDS after it arrived (nginx's echo module), 200
-# with the apns-id echoed, or 410 Unregistered for a device token that starts with `dead`.
+# streams a connection as APNs advertises, each push answered MILLISECONDS after it arrived (nginx's echo module). An
+# APNs push (`/3/device/…`) is answered 200 with the apns-id echoed, or 410 Unregistered for a device token that
+# starts with `dead`; an FCM message (`/v1/projects/…/messages:send`) 200 with a message name, and the OAuth token
+# endpoint (`/token`) at once with an access token.
 declare -A round_trip_ports
 bench_start_round_trip_sinks() {
     bench_apns_credentials
@@ -293,6 +295,15 @@ bench_start_round_trip_sinks() {
             add_header apns-id \$http_apns_id always;
             $answer
         }
+        location /v1/projects/ {
+            client_body_buffer_size 8k;
+            default_type application/json;
+            ${answer%echo -n ''*} echo -n '{\"name\":\"projects/richpush-bench/messages/0:1764633600000000%0\"}';
+        }
+        location = /token {
+            default_type application/json;
+            return 200 '{\"access_token\":\"bench-access-token\",\"expires_in\":3599,\"token_type\":\"Bearer\"}';
+        }
     }"
     done
     bench_nginx_modules=ngx_http_echo_module bench_start_nginx 1 <<CONF
@@ -309,13 +320,28 @@ CONF
 # headers and body) to the sink on PORT, over CONNECTIONS connections of STREAMS streams in flight; prints its
 # requests a second, and fails unless every request succeeded.
 bench_h2load_apns() {
-    local out body="$bench_work/h2load-body.json"
+    local body="$bench_work/h2load-body.json"
     printf '%s' '{"aps":{"content-available":1,"sound":""},"richId":"1","richMessage":"Check this image out!","richType":"text"}' >"$body"
-    out=$(h2load -n "$1" -c "$2" -t 1 -m "$3" -d "$body" \
+    bench_h2load "$1" "$2" "$3" "$body" "https://localhost:$4/3/device/$(printf '%064x' 7)" \
         -H 'authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIS0VZMDEiLCJ0eXAiOiJKV1QifQ.eyJpYXQiOjE4MDAwMDAwMDAsImlzcyI6IkJFTkNIVEVBTTEifQ.c2lnbmF0dXJlLW9mLXRoZS1iZW5jaG1hcmstdG9rZW4tcGFkZGVkLXRvLTY0LWJ5dGVzLi4uLi4uLi4uLi4' \
         -H 'apns-topic: com.example.richpush' -H 'apns-push-type: background' -H 'apns-priority: 5' \
-        -H 'apns-id: 7b4e1f0c-3d8a-8b2e-9c1f-0a4b6d8e2f13' -H 'apns-collapse-id: richpush-1' -H 'content-type: application/json' \
-        "https://localhost:$4/3/device/$(printf '%064x' 7)")
+        -H 'apns-id: 7b4e1f0c-3d8a-8b2e-9c1f-0a4b6d8e2f13' -H 'apns-collapse-id: richpush-1' -H 'content-type: application/json'
+}
+
+# bench_h2load_fcm REQUESTS CONNECTIONS STREAMS PORT: as bench_h2load_apns, with FCM HTTP v1 messages shaped as the
+# gateway's.
+bench_h2load_fcm() {
+    local body="$bench_work/h2load-fcm-body.json"
+    printf '%s' '{"message":{"android":{"priority":"HIGH"},"data":{"richId":"1","richMessage":"Check this image out!","richType":"text"},"token":"desk-7"}}' >"$body"
+    bench_h2load "$1" "$2" "$3" "$body" "https://localhost:$4/v1/projects/richpush-bench/messages:send" \
+        -H 'authorization: Bearer bench-access-token' -H 'content-type: application/json; charset=utf-8'
+}
+
+# bench_h2load REQUESTS CONNECTIONS STREAMS BODY_FILE URL [h2load flags…]: the h2load run of the two above.
+bench_h2load() {
+    local out requests=$1 connections=$2 streams=$3 body=$4 url=$5
+    shift 5
+    out=$(h2load -n "$requests" -c "$connections" -t 1 -m "$streams" -d "$body" "$@" "$url")
     grep -q " 0 failed, 0 errored, 0 timeout" <<<"$(grep "^requests:" <<<"$out")" || { echo "$out" >&2; exit 1; }
     awk '/^finished in/ {gsub(",", "", $4); print $4}' <<<"$out"
 }
@@ -324,4 +350,18 @@ bench_h2load_apns() {
 bench_apns_gateway_flags() {
     apns_flags=(--apns-key-file "$tls/AuthKey.p8" --apns-key-id BENCHKEY01 --apns-team-id BENCHTEAM1
         --apns-topic com.example.richpush --apns-endpoint "https://localhost:$sink_port" --tls-ca-file "$tls/ca.pem")
+}
+
+# bench_fcm_gateway_flags: the serve flags that point the gateway at the round-trip sink on $sink_port as FCM, with a
+# service account of a fresh RSA key whose token endpoint is that sink's.
+bench_fcm_gateway_flags() {
+    local account="$bench_work/service-account-$sink_port.json"
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$bench_work/service-account-$sink_port.key" 2>/dev/null
+    python3 - "$bench_work/service-account-$sink_port.key" "https://localhost:$sink_port/token" >"$account" <<'PY'
+import json, sys
+print(json.dumps({"type": "service_account", "project_id": "richpush-bench", "private_key_id": "0123456789abcdef",
+                  "private_key": open(sys.argv[1]).read(), "client_email": "bench@richpush-bench.iam.gserviceaccount.com",
+                  "client_id": "1", "token_uri": sys.argv[2]}))
+PY
+    fcm_flags=(--fcm-service-account-file "$account" --fcm-endpoint "https://localhost:$sink_port" --tls-ca-file "$tls/ca.pem")
 }

@@ -64,6 +64,7 @@ public struct HubRegistry: Sendable {
             }
             if let fcm = try await FCMHub.configured(by: settings, client: client) {
                 hubs[.fcm] = fcm
+                sessions.append(fcm.session)
                 logger.notice("hub configured", metadata: ["richpush.hub": "fcm"])
             }
         } catch {

@@ -45,7 +45,7 @@ public enum ServeHubSettings {
         default: HubSettings().maximumConcurrentRequests)
     public static let hubMaxConnections = Setting.integer(
         "hub-max-connections",
-        "HTTP/2 connections APNs opens to its origin while requests wait for a stream; FCM, WNS and Web Push keep one",
+        "HTTP/2 connections APNs and FCM each open to their origin while requests wait for a stream; WNS and Web Push keep one",
         in: 1...64, default: HubSettings().maximumConnections)
 
     /// In the order of `--help` and the README's table.

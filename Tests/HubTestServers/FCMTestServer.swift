@@ -73,18 +73,24 @@ public final class FCMTestServer: Sendable {
 
     /// The service-account key file the gateway is configured with.
     public let serviceAccountFile: String
+    /// The CA of the server's certificate, which the gateway must trust (`--tls-ca-file`).
+    public let authority: TestCertificateAuthority
     public let server: LoopbackServer
     private let state: NIOLockedValueBox<State>
 
-    public var endpoint: String { "http://127.0.0.1:\(server.port)" }
+    public var endpoint: String { "https://127.0.0.1:\(server.port)" }
 
-    private init(serviceAccountFile: String, server: LoopbackServer, state: NIOLockedValueBox<State>) {
+    private init(serviceAccountFile: String, authority: TestCertificateAuthority, server: LoopbackServer, state: NIOLockedValueBox<State>) {
         self.serviceAccountFile = serviceAccountFile
+        self.authority = authority
         self.server = server
         self.state = state
     }
 
-    public static func start(directory: URL) async throws -> FCMTestServer {
+    /// Starts the server over TLS, with HTTP/2 as FCM speaks it, its certificate from `authority` (a fresh CA whose
+    /// files go into `directory` when none is given: a gateway trusts one CA file, so servers of one test share it).
+    public static func start(directory: URL, authority: TestCertificateAuthority? = nil) async throws -> FCMTestServer {
+        let authority = try authority ?? TestCertificateAuthority(directory: directory)
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let keys = JWTKeyCollection()
         await keys.add(rsa: try Insecure.RSA.PublicKey(pem: key.publicKey.pemRepresentation), digestAlgorithm: .sha256)
@@ -97,8 +103,8 @@ public final class FCMTestServer: Sendable {
         router.post("v1/projects/:project/messages:send") { request, context in
             try await Self.send(request, project: context.parameters.get("project") ?? "", state: state)
         }
-        let server = try await LoopbackServer.start(router)
-        let uri = "http://127.0.0.1:\(server.port)/token"
+        let server = try await LoopbackServer.start(router, tls: authority.serverTLSConfiguration())
+        let uri = "https://127.0.0.1:\(server.port)/token"
         tokenURI.withLockedValue { $0 = uri }
         let account: [String: String] = [
             "type": "service_account", "project_id": projectId, "private_key_id": "0123456789abcdef",
@@ -107,7 +113,7 @@ public final class FCMTestServer: Sendable {
         ]
         let file = directory.appendingPathComponent("service-account.json").path
         try JSONSerialization.data(withJSONObject: account, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: file))
-        return FCMTestServer(serviceAccountFile: file, server: server, state: state)
+        return FCMTestServer(serviceAccountFile: file, authority: authority, server: server, state: state)
     }
 
     public func stop() async {

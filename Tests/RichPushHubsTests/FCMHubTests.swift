@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HubTestServers
+import NIOCore
 import RichPushCore
 import Testing
 
@@ -8,16 +9,20 @@ import Testing
 
 @Suite("FCM HTTP v1 with a service account")
 struct FCMHubTests {
-    func withFCM(concurrency: Int = 16, _ body: (FCMHub, FCMTestServer) async throws -> Void) async throws {
+    func withFCM(
+        concurrency: Int = 16, maximumConnections: Int = HubSettings().maximumConnections, _ body: (FCMHub, FCMTestServer) async throws -> Void
+    ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let server = try await FCMTestServer.start(directory: scratch.url)
         do {
-            try await withHubClient { client in
+            try await withHubClient(caFile: server.authority.caFile) { client in
                 var settings = HubSettings()
                 settings.fcmServiceAccountFile = server.serviceAccountFile
                 settings.fcmEndpoint = server.endpoint
+                settings.tlsCAFile = server.authority.caFile
                 settings.maximumConcurrentRequests = concurrency
+                settings.maximumConnections = maximumConnections
                 try await body(try #require(try await FCMHub.configured(by: settings, client: client)), server)
             }
             await server.stop()
@@ -74,6 +79,33 @@ struct FCMHubTests {
             _ = await hub.deliver([job(11, platform: .fcm)], logger: quietLogger)
             #expect(server.accepted.count == 11)
             #expect(server.tokenExchanges == 1)
+        }
+    }
+
+    @Test func eachDevicesMessageIsTheOneEncodedForItAloneWithItsOwnToken() throws {
+        let tokens = ["fcm-token-1", "a:b_c-d/e", #"quote " and backslash \"#, "tab\tnew line\ncontrol \u{1}", "ünïcödé 🔔"]
+        let jobs = tokens.enumerated().map { index, token in
+            job(Int64(index), platform: .fcm, channel: token, expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
+        }
+        let now = Date(timeIntervalSince1970: 1_799_990_000)
+        let bodies = FCMHub.messages(for: jobs, now: now).map { Data($0.readableBytesView) }
+        #expect(bodies[0] == FCMHub.message(for: jobs[0], token: tokens[0], now: now))
+        for (body, job) in zip(bodies, jobs) {
+            let parsed = try #require(try JSONSerialization.jsonObject(with: body) as? NSDictionary)
+            let alone = try #require(
+                try JSONSerialization.jsonObject(with: FCMHub.message(for: job, token: job.pushChannel, now: now)) as? NSDictionary)
+            #expect(parsed == alone, "\(String(decoding: body, as: UTF8.self))")
+        }
+    }
+
+    /// FCM far away: a batch beyond the streams of one connection opens more, up to the maximum, as APNs' does.
+    @Test func aBatchBeyondTheStreamsOfOneConnectionGoesOverMoreConnectionsUpToTheMaximum() async throws {
+        try await withFCM(concurrency: 10, maximumConnections: 4) { hub, server in
+            server.delayAnswers(by: .milliseconds(100))
+            let outcomes = await hub.deliver((1...80).map { job($0, platform: .fcm, channel: "fcm-token-\($0)") }, logger: quietLogger)
+            #expect(outcomes == Array(repeating: .sent, count: 80))
+            #expect(Set(server.accepted.map(\.token)).count == 80)
+            #expect(hub.session.usableConnections == 4)
         }
     }
 

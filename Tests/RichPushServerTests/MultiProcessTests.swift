@@ -199,7 +199,9 @@ struct MultiProcessTests {
         }
     }
 
-    /// Two processes configured with the loopback FCM server.
+    /// Two processes configured with the loopback FCM server, each on one connection to it: the pushes a killed
+    /// process can have had in flight, which its successor may send again, are then at most the server's 100 streams
+    /// and the answers not recorded yet.
     private func withFCM(_ body: (FCMTestServer, GatewayCluster) async throws -> Void) async throws {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-cluster-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
@@ -208,7 +210,11 @@ struct MultiProcessTests {
         let cluster: GatewayCluster
         do {
             cluster = try await GatewayCluster(
-                count: 2, extraArguments: ["--fcm-service-account-file", fcm.serviceAccountFile, "--fcm-endpoint", fcm.endpoint])
+                count: 2,
+                extraArguments: [
+                    "--fcm-service-account-file", fcm.serviceAccountFile, "--fcm-endpoint", fcm.endpoint, "--tls-ca-file", fcm.authority.caFile,
+                    "--hub-max-connections", "1",
+                ])
         } catch {
             await fcm.stop()
             throw error

@@ -23,7 +23,7 @@ struct RemoteHubTests {
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: keys) }
         let apns = try await APNsTestServer.start(directory: keys)
-        let fcm = try await FCMTestServer.start(directory: keys)
+        let fcm = try await FCMTestServer.start(directory: keys, authority: apns.authority)
         let gateway = TestGateway { configuration in
             configuration.hubs.useLoopbackAPNs(apns)
             configuration.hubs.fcmServiceAccountFile = fcm.serviceAccountFile

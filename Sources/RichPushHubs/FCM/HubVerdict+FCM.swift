@@ -1,6 +1,11 @@
 import Foundation
 
 extension HubVerdict {
+    static func fcm(_ response: HubResponse) -> HubVerdict {
+        guard response.status != 200 else { return .sent }
+        return fcm(status: response.status, body: response.jsonObject, retryAfter: response.retryAfter)
+    }
+
     /// What an FCM HTTP v1 answer means, from the `FcmError` code in the error details (or the canonical status when
     /// there is none).
     static func fcm(status: Int, body: [String: Any]?, retryAfter: TimeInterval?) -> HubVerdict {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Fan-out of one notification to DEVICES APNs installations (50,000 unless given) against a sink as far away as APNs
-# is from most data centres, and against the same sink next door, in the same run: one nginx worker with HTTP/2 over
-# TLS and 1000 streams a connection, as APNs advertises, answering each push RTT_MS milliseconds (40 unless set) after
-# it arrived, or at once (nginx's echo module), and 410 Unregistered to a share of the devices (GONE_PERCENT, 2 unless
-# set). The reference, in the same run at each round trip: h2load with 8 connections of 1000 streams.
+# Fan-out of one notification to DEVICES installations (50,000 unless given) of a remote hub, HUB (apns unless set;
+# or fcm), against a sink as far away as the hub is from most data centres, and against the same sink next door, in
+# the same run: one nginx worker with HTTP/2 over TLS and 1000 streams a connection, as APNs advertises, answering
+# each push RTT_MS milliseconds (40 unless set) after it arrived, or at once (nginx's echo module). APNs answers 410
+# Unregistered to a share of the devices (GONE_PERCENT, 2 unless set); FCM names the device in the body, which the
+# sink does not read, so FCM's every answer is 200. The reference, in the same run at each round trip: h2load with 8
+# connections of 1000 streams, sending the hub's requests as the gateway shapes them.
 #
 # Each of ROUNDS rounds (3 unless set) sends one notification through a gateway pointed at the sink next door and one
 # through a gateway pointed at the far one, each timed from just before the POST until the status counts every push
@@ -13,14 +15,17 @@
 # cores, so a sink that spends more on a push at one round trip leaves the gateway less.
 #
 # Left out: the network itself (loopback has no bandwidth limit or loss, and the round trip is the sink's wait, the
-# same for every stream), TLS session set-up costs at APNs' scale, and APNs' own limits.
+# same for every stream), TLS session set-up costs at the hubs' scale, and the hubs' own limits (FCM's servers allow
+# 100 streams a connection, the sink 1000).
 #
 # GATEWAY_FLAGS adds serve flags to both gateways (`--hub-max-connections 1` to see one connection's bound).
 #
-#   [RTT_MS=n] [GONE_PERCENT=n] [ROUNDS=n] [GATEWAY_FLAGS=…] Benchmarks/apns-round-trip.sh [devices]
+#   [HUB=apns|fcm] [RTT_MS=n] [GONE_PERCENT=n] [ROUNDS=n] [GATEWAY_FLAGS=…] Benchmarks/hub-round-trip.sh [devices]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 devices=${1:-50000}
+hub=${HUB:-apns}
+case "$hub" in apns | fcm) ;; *) echo "HUB is apns or fcm, not $hub" >&2; exit 64 ;; esac
 rtt=${RTT_MS:-40}
 gone_percent=${GONE_PERCENT:-2}
 rounds=${ROUNDS:-3}
@@ -33,15 +38,22 @@ bench_start_round_trip_sinks 0 "$rtt"
 sink_pid=${bench_pids[-1]}
 
 admin=(-u admin:bench-admin-password)
-bench_platform=apns
-bench_gone_every=$((gone_percent > 0 ? 100 / gone_percent : 0))
+bench_platform=$hub
+bench_gone_every=0
+[ "$hub" = apns ] && [ "$gone_percent" -gt 0 ] && bench_gone_every=$((100 / gone_percent))
 declare -A bases gateway_pids
 for milliseconds in 0 "$rtt"; do
     port=$(bench_free_port)
     sink_port=${round_trip_ports[$milliseconds]}
-    bench_apns_gateway_flags
+    if [ "$hub" = fcm ]; then
+        bench_fcm_gateway_flags
+        hub_flags=("${fcm_flags[@]}")
+    else
+        bench_apns_gateway_flags
+        hub_flags=("${apns_flags[@]}")
+    fi
     # shellcheck disable=SC2086
-    bench_start_gateway "$port" "$bench_work/data-$milliseconds" "${apns_flags[@]}" ${GATEWAY_FLAGS:-}
+    bench_start_gateway "$port" "$bench_work/data-$milliseconds" "${hub_flags[@]}" ${GATEWAY_FLAGS:-}
     bases[$milliseconds]="http://127.0.0.1:$port"
     gateway_pids[$milliseconds]=${bench_pids[-1]}
     curl -sf "${admin[@]}" -d '{"username":"user1","password":"user-password-1","role":"member"}' \
@@ -53,7 +65,7 @@ done
 # answered, how many were sent and how many failed, and the CPU ticks the gateway and the sink used meanwhile.
 fan_out() {
     local base=${bases[$1]} start created status finished gateway_ticks sink_ticks
-    echo "registering $devices APNs installations for the ${1} ms sink…" >&2
+    echo "registering $devices $hub installations for the ${1} ms sink…" >&2
     bench_register_installations "$base" 0 "$devices" 1 "${admin[@]}"
     gateway_ticks=$(bench_ticks "${gateway_pids[$1]}") sink_ticks=$(bench_ticks "$sink_pid")
     start=$(date +%s.%N)
@@ -73,19 +85,19 @@ PY
 
 for round in $(seq 1 "$rounds"); do
     echo "round $round…" >&2
-    near_h2load=$(bench_h2load_apns "$devices" 8 1000 "${round_trip_ports[0]}")
+    near_h2load=$("bench_h2load_$hub" "$devices" 8 1000 "${round_trip_ports[0]}")
     near=$(fan_out 0)
-    far_h2load=$(bench_h2load_apns "$devices" 8 1000 "${round_trip_ports[$rtt]}")
+    far_h2load=$("bench_h2load_$hub" "$devices" 8 1000 "${round_trip_ports[$rtt]}")
     far=$(fan_out "$rtt")
     echo "$near $near_h2load $far $far_h2load" >>"$bench_work/rounds"
 done
 
-python3 - "$devices" "$rtt" "$gone_percent" "$bench_work/rounds" "$(getconf CLK_TCK)" <<'PY'
+python3 - "$devices" "$rtt" "$((bench_gone_every > 0 ? gone_percent : 0))" "$bench_work/rounds" "$(getconf CLK_TCK)" "$hub" <<'PY'
 import sys
-devices, rtt, gone, ticks = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5])
+devices, rtt, gone, ticks, hub = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5]), sys.argv[6]
 per_push = lambda count: count / ticks / devices * 1e6
-print(f"APNs fan-out to {devices} installations ({gone}% answered 410), nginx HTTP/2 over TLS (1 worker, 1000 streams),"
-      " from the POST")
+print(f"{'APNs' if hub == 'apns' else 'FCM'} fan-out to {devices} installations ({gone}% answered 410), nginx HTTP/2 over TLS"
+      " (1 worker, 1000 streams), from the POST")
 print(f"  round  0 ms pushes/s  h2load 0 ms  {rtt} ms pushes/s  h2load {rtt} ms  {rtt} ms / 0 ms  {rtt} ms / h2load"
       f"  CPU µs/push 0 ms: gateway  sink  {rtt} ms: gateway  sink  failed")
 far_near, far_h2load = [], []
