@@ -1,7 +1,10 @@
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOSSL
 
 /// Answers payload fetches (`GET`/`HEAD /api/notifications/{id}`) on the event loop, straight from memory, when
 /// everything the answer depends on is cached; every other request goes on to the router untouched.
@@ -25,6 +28,8 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var needsFlush = false
     /// Whether this connection was reported signed in to ``UnauthenticatedConnections``.
     private var signedIn = false
+    private var encoderContext: ChannelHandlerContext?
+    private var encoderLookedUp = false
 
     init(replies: MemoryPayloadReplies, connections: UnauthenticatedConnections) {
         self.replies = replies
@@ -83,9 +88,29 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         headers[.date] = HTTPDate.now
         headers[.server] = "richpush"
         context.write(wrapOutboundOut(.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
-        if let body = reply.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+        if let file = reply.file, let encoder = plainHTTP1Encoder(context) {
+            // HTTP types carry bodies as buffers only: the file goes to NIOHTTP1's encoder, below their codec, between
+            // the head and the end that went through it. The write holds the file open until it is sent.
+            let sent = context.eventLoop.makePromise(of: Void.self)
+            sent.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
+            encoder.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(file.region))), promise: sent)
+        } else if let body = reply.body {
+            context.write(wrapOutboundOut(.body(body)), promise: nil)
+        }
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
+    }
+
+    /// Where a file region enters NIOHTTP1's encoder: the context of the HTTP types codec of an HTTP/1.1 connection
+    /// without TLS, which cannot send a file; nil on TLS and on HTTP/2 streams.
+    private func plainHTTP1Encoder(_ context: ChannelHandlerContext) -> ChannelHandlerContext? {
+        if let encoderContext { return encoderContext }
+        guard !encoderLookedUp else { return nil }
+        encoderLookedUp = true
+        let pipeline = context.pipeline.syncOperations
+        guard (try? pipeline.handler(type: NIOSSLServerHandler.self)) == nil else { return nil }
+        encoderContext = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
+        return encoderContext
     }
 
     /// The id in exactly `/api/notifications/<id>`; anything else (a query, a longer path) is the router's.

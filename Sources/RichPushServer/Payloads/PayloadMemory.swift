@@ -11,6 +11,8 @@ final class PayloadMemory: Sendable {
         let bytes: ByteBuffer
         let contentType: String
         let entityTag: String
+        /// The same bytes in a file, for fetches over plain HTTP; nil when it could not be written.
+        let file: ImageFile?
     }
 
     struct Recipient: Hashable, Sendable {
@@ -46,7 +48,8 @@ final class PayloadMemory: Sendable {
     func image(id: Int64) async throws -> Image? {
         if let cached = images[id] { return cached }
         guard let metadata = try await imageRepository.image(id: id), let data = try await imageRepository.data(id: id) else { return nil }
-        let image = Image(bytes: ByteBuffer(data: data), contentType: metadata.contentType, entityTag: "\"\(metadata.sha256)\"")
+        let bytes = ByteBuffer(data: data)
+        let image = Image(bytes: bytes, contentType: metadata.contentType, entityTag: "\"\(metadata.sha256)\"", file: ImageFile(bytes))
         images.set(id, image, cost: data.count)
         return image
     }

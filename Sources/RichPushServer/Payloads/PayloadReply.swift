@@ -9,6 +9,8 @@ struct PayloadReply {
     var status: HTTPResponse.Status
     var headers: HTTPFields
     var body: ByteBuffer?
+    /// The body's image as a file, which a plain HTTP/1.1 connection sends without copying it.
+    var file: ImageFile?
 
     /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
     /// the request's `If-None-Match`; `image` is the record's image when it has one.
@@ -30,6 +32,7 @@ struct PayloadReply {
             headers[.contentType] = image.contentType
             headers[.contentLength] = String(image.bytes.readableBytes)
             body = method == .head ? nil : image.bytes
+            file = method == .head ? nil : image.file
         case .url(let url):
             status = .found
             headers = [.location: url, .cacheControl: "private"]
