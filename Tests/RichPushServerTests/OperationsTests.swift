@@ -30,6 +30,17 @@ struct OperationsTests {
         }
     }
 
+    @Test func everyMetricFamilySaysWhatItCountsInAHelpLine() async throws {
+        try await TestGateway().run { session in
+            _ = try await session.request(.get, "/api/users/me", as: Credentials(username: "nobody", password: "wrong-password"))
+            let lines = try await session.request(.get, "/metrics").text.split(separator: "\n")
+            let families = lines.filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
+            let described = Set(lines.filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] })
+            #expect(families.contains("richpush_auth_failures_total"))
+            #expect(families.filter { !described.contains($0) } == [])
+        }
+    }
+
     @Test func theOpenAPIDocumentIsServed() async throws {
         try await TestGateway().run { session in
             let response = try await session.request(.get, "/openapi.yaml")

@@ -1,4 +1,3 @@
-import CoreMetrics
 import Crypto
 import Foundation
 import HTTPTypes
@@ -138,7 +137,7 @@ final class Authenticator: Sendable {
     private func recordFailure(username: String, address: String, logger: Logger) async throws {
         throttle.recordFailure(username: username, address: address)
         try await shareFailure(username: username, address: address)
-        metrics.authenticationFailures.increment()
+        metrics.authenticationFailed()
         logger.info("sign-in failed", metadata: ["richpush.username": "\(username)", "richpush.address": "\(address)"])
     }
 

@@ -1,4 +1,3 @@
-import CoreMetrics
 import Foundation
 import Hummingbird
 import HummingbirdAuth
@@ -49,7 +48,7 @@ struct ImageController {
         guard !data.isEmpty else { throw APIError.unprocessable("image.empty", "The upload is empty.") }
         let (image, created) = try await library.admit(data, declared: declared, createdBy: caller.username)
         if created {
-            metrics.imagesStored.increment()
+            metrics.imageStored()
             context.logger.info("image stored", metadata: ["richpush.image.id": "\(image.id)", "richpush.bytes": "\(image.byteCount)"])
         }
         return EditedResponse(status: created ? .created : .ok, headers: [.location: "/api/images/\(image.id)"], response: ImageJSON(image))

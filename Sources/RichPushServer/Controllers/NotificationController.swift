@@ -1,4 +1,3 @@
-import CoreMetrics
 import Foundation
 import Hummingbird
 import HummingbirdAuth
@@ -68,7 +67,7 @@ struct NotificationController {
         let (record, created) = try await notifications.create(
             draft, audit: { caller.audit(.notificationCreated, target: String($0), details: "to \(audience)") }, now: now)
         if created {
-            metrics.notificationsCreated.increment()
+            metrics.notificationCreated()
             dispatcherDoorbell.ring()
             // The rest of a large outbox is written after the answer, while the dispatcher sends each chunk; a crash
             // meanwhile leaves it to the next start (or, on a shared store, another process) to complete.

@@ -1,4 +1,3 @@
-import CoreMetrics
 import Hummingbird
 import Logging
 import NIOCore
@@ -32,7 +31,7 @@ struct OperationsController {
     }
 
     @Sendable func metrics(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        metrics.openStreams.record(broadcaster.streamCount)
+        metrics.streamsOpen(broadcaster.streamCount)
         let text = metrics.exposition()
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Metrics
 import RichPushCore
 import RichPushHubs
 import RichPushStore
@@ -239,8 +238,7 @@ struct Dispatcher: Service {
         var tally: [DeliveryTallyKey: Int] = [:]
         for (job, outcome) in recorded { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
         for (key, count) in tally {
-            Counter(label: "richpush_deliveries_total", dimensions: [("platform", key.platform.rawValue), ("outcome", key.outcome)])
-                .increment(by: count)
+            GatewayMetrics.deliveriesRecorded(count, platform: key.platform.rawValue, outcome: key.outcome)
         }
         logger.debug("dispatched", metadata: ["richpush.deliveries": "\(recorded.count)"])
     }

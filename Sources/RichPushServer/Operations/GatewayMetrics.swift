@@ -1,38 +1,57 @@
-import CoreMetrics
 import Prometheus
 
-/// The gateway's metrics, through swift-metrics into one Prometheus registry per process.
+/// The gateway's metrics, in one Prometheus registry per process, each family with its `# HELP`.
 ///
-/// Labels carry only bounded, non-personal values (outcomes, platforms), never users or ids.
+/// Made on the registry itself rather than through swift-metrics, whose Prometheus factory registers every family
+/// without help text. Labels carry only bounded, non-personal values (outcomes, platforms), never users or ids.
 struct GatewayMetrics: Sendable {
-    /// swift-metrics has one global backend, bootstrapped once per process however many applications are built.
-    static let registry: PrometheusCollectorRegistry = {
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        return registry
-    }()
+    /// One registry however many applications a process builds; the same family asked for twice is the same series.
+    static let registry = PrometheusCollectorRegistry()
 
-    let notificationsCreated: CoreMetrics.Counter
-    let imagesStored: CoreMetrics.Counter
-    let authenticationFailures: CoreMetrics.Counter
-    let openStreams: CoreMetrics.Gauge
+    private let notificationsCreated: Counter
+    private let imagesStored: Counter
+    private let authenticationFailures: Counter
+    private let openStreams: Gauge
     /// Payload fetches by outcome, made once: the payload path is the hottest in the gateway.
-    private let payloadFetches: [PayloadFetchOutcome: CoreMetrics.Counter]
+    private let payloadFetches: [PayloadFetchOutcome: Counter]
 
     init() {
-        _ = Self.registry
-        notificationsCreated = CoreMetrics.Counter(label: "richpush_notifications_created_total")
-        imagesStored = CoreMetrics.Counter(label: "richpush_images_stored_total")
-        authenticationFailures = CoreMetrics.Counter(label: "richpush_auth_failures_total")
-        openStreams = CoreMetrics.Gauge(label: "richpush_streams_open")
+        let registry = Self.registry
+        notificationsCreated = registry.makeCounter(
+            name: "richpush_notifications_created_total", help: "Notifications accepted for delivery, sent now or scheduled.")
+        imagesStored = registry.makeCounter(name: "richpush_images_stored_total", help: "Images accepted by the image library.")
+        authenticationFailures = registry.makeCounter(
+            name: "richpush_auth_failures_total", help: "Requests refused for wrong, unknown or throttled credentials.")
+        openStreams = registry.makeGauge(name: "richpush_streams_open", help: "Direct event streams open now.")
         payloadFetches = Dictionary(
             uniqueKeysWithValues: PayloadFetchOutcome.allCases.map {
-                ($0, CoreMetrics.Counter(label: "richpush_payload_fetches_total", dimensions: $0.dimensions))
+                (
+                    $0,
+                    registry.makeCounter(
+                        name: "richpush_payload_fetches_total", labels: $0.labels,
+                        help: "Payload fetches by outcome, and whether memory or the store answered.")
+                )
             })
     }
 
+    func notificationCreated() { notificationsCreated.increment() }
+
+    func imageStored() { imagesStored.increment() }
+
+    func authenticationFailed() { authenticationFailures.increment() }
+
+    func streamsOpen(_ count: Int) { openStreams.set(to: Double(count)) }
+
     func payloadFetch(_ outcome: PayloadFetchOutcome) {
         payloadFetches[outcome]?.increment()
+    }
+
+    /// Counts `count` recorded outcomes in the series of `richpush_deliveries_total` for one platform and outcome.
+    static func deliveriesRecorded(_ count: Int, platform: String, outcome: String) {
+        registry.makeCounter(
+            name: "richpush_deliveries_total", labels: [("platform", platform), ("outcome", outcome)],
+            help: "Silent pushes whose hub answered, by platform and outcome."
+        ).increment(by: Int64(count))
     }
 
     /// The Prometheus text exposition of every metric.
@@ -49,7 +68,7 @@ enum PayloadFetchOutcome: CaseIterable {
     case notFound
     case gone
 
-    var dimensions: [(String, String)] {
+    var labels: [(String, String)] {
         switch self {
         case .servedFromMemory: [("outcome", "ok"), ("path", "memory")]
         case .served: [("outcome", "ok"), ("path", "router")]

@@ -1,4 +1,3 @@
-import CoreMetrics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -62,13 +61,13 @@ struct DirectStream: Sendable {
     /// place.
     func subscribe(_ username: String) -> (id: UInt64, signal: StreamSignal) {
         let subscription = broadcaster.subscribe(username)
-        metrics.openStreams.record(broadcaster.streamCount)
+        metrics.streamsOpen(broadcaster.streamCount)
         return subscription
     }
 
     func unsubscribe(_ username: String, id: UInt64) {
         broadcaster.unsubscribe(username, id: id)
-        metrics.openStreams.record(broadcaster.streamCount)
+        metrics.streamsOpen(broadcaster.streamCount)
     }
 
     /// Writes the stream's events from `cursor` on, and a heartbeat on each beat, until `signal` closes.
