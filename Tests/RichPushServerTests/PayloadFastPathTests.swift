@@ -68,6 +68,53 @@ struct PayloadFastPathTests {
         }
     }
 
+    @Test(arguments: [false, true])
+    func aRangeOfTheImageIsThatPartOfItsBytesFromMemoryOrTheStore(fromMemory: Bool) async throws {
+        try await withImageNotification { session, alice, id in
+            if fromMemory { _ = try await session.request(.get, "/api/notifications/\(id)", as: alice) }
+            let image = ByteBuffer(data: try fixture("valid-rgba.png"))
+            let size = image.readableBytes
+            let before = try await fetches(session, path: "memory")
+            let tail = try await session.request(.get, "/api/notifications/\(id)", as: alice, headers: [.range: "bytes=-100"])
+            #expect(try await fetches(session, path: "memory") == before + (fromMemory ? 1 : 0))
+            #expect(tail.status == .partialContent)
+            #expect(tail.headers[.contentRange] == "bytes \(size - 100)-\(size - 1)/\(size)")
+            #expect(tail.headers[.contentLength] == "100")
+            #expect(tail.body == image.getSlice(at: size - 100, length: 100))
+            let middle = try await session.request(.get, "/api/notifications/\(id)", as: alice, headers: [.range: "bytes=10-19"])
+            #expect(middle.status == .partialContent)
+            #expect(middle.body == image.getSlice(at: 10, length: 10))
+            #expect(middle.headers[.acceptRanges] == "bytes")
+        }
+    }
+
+    @Test func aRangePastTheImageIsA416NamingItsSize() async throws {
+        try await withImageNotification { session, alice, id in
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let size = try fixture("valid-rgba.png").count
+            let past = try await session.request(.get, "/api/notifications/\(id)", as: alice, headers: [.range: "bytes=99999999-"])
+            #expect(past.status == .rangeNotSatisfiable)
+            #expect(past.headers[.contentRange] == "bytes */\(size)")
+            #expect(try past.error().code == "request.rangeNotSatisfiable")
+            let atTheEnd = try await session.request(.get, "/api/notifications/\(id)", as: alice, headers: [.range: "bytes=\(size)-"])
+            #expect(atTheEnd.status == .rangeNotSatisfiable)
+            // The connection is still in step: the next answer is the whole image.
+            let whole = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            #expect(whole.status == .ok)
+            #expect(whole.body.readableBytes == size)
+        }
+    }
+
+    @Test func aRangeForAnotherVersionOfTheImageIsTheWholeImage() async throws {
+        try await withImageNotification { session, alice, id in
+            let size = try fixture("valid-rgba.png").count
+            let answer = try await session.request(
+                .get, "/api/notifications/\(id)", as: alice, headers: [.range: "bytes=0-9", .ifRange: "\"another-version\""])
+            #expect(answer.status == .ok)
+            #expect(answer.body.readableBytes == size)
+        }
+    }
+
     @Test func aWrongPasswordIsNeverAnsweredFromMemory() async throws {
         try await withImageNotification { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)

@@ -126,6 +126,19 @@ struct PayloadTests {
         }
     }
 
+    @Test func aHeadOfThePayloadIsNoFetch() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let bob = try await session.createUser("bob")
+            let id = try await session.send(
+                #"{"message":"m","richType":"text","text":"x","audience":"username:alice || username:bob"}"#, as: .admin)
+            #expect(try await session.request(.head, "/api/notifications/\(id)", as: alice).status == .ok)
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: bob)
+            // Fetches are recorded in the order they come: bob's counted means alice's HEAD was seen before it.
+            #expect(try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()["fetched"] as? Int64 == 1)
+        }
+    }
+
     @Test func aBurstOfFirstFetchesIsCountedWhole() async throws {
         try await TestGateway().run { session in
             var readers: [Credentials] = []

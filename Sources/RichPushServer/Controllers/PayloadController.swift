@@ -39,7 +39,8 @@ struct PayloadController {
             metrics.payloadFetch(.gone)
             throw APIError.gone("notification.gone", "Notification \(id) \(reason).")
         case .served(let served, let recordsFetch):
-            if let caller, recordsFetch { payloads.recordFetch(notificationId: id, username: caller.username) }
+            // HEAD only asks what a fetch would get: no receipt.
+            if let caller, recordsFetch, request.method != .head { payloads.recordFetch(notificationId: id, username: caller.username) }
             record = served
         }
         var image: PayloadMemory.Image?
@@ -49,8 +50,13 @@ struct PayloadController {
         }
         metrics.payloadFetch(.served)
         let localization = record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage])?.localization
-        let reply = PayloadReply(
-            record, localization: localization, image: image, method: request.method, ifNoneMatch: request.headers[.ifNoneMatch])
+        let reply = PayloadReply(record, localization: localization, image: image, method: request.method, requestHeaders: request.headers)
+        if reply.status == .rangeNotSatisfiable {
+            throw APIError(
+                .rangeNotSatisfiable, code: "request.rangeNotSatisfiable",
+                message: "The range asked for lies outside the image of notification \(id) (\(reply.headers[.contentRange] ?? "")).",
+                headers: [.contentRange: reply.headers[.contentRange] ?? ""])
+        }
         return Response(status: reply.status, headers: reply.headers, body: reply.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 

@@ -80,7 +80,7 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             head.headerFields[.contentLength].map({ $0 == "0" }) ?? true, head.headerFields[.transferEncoding] == nil
         else { return nil }
         return replies.reply(
-            id: id, authorization: authorization, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
+            id: id, authorization: authorization, method: head.method, requestHeaders: head.headerFields)
     }
 
     private func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
@@ -93,7 +93,7 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             // the head and the end that went through it. The write holds the file open until it is sent.
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
-            encoder.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(file.region))), promise: sent)
+            encoder.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(file.image.region(file.range)))), promise: sent)
         } else if let body = reply.body {
             context.write(wrapOutboundOut(.body(body)), promise: nil)
         }

@@ -36,6 +36,6 @@ final class ImageFile: @unchecked Sendable {
 
     deinit { try? handle.close() }
 
-    /// The whole file, for one write.
-    var region: FileRegion { FileRegion(fileHandle: handle, readerIndex: 0, endIndex: size) }
+    /// The bytes of `range`, for one write.
+    func region(_ range: Range<Int>) -> FileRegion { FileRegion(fileHandle: handle, readerIndex: range.lowerBound, endIndex: range.upperBound) }
 }

@@ -9,30 +9,48 @@ struct PayloadReply {
     var status: HTTPResponse.Status
     var headers: HTTPFields
     var body: ByteBuffer?
-    /// The body's image as a file, which a plain HTTP/1.1 connection sends without copying it.
-    var file: ImageFile?
+    /// The body's part of the image's file, which a plain HTTP/1.1 connection sends without copying it.
+    var file: (image: ImageFile, range: Range<Int>)?
 
     /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
-    /// the request's `If-None-Match`; `image` is the record's image when it has one.
+    /// the request's `headers` (`If-None-Match`, and `Range` and `If-Range` for an image); `image` is the record's
+    /// image when it has one.
     init(
         _ record: NotificationRecord, localization: Localization? = nil, image: PayloadMemory.Image?, method: HTTPRequest.Method,
-        ifNoneMatch: String?
+        requestHeaders: HTTPFields
     ) {
         switch record.payload(in: localization) {
         case .image:
             let image = image!
             headers = [.eTag: image.entityTag, .cacheControl: "private"]
-            if let ifNoneMatch, Self.matches(ifNoneMatch, image.entityTag) {
+            if let ifNoneMatch = requestHeaders[.ifNoneMatch], Self.matches(ifNoneMatch, image.entityTag) {
                 status = .notModified
                 body = nil
                 headers.append(contentsOf: SecurityHeaders.fields)
                 return
             }
-            status = .ok
+            let size = image.bytes.readableBytes
+            let range = ByteRange(range: requestHeaders[.range], ifRange: requestHeaders[.ifRange], size: size, entityTag: image.entityTag)
+            headers[.acceptRanges] = "bytes"
             headers[.contentType] = image.contentType
-            headers[.contentLength] = String(image.bytes.readableBytes)
-            body = method == .head ? nil : image.bytes
-            file = method == .head ? nil : image.file
+            headers[.contentLength] = String(size)
+            let sent: Range<Int>
+            switch range {
+            case .whole:
+                status = .ok
+                sent = 0..<size
+            case .partial(let part):
+                status = .partialContent
+                sent = part
+            case .unsatisfiable:
+                status = .rangeNotSatisfiable
+                sent = 0..<0
+            }
+            for field in range.headers(size: size) { headers[field.name] = field.value }
+            if method != .head, !sent.isEmpty {
+                body = image.bytes.getSlice(at: image.bytes.readerIndex + sent.lowerBound, length: sent.count)
+                file = image.file.map { ($0, sent) }
+            }
         case .url(let url):
             status = .found
             headers = [.location: url, .cacheControl: "private"]
@@ -58,14 +76,15 @@ struct PayloadReply {
 
 /// The reply to a payload fetch when memory holds everything it depends on — a recently verified caller, the
 /// notification, the recipient check, the first fetch already recorded, the image — and nil otherwise, so the
-/// router's path loads what is missing. It answers only successes; every refusal is the router's to give.
+/// router's path loads what is missing. It answers only successes; every refusal (a range past the image's end among
+/// them) is the router's to give.
 struct MemoryPayloadReplies: Sendable {
     let authenticator: Authenticator
     let payloads: PayloadMemory
     let clock: any WallClock
     let metrics: GatewayMetrics
 
-    func reply(id: Int64, authorization: String, method: HTTPRequest.Method, ifNoneMatch: String?) -> PayloadReply? {
+    func reply(id: Int64, authorization: String, method: HTTPRequest.Method, requestHeaders: HTTPFields) -> PayloadReply? {
         guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
             let record = payloads.cachedNotification(id: id),
             // A text or link that varies by language is the router's, which reads Accept-Language.
@@ -80,6 +99,7 @@ struct MemoryPayloadReplies: Sendable {
             image = cached
         }
         metrics.payloadFetch(.servedFromMemory)
-        return PayloadReply(record, image: image, method: method, ifNoneMatch: ifNoneMatch)
+        let reply = PayloadReply(record, image: image, method: method, requestHeaders: requestHeaders)
+        return reply.status == .rangeNotSatisfiable ? nil : reply
     }
 }
