@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
     ],
     targets: [
         .target(name: "RichPushCore", swiftSettings: swiftSettings),
@@ -105,6 +106,7 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -217,7 +219,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
-
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

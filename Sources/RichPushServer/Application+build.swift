@@ -124,7 +124,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     let startupLogger = logger
     let scheme = certificate == nil ? "http" : "https"
     var app = Application(
-        router: buildRouter(gateway),
+        responder: MethodRouting(buildRouter(gateway)),
         server: httpServer(gateway, certificate: certificate),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
         // Services stop in reverse order: the store and the hub connections close after the dispatcher has finished
@@ -173,11 +173,9 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
 func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     let router = Router(context: RichPushRequestContext.self)
     router.add(middleware: ErrorMiddleware())
-    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ResponseCompression())
     router.add(middleware: PathValidationMiddleware())
-    router.add(
-        middleware: FileMiddleware(gateway.configuration.publicDirectory, searchForIndexHtml: true)
-            .withAdditionalMediaType(MediaType(type: .application, subType: "yaml"), mappedToFileExtension: "yaml"))
+    router.add(middleware: StaticFiles(directory: gateway.configuration.publicDirectory))
     OperationsController(store: gateway.store, metrics: gateway.metrics, broadcaster: gateway.broadcaster).addRoutes(to: router)
 
     let api = router.group("api")

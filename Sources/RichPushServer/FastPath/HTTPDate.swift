@@ -6,15 +6,21 @@ enum HTTPDate {
     private static let cache = Mutex<(second: Int, text: String)>((0, ""))
 
     static var now: String {
-        var time = time_t(Date.now.timeIntervalSince1970)
+        let time = time_t(Date.now.timeIntervalSince1970)
         let second = Int(time)
         if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) { return cached }
+        let text = format(time)
+        cache.withLock { $0 = (second, text) }
+        return text
+    }
+
+    /// `time` as an IMF-fixdate, as `Last-Modified` carries it.
+    static func format(_ time: time_t) -> String {
+        var time = time
         var parts = tm()
         gmtime_r(&time, &parts)
         var buffer = [CChar](repeating: 0, count: 40)
         let length = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-        let text = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        cache.withLock { $0 = (second, text) }
-        return text
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
