@@ -148,7 +148,8 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
         headerTimeout: TimeAmount(gateway.configuration.headerTimeout), idleTimeout: TimeAmount(gateway.configuration.idleTimeout))
     let streamConfiguration = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
-            SecurityHeaders(overTLS: certificate != nil), RequestDeadlines(policy: policy),
+            SecurityHeaders(overTLS: certificate != nil), CORSHeaders(policy: gateway.configuration.corsPolicy), SessionCookies(),
+            RequestDeadlines(policy: policy),
             PayloadFastPath(
                 replies: MemoryPayloadReplies(
                     authenticator: gateway.authenticator, payloads: gateway.payloads, clock: gateway.configuration.clock,
@@ -196,6 +197,9 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         dispatcherDoorbell: gateway.dispatcherDoorbell, rules: gateway.configuration.installationRules)
     UserController(users: gateway.store.users, hasher: gateway.hasher, credentials: gateway.authenticator.cache).addRoutes(to: authenticated)
     TokenController(tokens: gateway.store.tokens, cache: gateway.authenticator.cache).addRoutes(to: authenticated)
+    SessionController(
+        tokens: gateway.store.tokens, cache: gateway.authenticator.cache, overTLS: gateway.configuration.tlsFiles != nil
+    ).addRoutes(to: authenticated)
     AuditController(audit: gateway.store.audit).addRoutes(to: authenticated)
     ImageController(imageLimits: gateway.configuration.imageLimits, metrics: gateway.metrics, library: library).addRoutes(to: authenticated)
     NotificationController(

@@ -43,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var dispatchBatchesInFlight = ServeSettings.dispatchBatchesInFlight.defaultValue
     /// Load balancers whose `X-Forwarded-For` names the client that the login throttle counts by.
     public var trustedProxies = TrustedProxies()
+    /// The web origins whose pages may call the API with credentials; none by default.
+    public var corsPolicy = CORSPolicy()
     /// The most installations a user registers itself; an admin's import is not limited.
     public var maximumInstallationsPerUser = ServeSettings.maximumInstallationsPerUser.defaultValue
     public var maximumTemplatesPerUser = ServeSettings.maximumTemplatesPerUser.defaultValue
@@ -121,6 +123,7 @@ public struct ServerConfiguration: Sendable {
         frequencyCap = try sources.value(S.frequencyCap)
         quietHours = try sources.value(S.quietHours)
         trustedProxies = try sources.value(S.trustedProxies) ?? TrustedProxies()
+        corsPolicy = try sources.value(S.corsOrigins) ?? CORSPolicy()
         maximumInstallationsPerUser = try sources.value(S.maximumInstallationsPerUser)
         maximumTemplatesPerUser = try sources.value(S.maximumTemplatesPerUser)
         maximumStreamsPerUser = try sources.value(S.maximumStreamsPerUser)

@@ -35,6 +35,7 @@ struct Serve: AsyncParsableCommand {
     @Option(ServeSettings.sendRateLimit) var sendRateLimit
     @Option(ServeSettings.maximumUnauthenticatedConnections) var maximumUnauthenticatedConnections
     @Option(ServeSettings.publicURL) var publicURL
+    @Option(ServeSettings.corsOrigins) var corsOrigins
     @Option(ServeSettings.defaultTimeZone) var defaultTimeZone
     @Option(ServeSettings.frequencyCap) var frequencyCap
     @Option(ServeSettings.defaultTTL) var defaultTTL

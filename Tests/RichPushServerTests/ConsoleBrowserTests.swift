@@ -6,7 +6,7 @@ import Testing
 /// Screenshots of each screen land in `.test-output/console/`. Run it with `RICHPUSH_BROWSER_TESTS=1 swift test
 /// --filter ConsoleBrowserTests`.
 @Suite(
-    "The web console in a real browser",
+    "The web console in a real browser", .serialized,
     .enabled(
         if: ProcessInfo.processInfo.environment["RICHPUSH_BROWSER_TESTS"] == "1",
         "scripts/test runs the browser on its own, after the other tests, so neither slows the other's timing")
@@ -25,5 +25,17 @@ struct ConsoleBrowserTests {
         let result = try await SpawnedProcess.run("/usr/bin/env", ["timeout", "300", "python3", script], environment: environment)
         #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
         #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent("campaigns.png").path))
+    }
+
+    @Test func aPageOfAnAllowedOriginCallsTheAPIAndAnotherOriginIsRefused() async throws {
+        let pagePort = try freePort()
+        let gateway = try GatewayProcess(extraArguments: ["--cors-origins", "http://127.0.0.1:\(pagePort)"])
+        defer { gateway.cleanUp() }
+        try await gateway.start()
+        var environment = gateway.scriptEnvironment
+        environment["PAGE_PORT"] = String(pagePort)
+        let script = repositoryRoot.appendingPathComponent("Tests/console/cors_test.py").path
+        let result = try await SpawnedProcess.run("/usr/bin/env", ["timeout", "120", "python3", script], environment: environment)
+        #expect(result.status == 0, "\(result.output)\n--- gateway log ---\n\(gateway.log)")
     }
 }

@@ -84,6 +84,11 @@ final class Authenticator: Sendable {
         guard let authorization else {
             throw APIError.unauthorized("Authentication is required: send HTTP Basic credentials or an API token.")
         }
+        if authorization == SessionCookies.unconfirmedScheme {
+            throw APIError(
+                .forbidden, code: "auth.csrf",
+                message: "A change made with the session cookie needs the X-Richpush-CSRF header that GET /api/session gives.")
+        }
         if let user = try await rememberedCaller(authorization: authorization) { return user }
         if let token = APIToken.bearer(authorization) {
             return try await authenticate(token: token, authorization: authorization, address: address, logger: logger)

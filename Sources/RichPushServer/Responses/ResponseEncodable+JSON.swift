@@ -7,6 +7,7 @@ public import RichPushCore
 // Hummingbird; the server makes them responses here. Swift does not call these conformances retroactive (Core is
 // in the same package), but they are public ones: Hummingbird is imported publicly for them.
 extension UserJSON: ResponseEncodable {}
+extension SessionJSON: ResponseEncodable {}
 extension ImageJSON: ResponseEncodable {}
 extension NotificationJSON: ResponseEncodable {}
 extension PageJSON: ResponseGenerator, ResponseEncodable where Item: Encodable {}

@@ -54,6 +54,10 @@ public enum ServeSettings {
     public static let publicURL = Setting.optional(
         "public-url", "The gateway's address as devices reach it, for image links in alerts",
         expected: "an absolute http or https URL such as https://push.example.com", parse: publicURLText)
+    public static let corsOrigins = Setting.optional(
+        "cors-origins", "Web origins whose pages may call the API and open streams with credentials, comma-separated",
+        expected: "http or https origins without a path, comma-separated, such as https://app.example.com,http://localhost:3000",
+        defaultText: "none", parse: CORSPolicy.init(parsing:))
     public static let defaultTimeZone = Setting<TimeZone>(
         "default-time-zone", "The IANA zone of devices without one, for deliveries at a local time", default: TimeZone(identifier: "UTC")!,
         defaultText: "UTC", defaultIsLiteral: true, expected: "an IANA time zone such as Europe/Berlin or UTC", parse: TimeZone.init(identifier:))
@@ -99,7 +103,7 @@ public enum ServeSettings {
             heartbeatInterval, dispatchLease, dispatchBatchSize, dispatchBatchesInFlight, trustedProxies, maximumInstallationsPerUser,
             maximumTemplatesPerUser,
             maximumStreamsPerUser, rateLimit, sendRateLimit,
-            maximumUnauthenticatedConnections, publicURL, defaultTimeZone, frequencyCap, defaultTTL, protectedTagPrefixes, quietHours,
+            maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, protectedTagPrefixes, quietHours,
             tlsCertificateFile, tlsKeyFile, logLevel, adminUser, adminPassword,
         ] + ServeHubSettings.all
 

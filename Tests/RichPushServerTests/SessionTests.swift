@@ -1,0 +1,86 @@
+import Foundation
+import GatewayTesting
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import RichPushServer
+
+/// A browser signs in once and holds a cookie; its changes also carry the session's CSRF value. Over real sockets:
+/// the cookie is read at the connection, before the router and the fast paths.
+@Suite("Browser sessions")
+struct SessionTests {
+    /// A gateway with alice and her browser session: the cookie header to send and the CSRF value.
+    func withSession(_ body: @Sendable (Session, Credentials, HTTPFields, String) async throws -> Void) async throws {
+        try await TestGateway().run(.live) { session in
+            let alice = try await session.createUser("alice")
+            let signIn = try await session.request(.post, "/api/session", as: alice)
+            #expect(signIn.status == .noContent)
+            let setCookie = try #require(signIn.headers[.setCookie])
+            let cookie = try #require(setCookie.split(separator: ";").first.map(String.init))
+            let csrf = try #require(signIn.headers[SessionCookie.csrfHeader])
+            try await body(session, alice, [.cookie: cookie], csrf)
+        }
+    }
+
+    @Test func signingInGivesAnHttpOnlyStrictCookieOfTheWholeSite() async throws {
+        try await TestGateway().run(.live) { session in
+            let alice = try await session.createUser("alice")
+            let signIn = try await session.request(.post, "/api/session", as: alice)
+            let attributes = try #require(signIn.headers[.setCookie]).split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(attributes[0].hasPrefix("richpush_session=rp_"))
+            #expect(Set(attributes.dropFirst()).isSuperset(of: ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=604800"]))
+            // Plain HTTP: a Secure cookie would never come back.
+            #expect(!attributes.contains("Secure"))
+        }
+    }
+
+    @Test func theCookieAloneSignsInAndTellsTheSessionsCSRFValue() async throws {
+        try await withSession { session, _, cookie, csrf in
+            let me = try await session.request(.get, "/api/users/me", headers: cookie)
+            #expect(me.status == .ok)
+            #expect(try me.json()["username"] as? String == "alice")
+            let described = try await session.request(.get, "/api/session", headers: cookie).json()
+            #expect(described["username"] as? String == "alice")
+            #expect(described["role"] as? String == "member")
+            #expect(described["csrf"] as? String == csrf)
+        }
+    }
+
+    @Test func aChangeWithTheCookieNeedsTheCSRFValue() async throws {
+        try await withSession { session, alice, cookie, csrf in
+            let json = #"{"message":"m","richType":"text","text":"x"}"#
+            let forged = try await session.request(.post, "/api/notifications", json: json, headers: cookie)
+            #expect(forged.status == .forbidden)
+            #expect(try forged.error().code == "auth.csrf")
+            var wrong = cookie
+            wrong[SessionCookie.csrfHeader] = "not-the-value"
+            #expect(try await session.request(.post, "/api/notifications", json: json, headers: wrong).status == .forbidden)
+            var confirmed = cookie
+            confirmed[SessionCookie.csrfHeader] = csrf
+            #expect(try await session.request(.post, "/api/notifications", json: json, headers: confirmed).status == .created)
+            #expect(try await session.request(.get, "/api/me/notifications", as: alice).json()["items"] as? [Any] != nil)
+        }
+    }
+
+    @Test func signingOutEndsTheSessionAndClearsTheCookie() async throws {
+        try await withSession { session, _, cookie, csrf in
+            var confirmed = cookie
+            confirmed[SessionCookie.csrfHeader] = csrf
+            let signOut = try await session.request(.delete, "/api/session", headers: confirmed)
+            #expect(signOut.status == .noContent)
+            #expect(signOut.headers[.setCookie]?.contains("Max-Age=0") == true)
+            #expect(try await session.request(.get, "/api/users/me", headers: cookie).status == .unauthorized)
+        }
+    }
+
+    @Test func aRequestWithItsOwnCredentialsIsThoseCredentialsWhateverCookieItCarries() async throws {
+        try await withSession { session, _, cookie, _ in
+            let asAdmin = try await session.request(.get, "/api/users/me", as: .admin, headers: cookie)
+            #expect(try asAdmin.json()["username"] as? String == "admin")
+            let withoutSession = try await session.request(.get, "/api/session", as: .admin)
+            #expect(withoutSession.status == .notFound)
+            #expect(try withoutSession.error().code == "session.none")
+        }
+    }
+}
