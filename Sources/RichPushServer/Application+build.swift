@@ -146,17 +146,24 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
 private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) -> HTTPServerBuilder {
     let policy = RequestDeadlines.Policy(
         headerTimeout: TimeAmount(gateway.configuration.headerTimeout), idleTimeout: TimeAmount(gateway.configuration.idleTimeout))
-    let streamConfiguration = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [
-            SecurityHeaders(overTLS: certificate != nil), CORSHeaders(policy: gateway.configuration.corsPolicy), SessionCookies(),
-            RequestDeadlines(policy: policy),
+    let cors = gateway.configuration.corsPolicy
+    /// Each connection's own handlers, in the order a request passes them.
+    @Sendable func connectionHandlers() -> [any RemovableChannelHandler] {
+        var handlers: [any RemovableChannelHandler] = [SecurityHeaders(overTLS: certificate != nil)]
+        // Without --cors-origins no answer carries CORS headers: the payload path does without the handler.
+        if !cors.origins.isEmpty { handlers.append(CORSHeaders(policy: cors)) }
+        handlers += [
+            SessionCookies(), RequestDeadlines(policy: policy),
             PayloadFastPath(
                 replies: MemoryPayloadReplies(
                     authenticator: gateway.authenticator, payloads: gateway.payloads, clock: gateway.configuration.clock,
                     metrics: gateway.metrics),
                 connections: gateway.connections),
             StreamFastPath(stream: gateway.stream, authenticator: gateway.authenticator, connections: gateway.connections),
-        ])
+        ]
+        return handlers
+    }
+    let streamConfiguration = HTTP1Channel.Configuration(additionalChannelHandlers: connectionHandlers())
     return HTTPServerBuilder { responder in
         guard let certificate else {
             return GuardedChannel(
@@ -185,11 +192,11 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         connections: gateway.connections, authenticator: gateway.authenticator, trustedProxies: gateway.configuration.trustedProxies
     ).addRoutes(to: api)
     WebPushKeyController(publicKey: gateway.webPushPublicKey).addRoutes(to: api)
-    let signedIn = api.group()
-        .add(
-            middleware: CredentialsAuthenticator(
-                authenticator: gateway.authenticator, rateLimits: gateway.rateLimits, trustedProxies: gateway.configuration.trustedProxies))
-    let authenticated = signedIn.group().add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: gateway.rateLimits))
+    let credentials = CredentialsAuthenticator(
+        authenticator: gateway.authenticator, rateLimits: gateway.rateLimits, trustedProxies: gateway.configuration.trustedProxies)
+    let admission = CallerAdmission(connections: gateway.connections, rateLimits: gateway.rateLimits)
+    let signedIn = api.group().add(middleware: credentials)
+    let authenticated = signedIn.group().add(middleware: admission)
     let library = ImageLibrary(
         images: gateway.store.images, limits: gateway.configuration.imageLimits, directory: gateway.configuration.imageDirectory)
     let registrar = Registrar(
@@ -202,14 +209,15 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     ).addRoutes(to: authenticated)
     AuditController(audit: gateway.store.audit).addRoutes(to: authenticated)
     ImageController(imageLimits: gateway.configuration.imageLimits, metrics: gateway.metrics, library: library).addRoutes(to: authenticated)
-    NotificationController(
+    let notifications = NotificationController(
         notifications: gateway.store.notifications, results: gateway.store.results, statePushes: gateway.store.statePushes,
         images: gateway.store.images, templates: gateway.store.templates, library: library, payloads: gateway.payloads,
         linkSigner: gateway.linkSigner, broadcaster: gateway.broadcaster,
         dispatcherDoorbell: gateway.dispatcherDoorbell, statePushDoorbell: gateway.statePushDoorbell, outboxes: gateway.outboxes,
         rateLimits: gateway.rateLimits,
         metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone
-    ).addRoutes(to: authenticated)
+    )
+    notifications.addRoutes(to: authenticated)
     RetryController(outbox: gateway.store.outbox, dispatcherDoorbell: gateway.dispatcherDoorbell, clock: gateway.configuration.clock)
         .addRoutes(to: authenticated)
     ResultsController(notifications: gateway.store.notifications, results: gateway.store.results, fetches: gateway.payloads.fetches).addRoutes(
@@ -227,6 +235,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         feeds: gateway.store.feeds, installations: gateway.store.installations, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock,
         statePushDoorbell: gateway.statePushDoorbell
     ).addRoutes(to: authenticated)
+    // ntfy's publish paths are outside /api, where ntfy's clients send them.
+    NtfyController(notifications: notifications).addRoutes(to: router.group().add(middleware: credentials).add(middleware: admission))
     StreamController(stream: gateway.stream).addRoutes(
         to: signedIn.group().add(middleware: CallerAdmission(connections: gateway.connections, rateLimits: nil)))
     return router

@@ -63,6 +63,18 @@ struct NotificationController {
                 id in try await images.image(id: id) != nil
             }
         }
+        let (record, created) = try await publish(draft, by: caller, now: now, context: context)
+        // The tutorial's backend answers its bodiless send with 200, which its client checks for.
+        return try await EditedResponse(
+            status: created && !tutorial ? .created : .ok, headers: [.location: "/api/notifications/\(record.id)"],
+            response: representation(of: record, for: request))
+    }
+
+    /// Stores `draft` with its outbox and wakes the dispatcher; `created` is false for an idempotency key used before,
+    /// whose first notification the record then is.
+    func publish(_ draft: NotificationDraft, by caller: AuthenticatedUser, now: Date, context: RichPushRequestContext) async throws -> (
+        record: NotificationRecord, created: Bool
+    ) {
         let audience = draft.audience.description
         let (record, created) = try await notifications.create(
             draft, audit: { caller.audit(.notificationCreated, target: String($0), details: "to \(audience)") }, now: now)
@@ -75,10 +87,7 @@ struct NotificationController {
             context.logger.info(
                 "notification created", metadata: ["richpush.notification.id": "\(record.id)", "richpush.audience": "\(record.audience)"])
         }
-        // The tutorial's backend answers its bodiless send with 200, which its client checks for.
-        return try await EditedResponse(
-            status: created && !tutorial ? .created : .ok, headers: [.location: "/api/notifications/\(record.id)"],
-            response: representation(of: record, for: request))
+        return (record, created)
     }
 
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {

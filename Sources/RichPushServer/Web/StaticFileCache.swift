@@ -31,24 +31,32 @@ final class StaticFileCache: Sendable {
     /// The file the request path names, `index.html` for a directory; nil for none, and for a path that would leave
     /// the directory or name a hidden file.
     func file(at requestPath: String) -> StaticFile? {
-        guard let path = requestPath.removingPercentEncoding else { return nil }
+        // The API's paths are the router's: no file is looked for under them.
+        guard !requestPath.hasPrefix("/api/"), let path = requestPath.removingPercentEncoding else { return nil }
         let segments = path.split(separator: "/")
         guard !segments.contains(where: { $0.hasPrefix(".") }) else { return nil }
         var url = segments.reduce(directory) { $0.appendingPathComponent(String($1)) }
-        guard var attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
-        if attributes[.type] as? FileAttributeType == .typeDirectory {
+        guard var status = Self.status(of: url.path) else { return nil }
+        if status.st_mode & S_IFMT == S_IFDIR {
             url.appendPathComponent("index.html")
-            guard let index = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
-            attributes = index
+            guard let index = Self.status(of: url.path) else { return nil }
+            status = index
         }
-        guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int,
-            let modified = attributes[.modificationDate] as? Date
-        else { return nil }
+        guard status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let size = Int(status.st_size)
+        let modified = Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
         if let file = kept.withLock({ $0[url.path] }), file.bytes.readableBytes == size, file.modified == modified { return file }
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         let file = Self.serving(ByteBuffer(data: data), of: url, modified: modified)
         if size <= Self.largestKept { kept.withLock { $0[url.path] = file } }
         return file
+    }
+
+    /// `stat` of a path; nil when there is nothing there. Called for every request outside the API, so the system
+    /// call itself rather than FileManager, which builds an error object for each path that is not a file.
+    private static func status(of path: String) -> stat? {
+        var status = stat()
+        return stat(path, &status) == 0 ? status : nil
     }
 
     private static func serving(_ bytes: ByteBuffer, of url: URL, modified: Date) -> StaticFile {
