@@ -36,27 +36,20 @@ final class StaticFileCache: Sendable {
         let segments = path.split(separator: "/")
         guard !segments.contains(where: { $0.hasPrefix(".") }) else { return nil }
         var url = segments.reduce(directory) { $0.appendingPathComponent(String($1)) }
-        guard var status = Self.status(of: url.path) else { return nil }
-        if status.st_mode & S_IFMT == S_IFDIR {
+        guard var attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+        if attributes[.type] as? FileAttributeType == .typeDirectory {
             url.appendPathComponent("index.html")
-            guard let index = Self.status(of: url.path) else { return nil }
-            status = index
+            guard let index = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+            attributes = index
         }
-        guard status.st_mode & S_IFMT == S_IFREG else { return nil }
-        let size = Int(status.st_size)
-        let modified = Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
+        guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int,
+            let modified = attributes[.modificationDate] as? Date
+        else { return nil }
         if let file = kept.withLock({ $0[url.path] }), file.bytes.readableBytes == size, file.modified == modified { return file }
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         let file = Self.serving(ByteBuffer(data: data), of: url, modified: modified)
         if size <= Self.largestKept { kept.withLock { $0[url.path] = file } }
         return file
-    }
-
-    /// `stat` of a path; nil when there is nothing there. Called for every request outside the API, so the system
-    /// call itself rather than FileManager, which builds an error object for each path that is not a file.
-    private static func status(of path: String) -> stat? {
-        var status = stat()
-        return stat(path, &status) == 0 ? status : nil
     }
 
     private static func serving(_ bytes: ByteBuffer, of url: URL, modified: Date) -> StaticFile {
