@@ -33,6 +33,15 @@ struct HTTPSemanticsTests {
         }
     }
 
+    @Test func headOfAPathRoutedOnlyForOtherMethodsIs405WithoutABody() async throws {
+        try await TestGateway().run { session in
+            let head = try await session.request(.head, "/api/notifications/7/retry", as: .admin)
+            #expect(head.status == .methodNotAllowed)
+            #expect(head.headers[.allow] == "OPTIONS, POST")
+            #expect(head.body.readableBytes == 0)
+        }
+    }
+
     @Test func optionsOnARoutedPathTellsItsMethods() async throws {
         try await TestGateway().run { session in
             let options = try await session.request(.options, "/api/notifications")

@@ -26,9 +26,16 @@ enum Gzip {
             || type == "image/svg+xml"
     }
 
-    /// `bytes` gzipped; nil when zlib fails, and the answer then goes uncompressed.
+    /// Clients guard against decompression bombs by the ratio: AsyncHTTPClient's shared client, its default, refuses a
+    /// body that inflates to more than 25 times its size, and a page of a thousand deliveries gzips further than that.
+    static let largestRatio = 20
+
+    /// `bytes` gzipped; nil when zlib fails or the gzip would be smaller than a 20th, and the answer then goes as it is.
     static func compress(_ bytes: ByteBuffer) -> ByteBuffer? {
         var input = bytes
-        return try? input.compress(with: .gzip())
+        guard let gzipped = try? input.compress(with: .gzip()), gzipped.readableBytes * largestRatio >= bytes.readableBytes else {
+            return nil
+        }
+        return gzipped
     }
 }

@@ -37,21 +37,22 @@ struct MethodRouting<Context: RequestContext>: HTTPResponder {
     }
 
     private func route(_ request: Request, context: Context) async throws -> Response {
-        if request.method == .head, try await !hasOwnHead(request, context: context) {
-            let response = try await routes.respond(to: request.as(.get), context: context)
-            var head = Response(status: response.status, headers: response.headers, body: .init())
-            // A streamed answer's length is not known before it is sent: HEAD then names none, rather than 0.
-            if response.headers[.contentLength] == nil { head.headers[.contentLength] = nil }
-            return head
+        let headAsGet = request.method == .head ? try await !hasOwnHead(request, context: context) : false
+        var response = try await routes.respond(to: headAsGet ? request.as(.get) : request, context: context)
+        if response.status == .notFound, context.endpointPath == "NotFound", let allow = try await allowed(request, context: context) {
+            response =
+                request.method == .options
+                ? Response(status: .noContent, headers: [.allow: allow])
+                : try APIError(
+                    .methodNotAllowed, code: "request.methodNotAllowed",
+                    message: "\(request.uri.path) does not take \(request.method.rawValue); it takes \(allow).", headers: [.allow: allow]
+                ).response(from: request, context: context)
         }
-        let response = try await routes.respond(to: request, context: context)
-        guard response.status == .notFound, context.endpointPath == "NotFound" else { return response }
-        guard let allow = try await allowed(request, context: context) else { return response }
-        if request.method == .options { return Response(status: .noContent, headers: [.allow: allow]) }
-        return try APIError(
-            .methodNotAllowed, code: "request.methodNotAllowed",
-            message: "\(request.uri.path) does not take \(request.method.rawValue); it takes \(allow).", headers: [.allow: allow]
-        ).response(from: request, context: context)
+        guard headAsGet else { return response }
+        var head = Response(status: response.status, headers: response.headers, body: .init())
+        // A streamed answer's length is not known before it is sent: HEAD then names none, rather than 0.
+        if response.headers[.contentLength] == nil { head.headers[.contentLength] = nil }
+        return head
     }
 
     /// The methods routed at the request's path, as `Allow` lists them; nil for a path nothing is routed at.
