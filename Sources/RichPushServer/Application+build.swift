@@ -181,9 +181,10 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
 func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     let router = Router(context: RichPushRequestContext.self)
     router.add(middleware: ErrorMiddleware())
-    router.add(middleware: ResponseCompression())
     router.add(middleware: PathValidationMiddleware())
     router.add(middleware: StaticFiles(directory: gateway.configuration.publicDirectory))
+    // After the static files, which keep their gzip made once.
+    router.add(middleware: ResponseCompression())
     OperationsController(store: gateway.store, metrics: gateway.metrics, broadcaster: gateway.broadcaster).addRoutes(to: router)
 
     let api = router.group("api")

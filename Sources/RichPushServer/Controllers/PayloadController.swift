@@ -51,11 +51,8 @@ struct PayloadController {
         metrics.payloadFetch(.served)
         let localization = record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage])?.localization
         let reply = PayloadReply(record, localization: localization, image: image, method: request.method, requestHeaders: request.headers)
-        if reply.status == .rangeNotSatisfiable {
-            throw APIError(
-                .rangeNotSatisfiable, code: "request.rangeNotSatisfiable",
-                message: "The range asked for lies outside the image of notification \(id) (\(reply.headers[.contentRange] ?? "")).",
-                headers: [.contentRange: reply.headers[.contentRange] ?? ""])
+        if reply.status == .rangeNotSatisfiable, let image {
+            throw APIError.rangeNotSatisfiable("the image of notification \(id)", size: image.bytes.readableBytes)
         }
         return Response(status: reply.status, headers: reply.headers, body: reply.body.map { .init(byteBuffer: $0) } ?? .init())
     }

@@ -51,12 +51,7 @@ struct SessionController {
 
     @Sendable func end(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let (caller, _) = try session(of: request, context: context)
-        if let tokenId = caller.tokenId {
-            _ = try await tokens.delete(
-                id: tokenId, ownedBy: caller.username, roleAtMost: nil,
-                audit: { caller.audit(.tokenRevoked, target: $0.id, details: "\($0.name) of \($0.owner), signed out") }, now: .now)
-            cache.forget(tokenId: tokenId)
-        }
+        if let tokenId = caller.tokenId { try await revoke(tokenId, by: caller, because: "signed out", now: .now) }
         return Response(status: .noContent, headers: [.setCookie: SessionCookie.clearing(secure: overTLS)])
     }
 
@@ -76,12 +71,16 @@ struct SessionController {
         let held = try await tokens.list(ownedBy: caller.username, roleAtMost: nil)
         guard held.count >= TokenController.maximumTokensPerUser else { return }
         guard let oldest = held.filter({ $0.name == Self.tokenName }).min(by: { $0.createdAt < $1.createdAt }) else {
-            throw APIError.unprocessable(
-                "token.limit", "A user holds at most \(TokenController.maximumTokensPerUser) tokens; revoke one first.")
+            throw TokenController.limitReached
         }
+        try await revoke(oldest.id, by: caller, because: "the oldest session", now: now)
+    }
+
+    /// Removes the session token `id` of `caller` and forgets it on this process at once.
+    private func revoke(_ id: String, by caller: AuthenticatedUser, because reason: String, now: Date) async throws {
         _ = try await tokens.delete(
-            id: oldest.id, ownedBy: caller.username, roleAtMost: nil,
-            audit: { caller.audit(.tokenRevoked, target: $0.id, details: "\($0.name) of \($0.owner), the oldest session") }, now: now)
-        cache.forget(tokenId: oldest.id)
+            id: id, ownedBy: caller.username, roleAtMost: nil,
+            audit: { caller.audit(.tokenRevoked, target: $0.id, details: "\($0.name) of \($0.owner), \(reason)") }, now: now)
+        cache.forget(tokenId: id)
     }
 }

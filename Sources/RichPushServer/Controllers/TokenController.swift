@@ -16,6 +16,8 @@ struct TokenController {
 
     /// Enough for every script and device of one user; a runaway loop creating tokens stops here.
     static let maximumTokensPerUser = 100
+    static let limitReached = APIError.unprocessable(
+        "token.limit", "A user holds at most \(maximumTokensPerUser) tokens; revoke one first.")
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.post("tokens", use: create)
@@ -54,7 +56,7 @@ struct TokenController {
                 return date
             } ?? caller.tokenExpiresAt
         guard try await tokens.list(ownedBy: caller.username, roleAtMost: nil).count < Self.maximumTokensPerUser else {
-            throw APIError.unprocessable("token.limit", "A user holds at most \(Self.maximumTokensPerUser) tokens; revoke one first.")
+            throw Self.limitReached
         }
         let secret = APIToken.generate()
         let id = UUID().uuidString.lowercased()

@@ -48,7 +48,7 @@ struct PayloadReply {
             }
             for field in range.headers(size: size) { headers[field.name] = field.value }
             if method != .head, !sent.isEmpty {
-                body = image.bytes.getSlice(at: image.bytes.readerIndex + sent.lowerBound, length: sent.count)
+                body = image.bytes.readableSlice(sent)
                 file = image.file.map { ($0, sent) }
             }
         case .url(let url):
@@ -98,8 +98,9 @@ struct MemoryPayloadReplies: Sendable {
             guard let cached = payloads.cachedImage(id: imageId) else { return nil }
             image = cached
         }
-        metrics.payloadFetch(.servedFromMemory)
         let reply = PayloadReply(record, image: image, method: method, requestHeaders: requestHeaders)
-        return reply.status == .rangeNotSatisfiable ? nil : reply
+        guard reply.status != .rangeNotSatisfiable else { return nil }
+        metrics.payloadFetch(.servedFromMemory)
+        return reply
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 
 /// What a `Range` header asks of a representation of `size` bytes, as RFC 9110 §14 reads it and nginx answers it.
 ///
@@ -51,5 +52,21 @@ enum ByteRange: Equatable {
             [.contentRange: "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)", .contentLength: String(range.count)]
         case .unsatisfiable: [.contentRange: "bytes */\(size)"]
         }
+    }
+}
+
+extension ByteBuffer {
+    /// The readable bytes of `range`, counted from the first readable byte.
+    func readableSlice(_ range: Range<Int>) -> ByteBuffer {
+        getSlice(at: readerIndex + range.lowerBound, length: range.count)!
+    }
+}
+
+extension APIError {
+    /// A range that starts past the end of `what`, a representation of `size` bytes.
+    static func rangeNotSatisfiable(_ what: String, size: Int) -> APIError {
+        APIError(
+            .rangeNotSatisfiable, code: "request.rangeNotSatisfiable",
+            message: "The range asked for lies outside the \(size) bytes of \(what).", headers: ByteRange.unsatisfiable.headers(size: size))
     }
 }

@@ -42,12 +42,9 @@ struct StaticFiles<Context: RequestContext>: RouterMiddleware {
             return Response(status: .ok, headers: answer, body: .init(byteBuffer: file.bytes))
         case .partial(let part):
             for field in range.headers(size: size) { answer[field.name] = field.value }
-            let bytes = file.bytes.getSlice(at: file.bytes.readerIndex + part.lowerBound, length: part.count)!
-            return Response(status: .partialContent, headers: answer, body: .init(byteBuffer: bytes))
+            return Response(status: .partialContent, headers: answer, body: .init(byteBuffer: file.bytes.readableSlice(part)))
         case .unsatisfiable:
-            throw APIError(
-                .rangeNotSatisfiable, code: "request.rangeNotSatisfiable",
-                message: "The range asked for lies outside the \(size) bytes of \(request.uri.path).", headers: range.headers(size: size))
+            throw APIError.rangeNotSatisfiable(request.uri.path, size: size)
         }
     }
 }
