@@ -16,14 +16,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not try to download a driver: Debian's is used.
-
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+import chromium  # Debian's Chromium and driver, Selenium kept offline
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BASE = os.environ["BASE"].rstrip("/")
 ADMIN = ("admin", os.environ["ADMIN_PASSWORD"])
@@ -82,14 +79,9 @@ class Console(unittest.TestCase):
             ["curl", "-sN", "-u", f"{ALICE[0]}:{ALICE[1]}", f"{BASE}/api/me/stream?installationId=alice-laptop"],
             stdout=cls.stream_file, stderr=subprocess.DEVNULL)
         cls.downloads = tempfile.mkdtemp(prefix="richpush-downloads-")
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        options.add_experimental_option("prefs", {"download.default_directory": cls.downloads, "download.prompt_for_download": False})
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,960", "--lang=en-US"):
-            options.add_argument(argument)
-        cls.browser = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-        cls.browser.set_page_load_timeout(30)
+        cls.browser = chromium.start(
+            ("--window-size=1280,960", "--lang=en-US"),
+            prefs={"download.default_directory": cls.downloads, "download.prompt_for_download": False}, console_log=True)
 
     @classmethod
     def tearDownClass(cls):

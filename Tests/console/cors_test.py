@@ -6,17 +6,13 @@ the same page reached as http://localhost:PAGE_PORT is another origin, and the b
 Environment: BASE (the gateway's URL), ADMIN_PASSWORD (of its first admin), PAGE_PORT (a free port for the page).
 """
 import http.server
-import json
 import os
 import threading
 import unittest
 import urllib.parse
 
-os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not try to download a driver: Debian's is used.
-
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+import chromium  # Debian's Chromium and driver, Selenium kept offline
+from selenium.webdriver.support.ui import WebDriverWait
 
 BASE = os.environ["BASE"].rstrip("/")
 ADMIN_PASSWORD = os.environ["ADMIN_PASSWORD"]
@@ -87,12 +83,7 @@ class CrossOrigin(unittest.TestCase):
     def setUpClass(cls):
         cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", PAGE_PORT), Page)
         threading.Thread(target=cls.server.serve_forever, daemon=True).start()
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage"):
-            options.add_argument(argument)
-        cls.browser = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-        cls.browser.set_page_load_timeout(30)
+        cls.browser = chromium.start()
 
     @classmethod
     def tearDownClass(cls):
