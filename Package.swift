@@ -90,6 +90,7 @@ let package = Package(
             name: "RichPushServer",
             dependencies: [
                 "RichPushCore", "RichPushImaging", "RichPushStore", "RichPushHubs",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),

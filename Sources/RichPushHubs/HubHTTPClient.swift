@@ -15,7 +15,7 @@ extension HTTPClient {
     }
 
     /// The configuration of ``hubClient(caFile:)``, which the clients of hosts users name share.
-    static func hubClientConfiguration(caFile: String?) throws(HubConfigurationError) -> HTTPClient.Configuration {
+    public static func hubClientConfiguration(caFile: String?) throws(HubConfigurationError) -> HTTPClient.Configuration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile {
             guard FileManager.default.isReadableFile(atPath: caFile) else {

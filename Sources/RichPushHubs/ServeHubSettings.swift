@@ -36,7 +36,7 @@ public enum ServeHubSettings {
     public static let vapidSubject = Setting.text("vapid-subject", "The contact VAPID tokens name: mailto:… or https:…")
     public static let allowPrivatePushEndpoints = Setting.switch(
         "allow-private-push-endpoints",
-        "Send to Web Push endpoints and WNS channels on loopback and private addresses: tests and closed networks only",
+        "Send to Web Push endpoints, WNS channels and webhook receivers on loopback and private addresses: tests and closed networks only",
         defaultText: "off")
     public static let tlsCAFile = Setting.text(
         "tls-ca-file", "Extra CA bundle trusted for the hubs' TLS", defaultText: "the system's CAs")

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
@@ -66,6 +67,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
             metrics: metrics),
         dispatcherDoorbell: Doorbell(),
         statePushDoorbell: Doorbell(),
+        webhookDoorbell: Doorbell(),
         outboxes: OutboxQueue(),
         linkSigner: LinkSigner(secret: try await store.sharedSettings.value("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadMemory(
@@ -98,8 +100,21 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         statePushes: store.statePushes, hubs: hubs, circuits: circuits, doorbell: gateway.statePushDoorbell, policy: dispatcher.policy,
         clock: configuration.clock,
         logger: statePushLogger)
+    var webhookLogger = logger
+    webhookLogger[metadataKey: "richpush.service"] = "webhooks"
+    let webhookClients: PinnedHTTPClients
+    do {
+        webhookClients = PinnedHTTPClients(
+            configuration: try HTTPClient.hubClientConfiguration(caFile: configuration.hubs.tlsCAFile),
+            policy: configuration.installationRules.outboundAddresses)
+    } catch {
+        throw ConfigurationError(error.description)
+    }
+    let webhookSender = WebhookSender(
+        webhooks: store.webhooks, clients: webhookClients, doorbell: gateway.webhookDoorbell,
+        policy: .init(idleInterval: configuration.dispatchIdleInterval), clock: configuration.clock, logger: webhookLogger)
     var services: [any Service] = [
-        ResourceCloser(store: store, hubs: hubs, fetches: fetches), dispatcher, statePushes,
+        ResourceCloser(store: store, hubs: hubs, fetches: fetches, webhookClients: webhookClients), dispatcher, statePushes, webhookSender,
         StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
         OutboxCompleter(
             outbox: store.outbox, queue: gateway.outboxes, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease,
@@ -235,6 +250,10 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     FeedController(
         feeds: gateway.store.feeds, installations: gateway.store.installations, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock,
         statePushDoorbell: gateway.statePushDoorbell
+    ).addRoutes(to: authenticated)
+    WebhookController(
+        webhooks: gateway.store.webhooks, outboundAddresses: gateway.configuration.installationRules.outboundAddresses,
+        senderDoorbell: gateway.webhookDoorbell, clock: gateway.configuration.clock
     ).addRoutes(to: authenticated)
     // ntfy's publish paths are outside /api, where ntfy's clients send them.
     NtfyController(notifications: notifications).addRoutes(to: router.group().add(middleware: credentials).add(middleware: admission))

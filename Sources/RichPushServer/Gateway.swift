@@ -18,6 +18,8 @@ struct Gateway: Sendable {
     let dispatcherDoorbell: Doorbell
     /// Rung when a state change put state pushes in their outbox.
     let statePushDoorbell: Doorbell
+    /// Rung when a webhook is enabled again, so its waiting events go at once.
+    let webhookDoorbell: Doorbell
     /// Outboxes begun by a POST, completed after its answer.
     let outboxes: OutboxQueue
     let linkSigner: LinkSigner

@@ -38,6 +38,7 @@ struct OpenAPIShapeTests {
             entry(Platform.self, "#/components/schemas/Platform"), entry(ReadState.self, "#/components/schemas/ReadState"),
             entry(UserActionState.self, "#/components/schemas/UserActionState"),
             entry(ReceiptEvent.self, "#/components/schemas/Receipt/properties/event"),
+            entry(WebhookEventType.self, "#/components/schemas/WebhookEventType"),
         ])
     }
 

@@ -66,6 +66,7 @@ struct MigrationTests {
             try await db.drop(table: "delivery_sequences").run()
             try await db.drop(table: "sequence_claims").run()
             try await db.raw("ALTER TABLE deliveries DROP COLUMN in_sequence").run()
+            for table in ["webhooks", "webhook_events", "webhook_messages", "webhook_attempts"] { try await db.drop(table: table).run() }
             if engine == .postgresql {
                 try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()
             }

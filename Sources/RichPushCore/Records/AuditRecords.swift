@@ -17,6 +17,9 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case notificationRetried = "notification.retried"
     case templateChanged = "template.changed"
     case segmentsChanged = "segments.changed"
+    case webhookCreated = "webhook.created"
+    case webhookChanged = "webhook.changed"
+    case webhookDeleted = "webhook.deleted"
 }
 
 /// One entry of the audit trail: who did what to what, and when.

@@ -4,13 +4,15 @@
     public import Foundation
 #endif
 
-/// What recording a delivery's outcome needs to know of it: which delivery, the attempt its claim made, and the
-/// installation a hub may call gone.
+/// What recording a delivery's outcome needs to know of it: which delivery, the attempt its claim made, the
+/// installation a hub may call gone, and whose device on which platform a webhook is told of.
 public protocol DeliveryAttempt: Sendable {
     var deliveryId: Int64 { get }
     var notificationId: Int64 { get }
     var attempt: Int { get }
     var installationId: String { get }
+    var owner: String { get }
+    var platform: Platform { get }
 }
 
 /// A delivery a claim took, as its row says, with the attempt this claim makes.

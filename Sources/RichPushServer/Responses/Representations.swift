@@ -116,3 +116,21 @@ extension AuditEventJSON {
             details: event.details)
     }
 }
+
+extension WebhookJSON {
+    /// `secret` is given only in the answer that creates the webhook.
+    init(_ record: WebhookRecord, secret: String? = nil) {
+        self.init(
+            id: record.id, url: record.url, events: record.events, createdBy: record.createdBy, createdAt: Timestamp.format(record.createdAt),
+            enabled: record.disabledAt == nil, disabledAt: record.disabledAt.map(Timestamp.format), disabledReason: record.disabledReason,
+            failingSince: record.failingSince.map(Timestamp.format), secret: secret)
+    }
+}
+
+extension WebhookAttemptJSON {
+    init(_ attempt: WebhookAttemptRecord) {
+        self.init(
+            id: attempt.id, messageId: attempt.messageId, attemptedAt: Timestamp.format(attempt.attemptedAt), events: attempt.eventCount,
+            status: attempt.result.status, error: attempt.result.error, durationMs: Int(attempt.result.duration * 1000))
+    }
+}

@@ -25,3 +25,4 @@ extension SegmentsJSON: ResponseEncodable {}
 extension HealthJSON: ResponseEncodable {}
 extension WebPushKeyJSON: ResponseEncodable {}
 extension RetryJSON: ResponseEncodable {}
+extension WebhookJSON: ResponseEncodable {}

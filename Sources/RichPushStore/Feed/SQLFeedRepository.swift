@@ -53,6 +53,20 @@ public struct SQLFeedRepository: FeedRepository {
             try await SQLStatePushQueue.enqueueStatePushes(
                 .state(readState: read, userActionState: action), notificationId: notificationId, recipients: .user(username), except: origin,
                 now: now, in: db)
+            let told: WebhookEventType? =
+                switch action {
+                case .activated: .notificationOpened
+                case .dismissed: .notificationDismissed
+                case .noInteraction: nil
+                }
+            if let told, action != current.userActionState {
+                try await WebhookSubscribers.read(in: db).enqueue(
+                    [
+                        WebhookEventDraft(
+                            type: told, data: WebhookEventData(notificationId: notificationId, installationId: origin, username: username))
+                    ],
+                    now: now, in: db)
+            }
             var item = current
             item.readState = read
             item.userActionState = action
@@ -82,20 +96,36 @@ public struct SQLFeedRepository: FeedRepository {
     public func recordFetches(_ fetches: [PayloadFetch], now: Date = .now) async throws {
         guard !fetches.isEmpty else { return }
         try await engine.transaction { db in
+            var first: [WebhookEventDraft] = []
             for fetch in fetches {
-                try await db.update("feed_entries").set("fetched_at", to: EpochMilliseconds(now))
+                let changed = try await db.update("feed_entries").set("fetched_at", to: EpochMilliseconds(now))
                     .where("notification_id", .equal, fetch.notificationId).where("username", .equal, fetch.username)
-                    .where("fetched_at", .is, SQLLiteral.null).run()
+                    .where("fetched_at", .is, SQLLiteral.null).returning("notification_id").first()
+                if changed != nil {
+                    first.append(
+                        WebhookEventDraft(
+                            type: .payloadFetched, data: WebhookEventData(notificationId: fetch.notificationId, username: fetch.username)))
+                }
             }
+            try await WebhookSubscribers.read(in: db).enqueue(first, now: now, in: db)
         }
     }
 
     public func recordReceipt(notificationId: Int64, installationId: String, event: ReceiptEvent, now: Date = .now) async throws -> Bool {
         try await engine.transaction { db in
-            try await db.insert(into: "receipts").columns("notification_id", "installation_id", "event", "created_at")
+            let recorded =
+                try await db.insert(into: "receipts").columns("notification_id", "installation_id", "event", "created_at")
                 .values(notificationId, installationId, event.rawValue, EpochMilliseconds(now))
                 .ignoringConflicts(with: ["notification_id", "installation_id", "event"])
                 .returning("notification_id").first() != nil
+            let webhooks = try await WebhookSubscribers.read(in: db)
+            if recorded, webhooks.wants(.notificationDisplayed) {
+                let owner = try await db.select().column("owner").from("installations").where("id", .equal, installationId).first()
+                let data = WebhookEventData(
+                    notificationId: notificationId, installationId: installationId, username: try owner?.string("owner"))
+                try await webhooks.enqueue([WebhookEventDraft(type: .notificationDisplayed, data: data)], now: now, in: db)
+            }
+            return recorded
         }
     }
 }

@@ -55,6 +55,37 @@ extension SQLOutbox {
                 if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }
+        try await tellWebhooks(results, now: now, in: db)
+    }
+
+    /// Puts `delivery.sent`, `delivery.failed` and `notification.completed` events in the outbox of the webhooks that
+    /// listen to them.
+    private static func tellWebhooks<Attempt: DeliveryAttempt>(
+        _ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase
+    ) async throws {
+        let webhooks = try await WebhookSubscribers.read(in: db)
+        guard webhooks.wantsAny else { return }
+        var drafts: [WebhookEventDraft] = []
+        var finished: [Int64] = []
+        for (job, outcome) in results {
+            let data = WebhookEventData(
+                notificationId: job.notificationId, deliveryId: job.deliveryId, installationId: job.installationId, username: job.owner,
+                platform: job.platform)
+            switch outcome {
+            case .sent:
+                finished.append(job.notificationId)
+                if webhooks.wants(.deliverySent) { drafts.append(WebhookEventDraft(type: .deliverySent, data: data)) }
+            case .failed(let code, _), .deviceGone(let code, _):
+                finished.append(job.notificationId)
+                var failure = data
+                failure.errorCode = code
+                if webhooks.wants(.deliveryFailed) { drafts.append(WebhookEventDraft(type: .deliveryFailed, data: failure)) }
+            case .retry, .postponed:
+                continue
+            }
+        }
+        try await webhooks.enqueue(drafts, now: now, in: db)
+        try await webhooks.enqueueCompletions(of: finished, now: now, in: db)
     }
 
     /// What the deliveries held back together share.

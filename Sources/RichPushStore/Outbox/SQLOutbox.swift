@@ -94,6 +94,8 @@ public struct SQLOutbox: Outbox {
             try await db.update("notifications").set("outbox_through", to: end)
                 .set("outbox_claimed_at", to: EpochMilliseconds(now)).where("id", .equal, id).run()
             if written > 0, try row.optionalDate("released_at") != nil { try await engine.announce([.deliveriesDue], in: db) }
+            // Its deliveries may all have finished before the last chunk was written.
+            if end == nil { try await WebhookSubscribers.read(in: db).enqueueCompletions(of: [id], now: now, in: db) }
             return (written, end != nil)
         }
     }

@@ -50,6 +50,34 @@ enum APIShapeSamples {
         add("DeliveryResultJSON", schema("DeliveryResult"), complete: deliveryResult, bare: bareDeliveryResult)
         add("TokenJSON", schema("Token"), complete: token(secret: nil), bare: bareToken, mayLeaveUnset: ["token"])
         add("AuditEventJSON", schema("AuditEvent"), complete: auditEvent, bare: bareAuditEvent)
+        let webhook = WebhookJSON(
+            id: "wh_1", url: "https://hooks.example.com/richpush", events: [.deliverySent, .notificationCompleted], createdBy: "admin",
+            createdAt: "2026-11-22T10:00:00.000Z", enabled: false, disabledAt: "2026-11-23T10:00:00.000Z",
+            disabledReason: "The receiver answered 410 Gone.",
+            failingSince: "2026-11-23T09:00:00.000Z")
+        let bareWebhook = WebhookJSON(
+            id: "wh_1", url: "https://hooks.example.com/richpush", events: [.deliverySent], createdBy: "admin",
+            createdAt: "2026-11-22T10:00:00.000Z", enabled: true)
+        add("WebhookJSON", schema("Webhook"), complete: webhook, bare: bareWebhook, mayLeaveUnset: ["secret"])
+        let webhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+        var createdWebhook = webhook
+        createdWebhook.secret = webhookSecret
+        var bareCreatedWebhook = bareWebhook
+        bareCreatedWebhook.secret = webhookSecret
+        add("WebhookJSON (created)", response("post", "/api/webhooks", "201"), complete: createdWebhook, bare: bareCreatedWebhook)
+        add(
+            "ListJSON<WebhookJSON>", response("get", "/api/webhooks"), complete: ListJSON(items: [webhook]), bare: ListJSON(items: [bareWebhook]),
+            mayLeaveUnset: ["items[0].secret"])
+        add(
+            "ListJSON<WebhookAttemptJSON>", response("get", "/api/webhooks/{id}/attempts"),
+            complete: ListJSON(items: [
+                WebhookAttemptJSON(
+                    id: 1, messageId: "msg_1", attemptedAt: "2026-11-22T10:00:00.000Z", events: 3, status: 503, error: "no answer", durationMs: 12)
+            ]),
+            bare: ListJSON(items: [
+                WebhookAttemptJSON(
+                    id: 1, messageId: "msg_1", attemptedAt: "2026-11-22T10:00:00.000Z", events: 3, status: nil, error: nil, durationMs: 12)
+            ]))
         add(
             "AudienceCountJSON", schema("AudienceCount"),
             complete: AudienceCountJSON(

@@ -1,0 +1,52 @@
+import SQLKit
+
+extension Migrations {
+    /// Webhooks and their outbox: events wait in `webhook_events` (written in the transaction of what they tell, so a
+    /// crash loses none) until a sender gathers them into a message; `webhook_messages` are retried on their own
+    /// schedule, and `webhook_attempts` keep what each try got.
+    static func createWebhooks(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "webhooks")
+            .column("id", type: .text, .primaryKey(autoIncrement: false))
+            .column("url", type: .text, .notNull)
+            .column("events", type: .text, .notNull)
+            .column("secret", type: .text, .notNull)
+            .column("created_by", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .column("disabled_at", type: .bigint)
+            .column("disabled_reason", type: .text)
+            .column("failing_since", type: .bigint)
+            .run()
+        try await db.create(table: "webhook_events")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("webhook_id", type: .text, .notNull)
+            .column("type", type: .text, .notNull)
+            .column("data", type: .text, .notNull)
+            .column("occurred_at", type: .bigint, .notNull)
+            .column("dedupe_key", type: .text)
+            .column("message_id", type: .text)
+            .run()
+        try await db.create(index: "webhook_events_once").on("webhook_events").column("webhook_id").column("dedupe_key").unique().run()
+        try await db.raw("CREATE INDEX webhook_events_unsent ON webhook_events (webhook_id, id) WHERE message_id IS NULL").run()
+        try await db.create(index: "webhook_events_by_message").on("webhook_events").column("message_id").run()
+        try await db.create(table: "webhook_messages")
+            .column("id", type: .text, .primaryKey(autoIncrement: false))
+            .column("webhook_id", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .column("attempts", type: .int, .notNull)
+            .column("due_at", type: .bigint, .notNull)
+            .column("claimed_until", type: .bigint)
+            .run()
+        try await db.create(index: "webhook_messages_by_webhook").on("webhook_messages").column("webhook_id").unique().run()
+        try await db.create(table: "webhook_attempts")
+            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column("webhook_id", type: .text, .notNull)
+            .column("message_id", type: .text, .notNull)
+            .column("attempted_at", type: .bigint, .notNull)
+            .column("event_count", type: .int, .notNull)
+            .column("status", type: .int)
+            .column("error", type: .text)
+            .column("duration_ms", type: .int, .notNull)
+            .run()
+        try await db.create(index: "webhook_attempts_by_webhook").on("webhook_attempts").column("webhook_id").column("id").run()
+    }
+}
