@@ -56,6 +56,9 @@ export class Api {
   /** The answer holds the secret (`token`): the gateway never shows it again. */
   createToken(token) { return this.request('POST', '/api/tokens', { json: token }); }
   revokeToken(id) { return this.request('DELETE', `/api/tokens/${encodeURIComponent(id)}`); }
+  webhooks() { return this.request('GET', '/api/webhooks'); }
+  webhookAttempts(id, limit) { return this.request('GET', `/api/webhooks/${encodeURIComponent(id)}/attempts?limit=${limit}`); }
+  setWebhookEnabled(id, enabled) { return this.request('PATCH', `/api/webhooks/${encodeURIComponent(id)}`, { json: { enabled } }); }
   audit(before) { return this.request('GET', `/api/audit?limit=50${before ? `&before=${before}` : ''}`); }
   /** Every delivery of a campaign as one CSV file, for a spreadsheet. */
   deliveriesCSV(id) { return this.download(`/api/notifications/${id}/deliveries?format=csv`, 'text/csv'); }

@@ -9,6 +9,7 @@ import { renderDevices } from './devices.js';
 import { renderTemplates } from './templates.js';
 import { renderTokens } from './tokens.js';
 import { renderUsers, usernameFrom } from './users.js';
+import { renderWebhooks } from './webhooks.js';
 
 const screens = {
   compose: { title: 'Compose', render: renderCompose },
@@ -20,6 +21,7 @@ const screens = {
   tokens: { title: 'Tokens', render: renderTokens },
   // Only for admins: for anyone else the gateway refuses the audit trail, and #/audit shows compose instead.
   audit: { title: 'Audit', render: renderAudit, role: 'admin' },
+  webhooks: { title: 'Webhooks', render: renderWebhooks, role: 'admin' },
 };
 
 const app = {
@@ -59,6 +61,7 @@ function showAccount(session) {
   document.getElementById('account-name').textContent = `${session.username} · ${session.role}`;
   document.getElementById('devices-tab').hidden = session.role !== 'admin';
   document.getElementById('audit-tab').hidden = session.role !== 'admin';
+  document.getElementById('webhooks-tab').hidden = session.role !== 'admin';
 }
 
 function route() {

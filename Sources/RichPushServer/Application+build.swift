@@ -37,6 +37,8 @@ func gatewayLogger(_ configuration: ServerConfiguration) -> Logger {
 
 func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) async throws -> some ApplicationProtocol {
     var store = store
+    // Read before any HTTP client is made: async-http-client traps on a client dropped without its shutdown.
+    let certificate = try configuration.tlsFiles.map { files throws(ConfigurationError) in try ServingCertificate(files: files) }
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
     try await bootstrapAdmin(configuration, store: store, hasher: hasher, logger: logger)
 
@@ -121,7 +123,6 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
             clock: configuration.clock,
             logger: dispatcherLogger),
     ]
-    let certificate = try configuration.tlsFiles.map { files throws(ConfigurationError) in try ServingCertificate(files: files) }
     if let certificate {
         services.append(CertificateReloader(certificate: certificate, logger: logger))
     } else if !configuration.listensOnLoopbackOnly {

@@ -50,6 +50,18 @@ struct WebhookStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func aNotificationThatExpiredBeforeItsDeliveriesWentCompletesAsExpired(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await createWebhook(store, events: [.notificationCompleted])
+            try await store.register("laptop", owner: "alice")
+            _ = try await store.send("username:alice", deliverAt: .now + 10, expiresAt: .now + 20)
+            #expect(try await store.outbox.claimDue(now: .now + 30, limit: 10, lease: 60).isEmpty)
+            let events = try await store.webhooks.claimDueMessages(maximumEvents: 100, lease: 60, now: .now + 31).flatMap(\.events)
+            #expect(events.map(\.type) == [.notificationCompleted])
+            #expect(events.first?.data.contains(#""state":"expired""#) == true)
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aMessageClaimedByAProcessThatDiedGoesAgainUnderItsIdWhenTheLeaseEnds(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await createWebhook(store, events: [.deliverySent])

@@ -614,6 +614,14 @@ class Console(unittest.TestCase):
         self.wait_for_text("#audit-table tbody", "token.created")
         self.fits_width(width)
         self.screenshot("audit-360")
+        status, webhook = api("POST", "/api/webhooks", ADMIN, {
+            "url": "https://hooks.example.com/a/rather/long/path/for/the/crm/that/has/to/wrap/on/a/phone", "events": ["notification.opened"]})
+        self.assertEqual(status, 201, webhook)
+        self.addCleanup(lambda: api("DELETE", f"/api/webhooks/{webhook['id']}", ADMIN))
+        self.browser.get(BASE + "/#/webhooks")
+        self.find(f"#webhook-{webhook['id']}")
+        self.fits_width(width)
+        self.screenshot("webhooks-360")
 
     def test_a_template_is_created_and_a_campaign_started_from_it_fills_in_its_placeholder(self):
         self.sign_in(MARK)
@@ -843,6 +851,43 @@ class Console(unittest.TestCase):
             lines = file.read().splitlines()
         self.assertTrue(lines[0].startswith("installationId,owner,platform"), lines[0])
         self.assertTrue(lines[1].startswith("alice-laptop,alice,direct"), lines)
+
+    def test_an_admin_sees_each_webhook_with_its_latest_attempts_and_enables_a_disabled_one_again(self):
+        # The first posts to a loopback port nobody listens on: its attempts fail and are retried.
+        status, failing = api("POST", "/api/webhooks", ADMIN, {"url": "http://127.0.0.1:9/richpush", "events": ["delivery.sent"]})
+        self.assertEqual(status, 201, failing)
+        self.addCleanup(lambda: api("DELETE", f"/api/webhooks/{failing['id']}", ADMIN))
+        status, stopped = api("POST", "/api/webhooks", ADMIN, {"url": "https://hooks.example.com/opened", "events": ["notification.opened"]})
+        self.assertEqual(status, 201, stopped)
+        self.addCleanup(lambda: api("DELETE", f"/api/webhooks/{stopped['id']}", ADMIN))
+        status, body = api("PATCH", f"/api/webhooks/{stopped['id']}", ADMIN, {"enabled": False})
+        self.assertEqual(status, 200, body)
+        status, body = api("POST", "/api/notifications", MARK, {"message": "Hooked", "richType": "text", "text": "x", "audience": "username:alice"})
+        self.assertEqual(status, 201, body)
+        attempts = []
+        deadline = time.monotonic() + 15
+        while not attempts and time.monotonic() < deadline:
+            time.sleep(0.2)
+            attempts = api("GET", f"/api/webhooks/{failing['id']}/attempts", ADMIN)[1]["items"]
+        self.assertTrue(attempts, "the failing webhook was never attempted")
+
+        self.sign_in(ADMIN)
+        self.find("#webhooks-tab").click()
+        table = self.wait_for_text(f"#webhook-{failing['id']}-attempts tbody", attempts[-1]["messageId"])
+        self.assertIn(attempts[-1]["error"][:40], table.text)
+        self.assertIn("delivery.sent", self.find(f"#webhook-{failing['id']}").text)
+        self.wait_for_text(f"#webhook-{stopped['id']}-reason", "Disabled by admin.")
+        self.assertEqual(self.unnamed_controls(), [])
+        self.screenshot("webhooks")
+        self.find(f"#webhook-{stopped['id']}-toggle").click()
+        self.wait_for_text(f"#webhook-{stopped['id']}-toggle", "Disable")
+        self.assertEqual(self.browser.find_elements(By.ID, f"webhook-{stopped['id']}-reason"), [])
+        self.assertTrue(api("GET", f"/api/webhooks/{stopped['id']}", ADMIN)[1]["enabled"])
+
+    def test_a_marketer_has_no_webhooks_tab(self):
+        self.sign_in(MARK)
+        self.find("#message")
+        self.assertFalse(self.browser.find_element(By.ID, "webhooks-tab").is_displayed())
 
     def test_a_token_is_created_its_secret_shown_once_works_as_a_bearer_and_is_gone_once_revoked(self):
         self.sign_in(MARK)

@@ -126,7 +126,7 @@ extension SQLOutbox {
         return notifications
     }
 
-    /// Ends pending deliveries without sending them.
+    /// Ends pending deliveries without sending them; a notification whose last ones they were has completed.
     static func finish(
         _ deliveries: [DeliveryKey], as state: DeliveryState, code: String, message: String, at nowMs: Int64,
         in db: any SQLDatabase
@@ -136,6 +136,9 @@ extension SQLOutbox {
                 db.update("deliveries").set("finished_at", to: nowMs).set("lease_until", to: Int64?.none).set("error_code", to: code)
                     .set("error_message", to: message).where(SQLDeliveryKeys(chunk)), as: state, in: db)
         }
+        guard !deliveries.isEmpty else { return }
+        try await WebhookSubscribers.read(in: db).enqueueCompletions(
+            of: deliveries.map(\.notificationId), now: dateFromMilliseconds(nowMs), in: db)
     }
 
     /// Pending deliveries that no other claim holds (`unclaimed`, nil where none does) and whose notification has been
