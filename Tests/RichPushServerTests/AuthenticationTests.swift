@@ -16,7 +16,7 @@ struct AuthenticationTests {
     }
 
     @Test(arguments: [
-        "Basic", "Basic !!!not-base64!!!", "Bearer abc.def", "Basic " + Data("no-colon".utf8).base64EncodedString(),
+        "Basic", "Basic !!!not-base64!!!", "Basic " + Data("no-colon".utf8).base64EncodedString(),
         "Basic " + Data(":nouser".utf8).base64EncodedString(), "Basic " + Data([0xff, 0xfe, 0x3a]).base64EncodedString(),
     ])
     func malformedAuthorizationHeadersAreChallenged(header: String) async throws {
@@ -24,6 +24,14 @@ struct AuthenticationTests {
             let response = try await session.request(.get, "/api/users/me", headers: [.authorization: header])
             #expect(response.status == .unauthorized)
             #expect(response.headers[.wwwAuthenticate] == #"Basic realm="richpush""#)
+        }
+    }
+
+    @Test func aRefusedTokenIsChallengedAsBearerSoABrowserShowsNoPasswordBox() async throws {
+        try await TestGateway().run { session in
+            let response = try await session.request(.get, "/api/users/me", headers: [.authorization: "Bearer abc.def"])
+            #expect(response.status == .unauthorized)
+            #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="richpush", error="invalid_token""#)
         }
     }
 

@@ -125,7 +125,7 @@ final class Authenticator: Sendable {
         try refuseIfThrottled(username: "", address: address)
         guard let verification = try await verify(token: token), let user = verification.user else {
             try await recordFailure(username: "", address: address, logger: logger)
-            throw APIError.unauthorized("The token is unknown, expired or revoked.")
+            throw APIError.tokenRefused("The token is unknown, expired or revoked.")
         }
         cache.store(authorization, user: user, proof: verification.proof)
         return user

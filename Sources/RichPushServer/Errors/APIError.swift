@@ -43,6 +43,14 @@ extension APIError {
         .init(.unauthorized, code: "auth.required", message: message, headers: [.wwwAuthenticate: #"Basic realm="richpush""#])
     }
 
+    /// A refused token is challenged as RFC 6750 says, never for Basic credentials: a browser whose session cookie
+    /// ran out then shows the console's sign-in, not its own password box.
+    static func tokenRefused(_ message: String) -> APIError {
+        .init(
+            .unauthorized, code: "auth.required", message: message,
+            headers: [.wwwAuthenticate: #"Bearer realm="richpush", error="invalid_token""#])
+    }
+
     static func tooLarge(limit: Int) -> APIError {
         .init(.contentTooLarge, code: "request.tooLarge", message: "The request body is larger than the limit of \(limit) bytes.")
     }

@@ -71,6 +71,8 @@ extension SQLWebhookRepository {
     public func record(_ result: WebhookAttemptResult, of message: WebhookMessage, then next: WebhookFollowUp, now: Date = .now) async throws {
         let nowMs = EpochMilliseconds(now)
         try await engine.transaction(.deferred) { db in
+            // Deleted while its message was on its way: nothing of it is kept.
+            guard try await db.select().column("id").from("webhooks").where("id", .equal, message.webhookId).first() != nil else { return }
             try await db.insert(into: "webhook_attempts")
                 .columns("webhook_id", "message_id", "attempted_at", "event_count", "status", "error", "duration_ms")
                 .values(
