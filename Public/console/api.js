@@ -1,5 +1,6 @@
-// The gateway's HTTP API, as the console speaks it: Basic credentials on every call, and every failure turned
-// into the sentence the API returns.
+// The gateway's HTTP API, as the console speaks it: signed in once with Basic credentials, then through the
+// browser session's HttpOnly cookie, with the CSRF value on every change; every failure turned into the sentence the
+// API returns.
 
 /** An error answered by the gateway (or the network), carrying the API's human sentence as its message. */
 export class ApiError extends Error {
@@ -23,15 +24,35 @@ export function apiPath(path) {
   return path.replace(/^\//, '');
 }
 
+/** The names of the browser sessions' own tokens, which the session endpoints make and end: not a script's. */
+export const sessionTokenNames = ['browser session', 'browser session from a token'];
+
 export class Api {
   /**
-   * @param {string} authorization the `Authorization` header value
-   * @param {() => void} onSignedOut called when the gateway no longer accepts the credentials
+   * @param {string} csrf the session's `X-Richpush-CSRF` value, sent with every change
+   * @param {() => void} onSignedOut called when the gateway no longer accepts the session
    */
-  constructor(authorization, onSignedOut = () => {}) {
-    this.authorization = authorization;
+  constructor(csrf, onSignedOut = () => {}) {
+    this.csrf = csrf;
     this.onSignedOut = onSignedOut;
   }
+
+  /**
+   * Signs the browser in as `username`: the credentials are checked without cookies first (a wrong password then
+   * comes back to the console rather than opening the browser's own password box), a member is refused, and
+   * `POST /api/session` sets the session's cookie. Answers `{username, role, csrf}`.
+   */
+  static async signIn(username, password) {
+    const authorization = basicAuthorization(username, password);
+    const checking = new Api(null);
+    const me = await checking.request('GET', '/api/users/me', { authorization, credentials: 'omit' });
+    if (me.role === 'member') throw new Error(`This console is for marketers and admins; ${me.username} is a member.`);
+    const response = await checking.send('POST', '/api/session', { authorization });
+    return { username: me.username, role: me.role, csrf: response.headers.get('X-Richpush-CSRF') };
+  }
+
+  /** Ends the session on the gateway: its cookie is cleared and its token revoked everywhere. */
+  endSession() { return this.request('DELETE', '/api/session'); }
 
   me() { return this.request('GET', '/api/users/me'); }
   uploadImage(file) { return this.request('POST', '/api/images', { body: file, contentType: file.type || 'application/octet-stream' }); }
@@ -80,8 +101,10 @@ export class Api {
   }
 
   /** The gateway's answer when it is a success; otherwise an ApiError with the API's sentence. */
-  async send(method, path, { json, body, contentType, signal, accept = 'application/json' } = {}) {
-    const headers = { Authorization: this.authorization, Accept: accept };
+  async send(method, path, { json, body, contentType, signal, accept = 'application/json', authorization, credentials = 'same-origin' } = {}) {
+    const headers = { Accept: accept };
+    if (authorization) headers.Authorization = authorization;
+    if (this.csrf && method !== 'GET' && method !== 'HEAD') headers['X-Richpush-CSRF'] = this.csrf;
     if (json !== undefined) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(json);
@@ -90,8 +113,8 @@ export class Api {
     }
     let response;
     try {
-      // credentials 'omit': a 401 must come back to the console, not open the browser's own sign-in dialog.
-      response = await fetch(apiPath(path), { method, headers, body, signal, credentials: 'omit', cache: 'no-store' });
+      // The session's cookie goes along; a session that ended is challenged as Bearer, which opens no password box.
+      response = await fetch(apiPath(path), { method, headers, body, signal, credentials, cache: 'no-store' });
     } catch (error) {
       if (error.name === 'AbortError') throw error;
       throw new ApiError(0, 'network', 'The gateway cannot be reached. Check your connection and try again.');
@@ -107,7 +130,7 @@ export class Api {
       const error = detail
         ? new ApiError(detail.status, detail.code, detail.message)
         : new ApiError(response.status, `http.${response.status}`, `The gateway answered ${response.status} ${response.statusText}.`);
-      if (response.status === 401) this.onSignedOut(error);
+      if (response.status === 401 && !authorization) this.onSignedOut(error);
       throw error;
     }
     return response;

@@ -34,13 +34,15 @@ const app = {
   signIn(session) {
     saveSession(session);
     this.session = session;
-    this.api = new Api(session.authorization, () => this.signOut('The gateway no longer accepts your credentials. Sign in again.'));
+    this.api = new Api(session.csrf, () => this.signOut('The gateway no longer accepts your session. Sign in again.', false));
     showAccount(session);
     if (!location.hash || location.hash === '#/sign-in') location.hash = '#/compose';
     else route();
   },
 
-  signOut(reason = null) {
+  /** `ending` asks the gateway to end the session; a session it already refused needs no asking. */
+  signOut(reason = null, ending = true) {
+    if (ending) this.api?.endSession().catch(() => {});
     clearSession();
     this.session = null;
     this.api = null;
@@ -101,7 +103,7 @@ document.getElementById('sign-out').addEventListener('click', () => app.signOut(
 window.addEventListener('hashchange', route);
 
 if (app.session) {
-  app.api = new Api(app.session.authorization, () => app.signOut('The gateway no longer accepts your credentials. Sign in again.'));
+  app.api = new Api(app.session.csrf, () => app.signOut('The gateway no longer accepts your session. Sign in again.', false));
   showAccount(app.session);
 }
 route();

@@ -1,5 +1,5 @@
-// The sign-in screen: Basic credentials checked against GET /api/users/me.
-import { Api, basicAuthorization } from './api.js';
+// The sign-in screen: Basic credentials checked once, then a browser session (see Api.signIn).
+import { Api } from './api.js';
 import { errorBox, h, showError } from './dom.js';
 
 export function renderSignIn(main, app, reason) {
@@ -23,13 +23,8 @@ export function renderSignIn(main, app, reason) {
     submit.disabled = true;
     submit.textContent = 'Signing in…';
     showError(error, null);
-    const authorization = basicAuthorization(username.value.trim(), password.value);
     try {
-      const me = await new Api(authorization).me();
-      if (me.role === 'member') {
-        throw new Error(`This console is for marketers and admins; ${me.username} is a member.`);
-      }
-      app.signIn({ authorization, username: me.username, role: me.role });
+      app.signIn(await Api.signIn(username.value.trim(), password.value));
     } catch (failure) {
       showError(error, failure);
       password.select();

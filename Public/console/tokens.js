@@ -1,6 +1,7 @@
 // The tokens screen: API tokens for scripts and daemons, each acting as the user who made it with a role no higher
 // than theirs; created here (the secret shown once), listed with when each was last used, and revoked. An admin
 // sees everyone's, with their owners.
+import { sessionTokenNames } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { count, errorBox, formatTime, h, relativeTime, replace, showError, toast } from './dom.js';
 import { tokenForm } from './token-form.js';
@@ -24,7 +25,8 @@ export function renderTokens(main, app) {
     try {
       const page = await app.api.tokens();
       if (gone) return;
-      tokens = page.items.slice().sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      // The console's own sign-ins are tokens too, but not a script's: they end with Sign out or after 7 days.
+      tokens = page.items.filter((token) => !sessionTokenNames.includes(token.name)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
       show(fresh);
       showError(error, null);
     } catch (failure) {

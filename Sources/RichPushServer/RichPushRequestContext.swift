@@ -10,8 +10,12 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var role: Role
     /// The API token the request came with; nil for a password.
     public var tokenId: String? = nil
-    /// When that token expires; nil for a password or a token that does not.
+    /// When that token expires, so what it makes expires no later; nil for a password, a token that does not, and a
+    /// browser session made with a password.
     public var tokenExpiresAt: Date? = nil
+    /// Signed in by a browser session made with a password: it acts as the password did (the console's tokens outlive
+    /// the session that made them), and the audit trail names it as a session.
+    public var inBrowserSession = false
 }
 
 /// The context of every gateway request: the framework's storage, the caller, and the client address that login

@@ -2,6 +2,7 @@ import Foundation
 import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
+import RichPushCore
 import Testing
 
 @testable import RichPushServer
@@ -60,6 +61,40 @@ struct SessionTests {
             confirmed[SessionCookie.csrfHeader] = csrf
             #expect(try await session.request(.post, "/api/notifications", json: json, headers: confirmed).status == .created)
             #expect(try await session.request(.get, "/api/me/notifications", as: alice).json()["items"] as? [Any] != nil)
+        }
+    }
+
+    @Test func aSessionMadeWithAPasswordMakesTokensThatOutliveItAndIsNamedInTheAuditTrail() async throws {
+        try await withSession { session, alice, cookie, csrf in
+            var confirmed = cookie
+            confirmed[SessionCookie.csrfHeader] = csrf
+            let later = Timestamp.format(Date.now + 30 * 86_400)
+            let created = try await session.request(
+                .post, "/api/tokens", json: #"{"name":"deploy","expiresAt":"\#(later)"}"#, headers: confirmed)
+            #expect(created.status == .created)
+            let trail = try await session.request(.get, "/api/audit", as: .admin).json()["items"] as? [[String: Any]] ?? []
+            let entry = try #require(trail.first { ($0["details"] as? String)?.hasPrefix("deploy") == true })
+            #expect((entry["details"] as? String)?.contains("in browser session ") == true)
+            #expect(entry["actor"] as? String == alice.username)
+        }
+    }
+
+    @Test func aSessionMadeWithATokenIsThatTokenAndMakesNoneThatOutliveIt() async throws {
+        try await TestGateway().run(.live) { session in
+            let alice = try await session.createUser("alice")
+            let soon = Timestamp.format(Date.now + 86_400)
+            let token = try #require(
+                try await session.request(.post, "/api/tokens", as: alice, json: #"{"name":"script","expiresAt":"\#(soon)"}"#).json()["token"]
+                    as? String)
+            let signIn = try await session.request(.post, "/api/session", headers: [.authorization: "Bearer \(token)"])
+            #expect(signIn.status == .noContent)
+            var confirmed: HTTPFields = [.cookie: try #require(signIn.headers[.setCookie]?.split(separator: ";").first.map(String.init))]
+            confirmed[SessionCookie.csrfHeader] = try #require(signIn.headers[SessionCookie.csrfHeader])
+            let later = Timestamp.format(Date.now + 30 * 86_400)
+            let refused = try await session.request(
+                .post, "/api/tokens", json: #"{"name":"longer","expiresAt":"\#(later)"}"#, headers: confirmed)
+            #expect(refused.status == .unprocessableContent)
+            #expect(try refused.error().code == "token.invalidExpiry")
         }
     }
 

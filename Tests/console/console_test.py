@@ -95,6 +95,7 @@ class Console(unittest.TestCase):
         self.browser.set_window_size(1280, 960)
         self.browser.get(BASE + "/#/sign-in")
         self.browser.execute_script("sessionStorage.clear()")
+        self.browser.delete_all_cookies()
         self.browser.refresh()
         self.wait = WebDriverWait(self.browser, 15)
 
@@ -191,10 +192,11 @@ class Console(unittest.TestCase):
             }).map((control) => control.outerHTML);
         """)
 
-    def tokens_of(self, user):
+    def tokens_of(self, user, sessions=False):
+        """The user's API tokens; the console's own sign-ins (browser sessions) too when `sessions`."""
         status, body = api("GET", "/api/tokens", user)
         self.assertEqual(status, 200, body)
-        return body["items"]
+        return [token for token in body["items"] if sessions or not token["name"].startswith("browser session")]
 
     def token_named(self, user, name):
         return next(token for token in self.tokens_of(user) if token["name"] == name)
@@ -216,6 +218,27 @@ class Console(unittest.TestCase):
         self.assertLessEqual(overflow, width, "the page scrolls sideways")
 
     # Behaviours
+
+    def test_signing_in_holds_an_httponly_session_cookie_and_no_password_and_signing_out_ends_it(self):
+        before = {token["id"] for token in self.tokens_of(MARK, sessions=True)}
+        self.sign_in(MARK)
+        cookie = self.browser.get_cookie("richpush_session")
+        self.assertIsNotNone(cookie)
+        self.assertTrue(cookie["httpOnly"])
+        self.assertEqual(cookie.get("sameSite"), "Strict")
+        self.assertNotIn("richpush_session", self.browser.execute_script("return document.cookie"))
+        stored = self.browser.execute_script("return JSON.stringify(Object.assign({}, sessionStorage))")
+        self.assertNotIn(MARK[1], stored)
+        self.assertNotIn("Basic", stored)
+        [session] = [token for token in self.tokens_of(MARK, sessions=True) if token["id"] not in before]
+        self.assertEqual(session["name"], "browser session")
+        self.find("#sign-out").click()
+        self.find("#username")
+        deadline = time.monotonic() + 10
+        while self.browser.get_cookie("richpush_session") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertIsNone(self.browser.get_cookie("richpush_session"))
+        self.assertNotIn(session["id"], [token["id"] for token in self.tokens_of(MARK, sessions=True)])
 
     def test_a_wrong_password_shows_the_gateways_sentence(self):
         self.find("#username").send_keys("mark")
@@ -1021,8 +1044,9 @@ class Console(unittest.TestCase):
         newest = [cells(row) for row in rows[:2]]
         self.assertEqual([(event["Action"], event["Target"], event["Actor"]) for event in newest], [
             ("token.revoked", token["id"], "admin"), ("token.created", token["id"], "admin")])
-        self.assertEqual(newest[0]["Details"], "audited of admin")
-        self.assertEqual(newest[1]["Details"], "audited, admin")
+        # The console acts through its browser session, which the trail names.
+        self.assertTrue(newest[0]["Details"].startswith("audited of admin; in browser session "), newest[0]["Details"])
+        self.assertTrue(newest[1]["Details"].startswith("audited, admin; in browser session "), newest[1]["Details"])
         # The time is the browser's: the gateway's instant, shown in the browser's zone and language.
         at = rows[0].find_element(By.TAG_NAME, "time")
         shown = self.browser.execute_script(

@@ -28,13 +28,16 @@ public struct TokenRecord: Sendable, Equatable {
 /// Who a presented token speaks for, as of now.
 public struct TokenUse: Sendable, Equatable {
     public var tokenId: String
+    /// The token's name: the browser sessions' are their own.
+    public var name: String
     public var username: String
     /// The token's role, lowered to its owner's present role.
     public var role: Role
     public var expiresAt: Date?
 
-    public init(tokenId: String, username: String, role: Role, expiresAt: Date? = nil) {
+    public init(tokenId: String, name: String = "", username: String, role: Role, expiresAt: Date? = nil) {
         self.tokenId = tokenId
+        self.name = name
         self.username = username
         self.role = role
         self.expiresAt = expiresAt

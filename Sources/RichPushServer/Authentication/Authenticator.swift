@@ -164,8 +164,11 @@ final class Authenticator: Sendable {
 
     private func verify(tokenDigest: String) async throws -> Verification? {
         guard let use = try await tokens.use(secretDigest: tokenDigest, now: .now) else { return nil }
+        let passwordSession = use.name == SessionController.tokenName
         return Verification(
-            user: AuthenticatedUser(username: use.username, role: use.role, tokenId: use.tokenId, tokenExpiresAt: use.expiresAt),
+            user: AuthenticatedUser(
+                username: use.username, role: use.role, tokenId: use.tokenId, tokenExpiresAt: passwordSession ? nil : use.expiresAt,
+                inBrowserSession: passwordSession),
             proof: .token(secretDigest: tokenDigest, expiresAt: use.expiresAt))
     }
 

@@ -15,7 +15,10 @@ struct SessionController {
     /// Whether the gateway serves HTTPS, so the cookie is marked `Secure`.
     let overTLS: Bool
 
+    /// A session made with a password, or with another such session: it acts as the password.
     static let tokenName = "browser session"
+    /// A session made with an API token: it is that token, to the day it expires and in what it may make.
+    static let tokenSessionName = "browser session from a token"
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.post("session", use: create)
@@ -31,9 +34,10 @@ struct SessionController {
         try await makeRoom(for: caller, now: now)
         let token = APIToken.generate()
         let id = UUID().uuidString.lowercased()
+        let name = caller.tokenId == nil || caller.inBrowserSession ? Self.tokenName : Self.tokenSessionName
         _ = try await tokens.create(
-            id: id, owner: caller.username, name: Self.tokenName, role: caller.role, secretDigest: APIToken.digest(token),
-            expiresAt: expiresAt, audit: caller.audit(.tokenCreated, target: id, details: "\(Self.tokenName), \(caller.role.rawValue)"),
+            id: id, owner: caller.username, name: name, role: caller.role, secretDigest: APIToken.digest(token),
+            expiresAt: expiresAt, audit: caller.audit(.tokenCreated, target: id, details: "\(name), \(caller.role.rawValue)"),
             now: now)
         let seconds = max(1, Int(expiresAt.timeIntervalSince(now)))
         return Response(
@@ -70,7 +74,7 @@ struct SessionController {
     private func makeRoom(for caller: AuthenticatedUser, now: Date) async throws {
         let held = try await tokens.list(ownedBy: caller.username, roleAtMost: nil)
         guard held.count >= TokenController.maximumTokensPerUser else { return }
-        guard let oldest = held.filter({ $0.name == Self.tokenName }).min(by: { $0.createdAt < $1.createdAt }) else {
+        guard let oldest = held.filter({ [Self.tokenName, Self.tokenSessionName].contains($0.name) }).min(by: { $0.createdAt < $1.createdAt }) else {
             throw TokenController.limitReached
         }
         try await revoke(oldest.id, by: caller, because: "the oldest session", now: now)

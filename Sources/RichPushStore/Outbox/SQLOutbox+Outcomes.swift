@@ -44,8 +44,6 @@ extension SQLOutbox {
             case .retry(let after, let code, let message):
                 try await update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("due_at", to: EpochMilliseconds(now + after))
                     .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: code).set("error_message", to: message).run()
-            case .postponed:
-                continue
             case .failed(let code, let message), .deviceGone(let code, let message):
                 try await finishPending(
                     update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("finished_at", to: nowMs).set("error_code", to: code)

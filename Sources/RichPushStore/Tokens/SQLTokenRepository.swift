@@ -51,7 +51,7 @@ public struct SQLTokenRepository: TokenRepository {
             let row = try await db.update("api_tokens").set("last_used_at", to: EpochMilliseconds(now))
                 .where("secret_digest", .equal, secretDigest)
                 .where { $0.where("expires_at", .is, SQLLiteral.null).orWhere("expires_at", .greaterThan, EpochMilliseconds(now)) }
-                .returning("id", "owner", "role", "expires_at").first()
+                .returning("id", "name", "owner", "role", "expires_at").first()
             guard let row else { return nil }
             let owner = try row.string("owner")
             guard let user = try await db.select().column("role").from("users").where("username", .equal, owner).first() else {
@@ -59,7 +59,8 @@ public struct SQLTokenRepository: TokenRepository {
             }
             let ownerRole = try user.enumeration("role", as: Role.self)
             return TokenUse(
-                tokenId: try row.string("id"), username: owner, role: try row.enumeration("role", as: Role.self).limited(to: ownerRole),
+                tokenId: try row.string("id"), name: try row.string("name"), username: owner,
+                role: try row.enumeration("role", as: Role.self).limited(to: ownerRole),
                 expiresAt: try row.optionalDate("expires_at"))
         }
     }
