@@ -150,6 +150,17 @@ struct TokenTests {
         }
     }
 
+    @Test(arguments: ["browser session", "browser session from a token"])
+    func aTokenMayNotTakeABrowserSessionsNameSoNoScriptPassesForAPassword(name: String) async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            let response = try await session.request(.post, "/api/tokens", as: alice, json: #"{"name":"\#(name)"}"#)
+            #expect(response.status == .unprocessableContent)
+            #expect(try response.error().code == "token.invalidName")
+            #expect((try await session.request(.get, "/api/tokens", as: alice).json()["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
     @Test(arguments: [#"{"name":""}"#, #"{"name":"a\u0007b"}"#])
     func aTokenNeedsAPrintableName(json: String) async throws {
         try await TestGateway().run { session in

@@ -19,6 +19,9 @@ struct SessionController {
     static let tokenName = "browser session"
     /// A session made with an API token: it is that token, to the day it expires and in what it may make.
     static let tokenSessionName = "browser session from a token"
+    /// The names only sessions carry: a session made with a password is known by its name, so no other token may
+    /// take one (a token of a script would otherwise act as a password).
+    static let tokenNames: Set<String> = [tokenName, tokenSessionName]
 
     func addRoutes(to group: RouterGroup<RichPushRequestContext>) {
         group.post("session", use: create)
@@ -74,7 +77,7 @@ struct SessionController {
     private func makeRoom(for caller: AuthenticatedUser, now: Date) async throws {
         let held = try await tokens.list(ownedBy: caller.username, roleAtMost: nil)
         guard held.count >= TokenController.maximumTokensPerUser else { return }
-        guard let oldest = held.filter({ [Self.tokenName, Self.tokenSessionName].contains($0.name) }).min(by: { $0.createdAt < $1.createdAt }) else {
+        guard let oldest = held.filter({ Self.tokenNames.contains($0.name) }).min(by: { $0.createdAt < $1.createdAt }) else {
             throw TokenController.limitReached
         }
         try await revoke(oldest.id, by: caller, because: "the oldest session", now: now)

@@ -39,6 +39,9 @@ struct TokenController {
         guard (1...100).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError.unprocessable("token.invalidName", "A token's name has 1 to 100 characters and no control characters.")
         }
+        guard !SessionController.tokenNames.contains(name) else {
+            throw APIError.unprocessable("token.invalidName", "\(name) names browser sessions, which POST /api/session makes.")
+        }
         let role = body.role ?? caller.role
         guard caller.role.includes(role) else {
             throw APIError.forbidden("A \(caller.role.rawValue) may create tokens of its own role or a lesser one, not \(role.rawValue).")

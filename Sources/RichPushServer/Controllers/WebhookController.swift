@@ -41,8 +41,7 @@ struct WebhookController {
     }
 
     @Sendable func create(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
-        let caller = try context.requireIdentity()
-        try caller.require(.admin, to: "manage webhooks")
+        let caller = try admin(context)
         let body = try await request.decode(as: CreateRequest.self, context: context)
         let url = try receiverURL(body.url)
         let events = try eventTypes(body.events)
@@ -61,19 +60,18 @@ struct WebhookController {
     }
 
     @Sendable func list(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<WebhookJSON> {
-        try context.requireIdentity().require(.admin, to: "manage webhooks")
+        _ = try admin(context)
         return ListJSON(items: try await webhooks.list().map { WebhookJSON($0) })
     }
 
     @Sendable func show(_ request: Request, context: RichPushRequestContext) async throws -> WebhookJSON {
-        try context.requireIdentity().require(.admin, to: "manage webhooks")
+        _ = try admin(context)
         return WebhookJSON(try await webhook(context))
     }
 
     /// `{"enabled": true}` sends to a disabled webhook again, its failures forgotten; `false` stops it by hand.
     @Sendable func change(_ request: Request, context: RichPushRequestContext) async throws -> WebhookJSON {
-        let caller = try context.requireIdentity()
-        try caller.require(.admin, to: "manage webhooks")
+        let caller = try admin(context)
         let body = try await request.decode(as: ChangeRequest.self, context: context)
         let id = try await webhook(context).id
         guard
@@ -87,8 +85,7 @@ struct WebhookController {
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {
-        let caller = try context.requireIdentity()
-        try caller.require(.admin, to: "manage webhooks")
+        let caller = try admin(context)
         let id = try context.parameters.require("id")
         guard try await webhooks.delete(id: id, audit: caller.audit(.webhookDeleted, target: id), now: clock.now) else { throw notFound(id) }
         return Response(status: .noContent)
@@ -96,10 +93,16 @@ struct WebhookController {
 
     /// The latest attempts, newest first: `?limit=` up to 1,000, 50 by default.
     @Sendable func attempts(_ request: Request, context: RichPushRequestContext) async throws -> ListJSON<WebhookAttemptJSON> {
-        try context.requireIdentity().require(.admin, to: "manage webhooks")
+        _ = try admin(context)
         let limit = Int(try request.uri.integer("limit", in: 1...1000) ?? 50)
         let id = try await webhook(context).id
         return ListJSON(items: try await webhooks.attempts(webhookId: id, limit: limit).map(WebhookAttemptJSON.init))
+    }
+
+    private func admin(_ context: RichPushRequestContext) throws -> AuthenticatedUser {
+        let caller = try context.requireIdentity()
+        try caller.require(.admin, to: "manage webhooks")
+        return caller
     }
 
     private func webhook(_ context: RichPushRequestContext) async throws -> WebhookRecord {
