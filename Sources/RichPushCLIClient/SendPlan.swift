@@ -25,6 +25,8 @@ public struct SendPlan: Sendable {
     public var template: String?
     public var variables: [String: String] = [:]
     public var expiresAt: Date?
+    /// The fetch deadline, in seconds (`--fallback-after`).
+    public var fallbackAfter: TimeInterval?
     public var pushStyle: PushStyle?
     public var idempotencyKey: String?
     public var wait: Bool
@@ -87,6 +89,7 @@ public struct SendPlan: Sendable {
                 expiresAt = max(deliverAt ?? now, now).addingTimeInterval(lifetime.timeInterval)
             }
         }
+        fallbackAfter = try settings.value(S.fallbackAfter)
         pushStyle = try settings.value(S.pushStyle)
         idempotencyKey = try settings.value(S.idempotencyKey)
         content = try Self.content(settings)
@@ -145,6 +148,7 @@ public struct SendPlan: Sendable {
             pushStyle: pushStyle, idempotencyKey: idempotencyKey)
         notification.deliverAtLocal = deliverAtLocal?.description
         notification.expiresIn = expiresIn
+        notification.fallback = fallbackAfter.map { FallbackJSON(after: ISODuration.text(ofSeconds: $0)) }
         notification.template = template
         notification.variables = variables.isEmpty ? nil : variables
         notification.title = content.title

@@ -53,7 +53,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
     store.audiencePlatforms = hubs.audiencePlatforms
     let metrics = GatewayMetrics()
-    let fetches = FetchRecorder(feeds: store.feeds, logger: logger)
+    let fetches = FetchRecorder(feeds: store.feeds, clock: configuration.clock, logger: logger)
     let connections = UnauthenticatedConnections(
         limitPerAddress: configuration.maximumUnauthenticatedConnectionsPerAddress, trustedProxies: configuration.trustedProxies)
     let gateway = Gateway(
@@ -96,6 +96,12 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
         logger: dispatcherLogger
     )
+    var fallbackLogger = logger
+    fallbackLogger[metadataKey: "richpush.service"] = "fallbacks"
+    // Fallbacks fall due at their deadlines, which the dispatcher sleeps until: nothing rings its doorbell but a stop.
+    let fallbacks = Dispatcher(
+        outbox: store.fallbacks, mirrorQueue: nil, hubs: hubs, circuits: circuits, doorbell: Doorbell(), policy: dispatcher.policy,
+        clock: configuration.clock, imageLinks: dispatcher.imageLinks, logger: fallbackLogger)
     var statePushLogger = logger
     statePushLogger[metadataKey: "richpush.service"] = "state-pushes"
     let statePushes = StatePushDispatcher(
@@ -116,7 +122,8 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         webhooks: store.webhooks, clients: webhookClients, doorbell: gateway.webhookDoorbell,
         policy: .init(idleInterval: configuration.dispatchIdleInterval), clock: configuration.clock, logger: webhookLogger)
     var services: [any Service] = [
-        ResourceCloser(store: store, hubs: hubs, fetches: fetches, webhookClients: webhookClients), dispatcher, statePushes, webhookSender,
+        ResourceCloser(store: store, hubs: hubs, fetches: fetches, webhookClients: webhookClients), dispatcher, fallbacks, statePushes,
+        webhookSender,
         StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
         OutboxCompleter(
             outbox: store.outbox, queue: gateway.outboxes, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease,
@@ -232,7 +239,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         linkSigner: gateway.linkSigner, broadcaster: gateway.broadcaster,
         dispatcherDoorbell: gateway.dispatcherDoorbell, statePushDoorbell: gateway.statePushDoorbell, outboxes: gateway.outboxes,
         rateLimits: gateway.rateLimits,
-        metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone
+        metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone,
+        defaultFallbackAfter: gateway.configuration.fallbackAfter
     )
     notifications.addRoutes(to: authenticated)
     RetryController(outbox: gateway.store.outbox, dispatcherDoorbell: gateway.dispatcherDoorbell, clock: gateway.configuration.clock)

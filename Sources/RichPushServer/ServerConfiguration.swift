@@ -74,6 +74,8 @@ public struct ServerConfiguration: Sendable {
     public var protectedTagPrefixes = ServeSettings.protectedTagPrefixes.defaultValue
     /// How long hubs keep the push of a notification without `expiresAt` for a device that is offline.
     public var defaultTTL = ServeSettings.defaultTTL.defaultValue.timeInterval
+    /// The fetch deadline of silent pushes that name none; nil: no fallback unless a notification asks for one.
+    public var fallbackAfter: TimeInterval?
     /// The PEM files HTTPS is served with; nil: plain HTTP.
     public var tlsFiles: TLSFiles?
     /// What the gateway takes for now when it schedules, releases and retries; tests move it forward.
@@ -120,6 +122,7 @@ public struct ServerConfiguration: Sendable {
         defaultTimeZone = try sources.value(S.defaultTimeZone)
         protectedTagPrefixes = try sources.value(S.protectedTagPrefixes)
         defaultTTL = try sources.value(S.defaultTTL).timeInterval
+        fallbackAfter = try sources.value(S.fallbackAfter)
         frequencyCap = try sources.value(S.frequencyCap)
         quietHours = try sources.value(S.quietHours)
         trustedProxies = try sources.value(S.trustedProxies) ?? TrustedProxies()

@@ -87,6 +87,9 @@ public struct Store: Sendable {
     public var results: SQLResultRepository { SQLResultRepository(engine: engine) }
     public var webhooks: SQLWebhookRepository { SQLWebhookRepository(engine: engine) }
     public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }
+    public var fallbacks: SQLFallbackQueue {
+        SQLFallbackQueue(engine: engine, isShared: claims.isShared, audiencePlatforms: audiencePlatforms)
+    }
     public var outbox: SQLOutbox {
         SQLOutbox(engine: engine, claims: claims, audiencePlatforms: audiencePlatforms)
     }

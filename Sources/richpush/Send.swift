@@ -33,6 +33,7 @@ struct Send: AsyncParsableCommand {
     @Option(CommandLineSettings.at) var at
     @Option(CommandLineSettings.atLocal) var atLocal
     @Option(CommandLineSettings.expiresIn) var expiresIn
+    @Option(CommandLineSettings.fallbackAfter) var fallbackAfter
     @Option(CommandLineSettings.pushStyle) var pushStyle
     @Option(CommandLineSettings.idempotencyKey) var idempotencyKey
     @Option(CommandLineSettings.title) var title

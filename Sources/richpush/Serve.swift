@@ -39,6 +39,7 @@ struct Serve: AsyncParsableCommand {
     @Option(ServeSettings.defaultTimeZone) var defaultTimeZone
     @Option(ServeSettings.frequencyCap) var frequencyCap
     @Option(ServeSettings.defaultTTL) var defaultTTL
+    @Option(ServeSettings.fallbackAfter) var fallbackAfter
     @Option(ServeSettings.protectedTagPrefixes) var protectedTagPrefixes
     @Option(ServeSettings.quietHours) var quietHours
     @Option(ServeSettings.tlsCertificateFile) var tlsCertificateFile

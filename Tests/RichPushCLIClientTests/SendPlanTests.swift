@@ -62,6 +62,18 @@ struct SendPlanTests {
         #expect(immediate.expiresAt == now.addingTimeInterval(7200))
     }
 
+    @Test func fallbackAfterBecomesTheNotificationsFetchDeadlineAsAnISODuration() throws {
+        let plan = try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "fallback-after": "1h30m"]))
+        #expect(plan.notification(imageId: nil).fallback == FallbackJSON(after: "PT1H30M", style: "alert"))
+        #expect(try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a"])).notification(imageId: nil).fallback == nil)
+    }
+
+    @Test func aFallbackShorterThanAMinuteIsAUsageError() {
+        #expect(throws: UsageError.self) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "fallback-after": "30s"]))
+        }
+    }
+
     @Test func aTimeWithoutAZoneIsAUsageError() {
         #expect(throws: UsageError("--at must be an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z, not '2026-12-01 09:00'")) {
             try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "at": "2026-12-01 09:00"]))

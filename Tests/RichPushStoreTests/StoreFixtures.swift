@@ -19,11 +19,12 @@ extension Store {
 
     func send(
         _ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil,
-        content: PushContent = PushContent()
+        content: PushContent = PushContent(), pushStyle: PushStyle = .silent, fallbackAfter: TimeInterval? = nil
     ) async throws -> (notification: NotificationRecord, created: Bool) {
         try await notifications.create(
             NotificationDraft(
-                message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: .silent,
-                deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key, content: content))
+                message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: pushStyle,
+                deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key, content: content,
+                fallbackAfter: fallbackAfter))
     }
 }

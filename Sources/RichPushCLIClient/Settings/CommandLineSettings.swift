@@ -38,6 +38,13 @@ public enum CommandLineSettings {
     public static let expiresIn = Setting.optional(
         "expires-in", "Expire this long after delivery, such as 12h, 1d or 2w", expected: "a duration such as 30m, 12h, 1d or 2w",
         defaultText: "never", parse: positiveDuration)
+    public static let fallbackAfter = Setting.optional(
+        "fallback-after", "Send one alert to each phone or browser that has not fetched the payload this long after its silent push",
+        expected: "a duration from 1m to 24h such as 10m", defaultText: "the gateway's --fallback-after"
+    ) { text -> TimeInterval? in
+        guard let seconds = DurationText.seconds(in: text), (60...86_400).contains(seconds) else { return nil }
+        return seconds
+    }
     public static let pushStyle = Setting.optional(
         "push-style", "silent, or alert for a visible alert", expected: "silent or alert", defaultText: "silent", defaultIsLiteral: true,
         parse: PushStyle.init(rawValue:))
@@ -63,7 +70,8 @@ public enum CommandLineSettings {
     /// `richpush send`'s, in the order of `--help` and the README's table.
     public static let send: [any SettingDescription] =
         connection + [
-            image, url, text, message, to, at, atLocal, expiresIn, pushStyle, idempotencyKey, title, sound, badge, category, threadId, data,
+            image, url, text, message, to, at, atLocal, expiresIn, fallbackAfter, pushStyle, idempotencyKey, title, sound, badge, category, threadId,
+            data,
             localized, template, variables, wait,
         ]
     /// `richpush status`'s.

@@ -24,13 +24,16 @@ public struct CampaignJSON: Codable, Sendable, Equatable {
     public var localizations: [String: Localization]?
     /// How long after delivery it expires (`30m`, `12h`, `1d`, `2w`), when no `expiresAt` is given.
     public var expiresIn: String?
+    /// The fetch deadline, after which a device that has not fetched the payload gets one alert.
+    public var fallback: FallbackJSON?
 
     public init(
         message: String? = nil, richType: RichType? = nil, imageId: Int64? = nil, url: String? = nil, text: String? = nil,
         audience: String? = nil, pushStyle: PushStyle? = nil, title: String? = nil, sound: String? = nil, badge: Badge? = nil,
         category: String? = nil, threadId: String? = nil, data: [String: String]? = nil, localizations: [String: Localization]? = nil,
-        expiresIn: String? = nil
+        expiresIn: String? = nil, fallback: FallbackJSON? = nil
     ) {
+        self.fallback = fallback
         self.message = message
         self.richType = richType
         self.imageId = imageId

@@ -32,6 +32,8 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
     /// Neither counted toward the frequency cap nor held in quiet hours.
     public var transactional: Bool
     public var variants: [VariantJSON]?
+    /// The fetch deadline, with its `after` as an ISO 8601 duration.
+    public var fallback: FallbackJSON?
 
     /// The template, and its version, a notification was made from.
     public struct TemplateJSON: Codable, Sendable, Equatable {
@@ -80,8 +82,9 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
         imageId: Int64? = nil, url: String? = nil, payloadUrl: String, title: String? = nil, sound: String? = nil,
         badge: Badge? = nil, category: String, threadId: String? = nil, data: [String: String] = [:],
         localizations: [String: Localization] = [:], language: String? = nil, template: TemplateJSON? = nil,
-        deliverAtLocal: String? = nil, transactional: Bool, variants: [VariantJSON]? = nil
+        deliverAtLocal: String? = nil, transactional: Bool, variants: [VariantJSON]? = nil, fallback: FallbackJSON? = nil
     ) {
+        self.fallback = fallback
         self.id = id
         self.message = message
         self.richType = richType
@@ -113,7 +116,7 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
             payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template, deliverAtLocal,
-            transactional, variants
+            transactional, variants, fallback
     }
 
     // The synthesized decoder reads a null `expiresAt` as nil; only the encoder differs, to write that null.
@@ -145,5 +148,6 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
         try container.encodeIfPresent(deliverAtLocal, forKey: .deliverAtLocal)
         try container.encode(transactional, forKey: .transactional)
         try container.encodeIfPresent(variants, forKey: .variants)
+        try container.encodeIfPresent(fallback, forKey: .fallback)
     }
 }

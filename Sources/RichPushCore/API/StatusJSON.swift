@@ -22,6 +22,9 @@ public struct StatusJSON: Codable, Sendable, Equatable {
     public var variants: [VariantFunnelJSON]?
     /// The state and recall pushes to recipients' other devices, by outcome: beside the funnel, not part of it.
     public var statePushes: StatePushesJSON
+    /// The alerts sent to devices that had not fetched the payload by the fetch deadline, and how many of their users
+    /// fetched it after.
+    public var fallbacks: FallbacksJSON
 
     /// One delivery that failed or expired, with its hub's reason.
     public struct DeliveryErrorJSON: Codable, Sendable, Equatable {
@@ -60,6 +63,16 @@ public struct StatusJSON: Codable, Sendable, Equatable {
         }
     }
 
+    public struct FallbacksJSON: Codable, Sendable, Equatable {
+        public var sent: Int
+        public var fetchedAfter: Int
+
+        public init(sent: Int, fetchedAfter: Int) {
+            self.sent = sent
+            self.fetchedAfter = fetchedAfter
+        }
+    }
+
     public struct StatePushesJSON: Codable, Sendable, Equatable {
         public var pending: Int
         public var sent: Int
@@ -75,8 +88,10 @@ public struct StatusJSON: Codable, Sendable, Equatable {
     public init(
         id: Int64, state: NotificationState, targeted: Int, sent: Int, failed: Int, pending: Int, expired: Int, canceled: Int,
         capped: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int, errors: [DeliveryErrorJSON], nextDueAt: String? = nil,
-        variants: [VariantFunnelJSON]? = nil, statePushes: StatePushesJSON = .init(pending: 0, sent: 0, failed: 0)
+        variants: [VariantFunnelJSON]? = nil, statePushes: StatePushesJSON = .init(pending: 0, sent: 0, failed: 0),
+        fallbacks: FallbacksJSON = .init(sent: 0, fetchedAfter: 0)
     ) {
+        self.fallbacks = fallbacks
         self.id = id
         self.state = state
         self.targeted = targeted

@@ -29,14 +29,31 @@ public struct NotificationCounts: Sendable, Equatable {
     public var opened: Int
     public var dismissed: Int
     public var errors: [DeliveryError]
+    public var fallbacks: FallbackTally
 
-    public init(tally: DeliveryTally, fetched: Int, displayed: Int, opened: Int, dismissed: Int, errors: [DeliveryError]) {
+    public init(
+        tally: DeliveryTally, fetched: Int, displayed: Int, opened: Int, dismissed: Int, errors: [DeliveryError],
+        fallbacks: FallbackTally = FallbackTally()
+    ) {
+        self.fallbacks = fallbacks
         self.tally = tally
         self.fetched = fetched
         self.displayed = displayed
         self.opened = opened
         self.dismissed = dismissed
         self.errors = errors
+    }
+}
+
+/// The fallbacks of a notification: alerts sent to devices that had not fetched the payload in time, and how many of
+/// their users fetched it after.
+public struct FallbackTally: Sendable, Equatable {
+    public var sent: Int
+    public var fetchedAfter: Int
+
+    public init(sent: Int = 0, fetchedAfter: Int = 0) {
+        self.sent = sent
+        self.fetchedAfter = fetchedAfter
     }
 }
 

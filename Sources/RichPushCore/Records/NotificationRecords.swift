@@ -38,13 +38,16 @@ public struct NotificationDraft: Sendable {
     public var purpose: NotificationPurpose
     /// An A/B test's arms; each recipient gets one, by ``Variant/assigned(to:of:among:)``.
     public var variants: [Variant]
+    /// How long after its silent push a remote device that has not fetched the payload gets one alert instead.
+    public var fallbackAfter: TimeInterval?
 
     public init(
         message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
         expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent(),
         template: TemplateReference? = nil, localDelivery: LocalDelivery? = nil, purpose: NotificationPurpose = .transactional,
-        variants: [Variant] = []
+        variants: [Variant] = [], fallbackAfter: TimeInterval? = nil
     ) {
+        self.fallbackAfter = fallbackAfter
         self.purpose = purpose
         self.variants = variants
         self.template = template
@@ -96,13 +99,16 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Whether every delivery is written; a large outbox is written in chunks after its notification, and the
     /// dispatcher sends the first while the last are written.
     public var outboxComplete = true
+    /// How long after its silent push a remote device that has not fetched the payload gets one alert instead.
+    public var fallbackAfter: TimeInterval?
 
     public init(
         id: Int64, message: String, payload: RichPayload, audience: String, pushStyle: PushStyle, createdBy: String, createdAt: Date, deliverAt: Date,
         expiresAt: Date? = nil, canceledAt: Date? = nil, deletedAt: Date? = nil, content: PushContent, template: TemplateReference? = nil,
         deliverAtLocal: LocalTime? = nil, dueTimes: [Date] = [], purpose: NotificationPurpose = .transactional, variants: [Variant] = [],
-        outboxComplete: Bool = true
+        outboxComplete: Bool = true, fallbackAfter: TimeInterval? = nil
     ) {
+        self.fallbackAfter = fallbackAfter
         self.id = id
         self.message = message
         self.payload = payload

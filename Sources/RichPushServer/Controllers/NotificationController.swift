@@ -23,6 +23,8 @@ struct NotificationController {
     let metrics: GatewayMetrics
     let clock: any WallClock
     let defaultTimeZone: TimeZone
+    /// The fetch deadline of a silent push that names none (`--fallback-after`).
+    var defaultFallbackAfter: TimeInterval?
 
     /// The tutorial's message for `POST /api/notifications` without a body.
     static let tutorialMessage = "Check this image out!"
@@ -59,7 +61,9 @@ struct NotificationController {
                 }
                 template = try Template(record)
             }
-            draft = try await fields.draft(by: caller, now: now, template: template, defaultTimeZone: defaultTimeZone) {
+            draft = try await fields.draft(
+                by: caller, now: now, template: template, defaultTimeZone: defaultTimeZone, defaultFallbackAfter: defaultFallbackAfter
+            ) {
                 id in try await images.image(id: id) != nil
             }
         }

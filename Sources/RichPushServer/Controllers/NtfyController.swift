@@ -108,7 +108,10 @@ struct NtfyController {
         if let tags = message.tags, !tags.isEmpty { data["ntfyTags"] = tags.joined(separator: ",") }
         if !data.isEmpty { fields.data = data }
         let now = notifications.clock.now
-        let draft = try await fields.draft(by: caller, now: now, template: nil, defaultTimeZone: notifications.defaultTimeZone) { _ in false }
+        let draft = try await fields.draft(
+            by: caller, now: now, template: nil, defaultTimeZone: notifications.defaultTimeZone,
+            defaultFallbackAfter: notifications.defaultFallbackAfter
+        ) { _ in false }
         let (record, _) = try await notifications.publish(draft, by: caller, now: now, context: context)
         return Published(
             id: String(record.id), time: Int64(now.timeIntervalSince1970), topic: message.topic, message: text, title: message.title,

@@ -8,7 +8,7 @@ extension Dispatcher {
     /// Copies changed installations into the remote hub's registrations, or removes them (deleted or replaced) there; returns how many it
     /// handled. A refusal that retrying cannot fix is logged and dropped; anything else is tried again with backoff.
     func syncMirror() async throws -> Int {
-        guard let mirror = hubs.mirror else { return 0 }
+        guard let mirror = hubs.mirror, let mirrorQueue else { return 0 }
         let tasks = try await mirrorQueue.claim(now: clock.now, limit: policy.batchSize, lease: policy.lease)
         for task in tasks {
             do {

@@ -5,7 +5,8 @@ import RichPushHubs
 import RichPushStore
 import ServiceLifecycle
 
-/// Works the outbox: claims due deliveries, hands them to the hub of their platform and records each outcome.
+/// Works a queue of pushes (the outbox, or the fallbacks): claims due deliveries, hands them to the hub of their
+/// platform and records each outcome.
 ///
 /// On graceful shutdown it finishes the batches in hand and stops; a crash leaves claimed rows that fall due again when
 /// their lease runs out (or at the next start, on an exclusive store).
@@ -30,8 +31,10 @@ struct Dispatcher: Service {
         var campaignLimits = CampaignLimits()
     }
 
-    let outbox: any Outbox
-    let mirrorQueue: any MirrorQueue
+    let outbox: any DeliveryQueue
+    /// The registrations to bring in step with a remote hub before each claim; nil for a dispatcher that leaves that
+    /// to another (the fallbacks' beside the outbox's).
+    let mirrorQueue: (any MirrorQueue)?
     let hubs: HubRegistry
     let circuits: HubCircuits
     let doorbell: Doorbell
@@ -245,7 +248,7 @@ struct Dispatcher: Service {
 
     private func idleWait() async throws -> Duration {
         let deliveryDue = try await outbox.nextDeliveryDue(now: clock.now)
-        let mirrorDue = hubs.mirror == nil ? nil : try await mirrorQueue.nextDue()
+        let mirrorDue = hubs.mirror == nil ? nil : try await mirrorQueue?.nextDue()
         guard let due = [deliveryDue, mirrorDue].compactMap({ $0 }).min() else { return policy.idleInterval }
         return policy.idleWait(until: due, now: clock.now)
     }

@@ -11,10 +11,11 @@ import RichPushStore
 final class FetchRecorder: Sendable {
     private let writes: GroupCommit<PayloadFetch>
 
-    init(feeds: any FeedRepository, logger: Logger) {
+    /// `clock` dates the fetches, as it dates the pushes they answer.
+    init(feeds: any FeedRepository, clock: any WallClock, logger: Logger) {
         writes = GroupCommit { batch in
             do {
-                try await feeds.recordFetches(batch, now: .now)
+                try await feeds.recordFetches(batch, now: clock.now)
             } catch {
                 logger.warning(
                     "payload fetches not recorded", metadata: ["richpush.count": "\(batch.count)", "richpush.error": "\(error)"])

@@ -8,7 +8,8 @@ extension CampaignJSON {
             url: url ?? template.url, text: text ?? template.text, audience: audience ?? template.audience,
             pushStyle: pushStyle ?? template.pushStyle, title: title ?? template.title, sound: sound ?? template.sound,
             badge: badge ?? template.badge, category: category ?? template.category, threadId: threadId ?? template.threadId,
-            data: data ?? template.data, localizations: localizations ?? template.localizations, expiresIn: expiresIn ?? template.expiresIn)
+            data: data ?? template.data, localizations: localizations ?? template.localizations, expiresIn: expiresIn ?? template.expiresIn,
+            fallback: fallback ?? template.fallback)
     }
 
     /// The fields with their placeholders filled in from `variables`; a field whose rendering passes its limit is

@@ -9,9 +9,11 @@ extension NewNotificationJSON: RequestErrorDomain {
     static let maximumIdempotencyKeyLength = 200
 
     /// The draft this request asks for, from its own fields over `template`'s with the placeholders filled in, or the
-    /// first problem found as an ``APIError``.
+    /// first problem found as an ``APIError``; `defaultFallbackAfter` is the fetch deadline of a silent push that names
+    /// none.
     func draft(
-        by caller: AuthenticatedUser, now: Date, template: Template?, defaultTimeZone: TimeZone, imageExists: (Int64) async throws -> Bool
+        by caller: AuthenticatedUser, now: Date, template: Template?, defaultTimeZone: TimeZone, defaultFallbackAfter: TimeInterval? = nil,
+        imageExists: (Int64) async throws -> Bool
     ) async throws -> NotificationDraft {
         var campaign = self.campaign
         if let template {
@@ -20,6 +22,7 @@ extension NewNotificationJSON: RequestErrorDomain {
             throw APIError.unprocessable("template.missing", "variables fill in a template's placeholders; name the template too.")
         }
         let checked = try await campaign.checked(by: caller, imageExists: imageExists)
+        let fallbackAfter = try campaign.fetchDeadline(style: checked.style, serverDefault: defaultFallbackAfter)
         var variants: [Variant] = []
         if let requests = self.variants {
             guard caller.role.mayRunCampaigns else { throw APIError.forbidden("Only marketers and admins run A/B tests.") }
@@ -44,7 +47,8 @@ extension NewNotificationJSON: RequestErrorDomain {
             message: checked.message, payload: checked.payload, audience: checked.audience, pushStyle: checked.style,
             deliverAt: deliverAt, expiresAt: expiresAt, createdBy: caller.username, idempotencyKey: idempotencyKey,
             content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) }, localDelivery: local,
-            purpose: caller.role == .member || transactional == true ? .transactional : .marketing, variants: variants)
+            purpose: caller.role == .member || transactional == true ? .transactional : .marketing, variants: variants,
+            fallbackAfter: fallbackAfter)
     }
 
     /// The delivery at `deliverAtLocal` in each device's zone, if asked for.

@@ -60,6 +60,7 @@ struct Template: ResponseEncodable {
             }
         }
         _ = try fields.lifetime()
+        _ = try fields.fetchDeadline(style: fields.pushStyle ?? .silent)
         try fields.checkPlainValues()
         try fields.checkCounts()
         let json = try JSONEncoder.compact.encode(fields)

@@ -37,7 +37,8 @@ extension NotificationJSON {
             localizations: content.localizations, language: localization?.tag,
             template: record.template.map { TemplateJSON(name: $0.name, version: $0.version) },
             deliverAtLocal: record.deliverAtLocal?.description, transactional: record.purpose == .transactional,
-            variants: record.variants.isEmpty ? nil : record.variants.map(VariantJSON.init))
+            variants: record.variants.isEmpty ? nil : record.variants.map(VariantJSON.init),
+            fallback: record.fallbackAfter.map { FallbackJSON(after: ISODuration.text(ofSeconds: $0)) })
     }
 }
 
@@ -74,7 +75,8 @@ extension StatusJSON {
                         opened: $0.opened, dismissed: $0.dismissed)
                 },
             statePushes: StatePushesJSON(
-                pending: statePushes["pending"] ?? 0, sent: statePushes["sent"] ?? 0, failed: statePushes["failed"] ?? 0))
+                pending: statePushes["pending"] ?? 0, sent: statePushes["sent"] ?? 0, failed: statePushes["failed"] ?? 0),
+            fallbacks: FallbacksJSON(sent: counts.fallbacks.sent, fetchedAfter: counts.fallbacks.fetchedAfter))
     }
 }
 

@@ -69,6 +69,15 @@ public enum ServeSettings {
     public static let defaultTTL = Setting.duration(
         "default-ttl", "How long hubs keep a push without expiresAt for an offline device", in: .seconds(1)...(.seconds(28 * 86_400)),
         default: .seconds(28 * 86_400))
+    public static let fallbackAfter = Setting.optional(
+        "fallback-after",
+        "The fetch deadline of silent pushes that name none: a remote device that has not fetched the payload this long after its "
+            + "silent push gets one alert", expected: "a duration from 1m to 24h such as 10m, or an ISO 8601 one such as PT10M",
+        defaultText: "off"
+    ) { text -> TimeInterval? in
+        guard let seconds = DurationText.seconds(in: text) ?? ISODuration.seconds(in: text), (60...86_400).contains(seconds) else { return nil }
+        return seconds
+    }
     public static let protectedTagPrefixes = Setting<[String]>(
         "protected-tag-prefixes", "Comma-separated tag prefixes only marketers and admins assign, as users' segments; devices may not set them",
         default: ["segment:"], defaultText: "segment:", defaultIsLiteral: true,
@@ -103,7 +112,8 @@ public enum ServeSettings {
             heartbeatInterval, dispatchLease, dispatchBatchSize, dispatchBatchesInFlight, trustedProxies, maximumInstallationsPerUser,
             maximumTemplatesPerUser,
             maximumStreamsPerUser, rateLimit, sendRateLimit,
-            maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, protectedTagPrefixes, quietHours,
+            maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, fallbackAfter, protectedTagPrefixes,
+            quietHours,
             tlsCertificateFile, tlsKeyFile, logLevel, adminUser, adminPassword,
         ] + ServeHubSettings.all
 

@@ -14,7 +14,7 @@ enum Migrations {
         addDeviceFieldTags, addLocalDelivery, addCampaignLimits, addVariants, addFeedRemovals, addSegments,
         createAPITokens, createAuditTrail, createStatePushes, addOutboxChunks, orderPendingDeliveriesById, pageDeliveriesByNotification,
         writeOutboxesWithoutAForeignKeyCheck, indexDeadInstallations, tallyDeliveries, indexFailuresOnly, keyDeliveriesByNotification,
-        keyDeliveriesByNotificationAndId, compareInstallationIdsByteByByte, claimFirstAttemptsBySequence, createWebhooks,
+        keyDeliveriesByNotificationAndId, compareInstallationIdsByteByByte, claimFirstAttemptsBySequence, createWebhooks, addFallbacks,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).

@@ -53,6 +53,7 @@ extension SQLOutbox {
                 if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }
+        try await SQLFallbackQueue.schedule(results, now: now, in: db)
         try await tellWebhooks(results, now: now, in: db)
     }
 

@@ -35,7 +35,8 @@ public struct SQLResultRepository: ResultRepository {
                         at: try row.optionalDate("finished_at"))
                 }
             return NotificationCounts(
-                tally: tally, fetched: fetched, displayed: displayed, opened: opened, dismissed: dismissed, errors: errors)
+                tally: tally, fetched: fetched, displayed: displayed, opened: opened, dismissed: dismissed, errors: errors,
+                fallbacks: try await SQLFallbackQueue.tally(of: id, in: db))
         }
     }
 

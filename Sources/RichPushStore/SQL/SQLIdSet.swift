@@ -7,11 +7,12 @@ import SQLKit
 /// instead of a bind each, whose encoding and parsing were most of what such a statement cost. Integers written as
 /// literals cannot carry anything but a number.
 struct SQLIdSet: SQLExpression {
-    private let column: SQLIdentifier
+    private let column: SQLColumn
     private let ranges: [ClosedRange<Int64>]
     private let singles: [Int64]
 
-    init(_ column: String, in ids: some Sequence<Int64>) {
+    /// `table` qualifies the column where a statement reads several tables.
+    init(_ column: String, of table: String? = nil, in ids: some Sequence<Int64>) {
         var ranges: [ClosedRange<Int64>] = []
         var singles: [Int64] = []
         var run: ClosedRange<Int64>?
@@ -28,7 +29,7 @@ struct SQLIdSet: SQLExpression {
             }
         }
         run.map(close)
-        self.column = SQLIdentifier(column)
+        self.column = SQLColumn(column, table: table)
         self.ranges = ranges
         self.singles = singles
     }

@@ -155,7 +155,8 @@ enum APIShapeSamples {
         deliverAt: time, expiresAt: time, deletedAt: time, pushStyle: .alert, imageId: 7, url: "https://example.com/sale",
         payloadUrl: "/api/notifications/1?expires=1&signature=x", title: "Winter sale", sound: "default", badge: .unread, category: "sale",
         threadId: "w1", data: ["campaign": "w1"], localizations: ["fr": localization], language: "fr",
-        template: .init(name: "welcome", version: 2), deliverAtLocal: "2026-12-01T09:00:00", transactional: false, variants: [variant, variant])
+        template: .init(name: "welcome", version: 2), deliverAtLocal: "2026-12-01T09:00:00", transactional: false, variants: [variant, variant],
+        fallback: FallbackJSON(after: "PT10M"))
     static let bareNotification = NotificationJSON(
         id: 2, message: "Hi", richType: .text, audience: "username:alice", state: .scheduled, createdBy: "alice", createdAt: time,
         deliverAt: time, pushStyle: .silent, payloadUrl: "/api/notifications/2?expires=1&signature=x", category: "richPush", transactional: true)
@@ -165,7 +166,7 @@ enum APIShapeSamples {
         opened: 1, dismissed: 1,
         errors: [.init(installationId: "phone", platform: .apns, code: "apns.unregistered", message: "The device is gone.", at: time)],
         nextDueAt: time, variants: [.init(name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0)],
-        statePushes: .init(pending: 1, sent: 2, failed: 0))
+        statePushes: .init(pending: 1, sent: 2, failed: 0), fallbacks: .init(sent: 3, fetchedAfter: 1))
     static let bareStatus = StatusJSON(
         id: 2, state: .scheduled, targeted: 1, sent: 0, failed: 1, pending: 0, expired: 0, canceled: 0, capped: 0, fetched: 0, displayed: 0,
         opened: 0, dismissed: 0, errors: [.init(installationId: "phone", platform: .fcm, code: "hub.notConfigured", message: "No hub.")])
@@ -207,7 +208,7 @@ enum APIShapeSamples {
                  "audience": "topic:sale", "pushStyle": "alert", "title": "Hello", "sound": "default", "badge": 1, "category": "sale",
                  "threadId": "w1", "data": {"campaign": "w1"},
                  "localizations": {"fr": {"message": "Salut", "title": "Bonjour", "text": "t", "url": "https://example.com/fr"}},
-                 "expiresIn": "1d"}
+                 "expiresIn": "1d", "fallback": {"after": "PT10M", "style": "alert"}}
                 """
             return try Template(
                 TemplateRecord(name: "welcome", version: 2, description: "The welcome", fields: fields, createdBy: "mark", createdAt: .now))
@@ -223,6 +224,7 @@ enum APIShapeSamples {
             deliverAt: .now, expiresAt: .now.addingTimeInterval(86_400), pushStyle: .alert, idempotencyKey: "sale-1")
         body.deliverAtLocal = "2026-12-01T09:00:00"
         body.expiresIn = "1d"
+        body.fallback = FallbackJSON(after: "PT10M", style: "alert")
         body.template = "welcome"
         body.variables = ["name": "Alice"]
         body.title = "Winter sale"

@@ -1,0 +1,102 @@
+public import Foundation
+public import RichPushCore
+import SQLKit
+
+/// The fallbacks in the `fallbacks` table: one alert-style push to each remote device that has not fetched a
+/// notification's payload within its `fallback.after` of the silent push.
+///
+/// A fallback is made in the transaction that records its silent push as sent (``schedule(_:now:in:)``), so a crash
+/// loses none, and keyed by its delivery, so none is made twice. A claim leases the due ones in their rows (on both
+/// engines: fallbacks are a share of a campaign, claimed a batch at a time, where the outbox's claims are tuned for
+/// the fan-out itself) and ends, without sending them, those whose user fetched, showed, read, dismissed or removed
+/// the notification on any device meanwhile, or whose notification was recalled, canceled or expired, or whose device
+/// is gone. The rest come back as deliveries of an alert-style notification, of which ``PushComposer`` builds the
+/// pushes as it does for the outbox.
+public struct SQLFallbackQueue: DeliveryQueue {
+    let engine: any DatabaseEngine
+    public let isShared: Bool
+    /// Platforms whose hub sends a notification once to its whole audience: it cannot send one device's fallback.
+    let audiencePlatforms: Set<Platform>
+
+    /// The platforms whose devices get a fallback: the direct stream is its own delivery and needs none.
+    public static let platforms: Set<Platform> = [.apns, .fcm, .wns, .webpush]
+
+    public func claimDue(now: Date = .now, limit: Int, lease: TimeInterval) async throws -> ClaimedBatch {
+        try await claimDue(
+            recording: [(job: ClaimedDelivery, outcome: DeliveryOutcome)](), now: now, limit: limit, lease: lease, limits: CampaignLimits())
+    }
+
+    /// Frequency caps and quiet hours held the silent push back already; its fallback follows it unheld.
+    public func claimDue<Attempt: DeliveryAttempt>(
+        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now, limit: Int, lease: TimeInterval,
+        limits: CampaignLimits = CampaignLimits()
+    ) async throws -> ClaimedBatch {
+        let audiencePlatforms = self.audiencePlatforms
+        return try await engine.transaction { db in
+            try await Self.record(finished, now: now, in: db)
+            let nowMs = EpochMilliseconds(now)
+            let due = try await db.select().column("delivery_id").from("fallbacks").where("state", .equal, FallbackState.pending)
+                .where("due_at", .lessThanOrEqual, nowMs).where(SQLOutbox.unleased(at: nowMs)).orderBy("due_at").limit(limit)
+                .skippingLocked(SQLOutbox.skipLockedClause(db)).all().map { try $0.int64("delivery_id") }
+            guard !due.isEmpty else { return ClaimedBatch() }
+            var ended: [String: [Int64]] = [:]
+            var live: [ClaimedDelivery] = []
+            for candidate in try await Self.candidates(due, in: db) {
+                if let reason = candidate.reasonToSkip(at: now, audiencePlatforms: audiencePlatforms) {
+                    ended[reason, default: []].append(candidate.delivery.deliveryId)
+                } else {
+                    live.append(candidate.delivery)
+                }
+            }
+            for (reason, ids) in ended.sorted(by: { $0.key < $1.key }) {
+                try await db.update("fallbacks").set("state", to: FallbackState.skipped).set("finished_at", to: nowMs)
+                    .set("lease_until", to: Int64?.none).set("reason", to: reason).where(SQLIdSet("delivery_id", in: ids)).run()
+            }
+            guard !live.isEmpty else { return ClaimedBatch() }
+            try await db.update("fallbacks").set("lease_until", to: EpochMilliseconds(now + lease)).set("attempts", to: SQLOutbox.oneMoreAttempt)
+                .where(SQLIdSet("delivery_id", in: live.map(\.deliveryId))).run()
+            var notifications = try await SQLOutbox.claimedNotifications(Set(live.map(\.notificationId)), in: db)
+            for id in notifications.keys { notifications[id]?.pushStyle = .alert }
+            var batch = ClaimedBatch(deliveries: live.sorted { $0.deliveryId < $1.deliveryId }, notifications: notifications)
+            let badgeOwners = batch.ownersShowingUnreadCount
+            if !badgeOwners.isEmpty { batch.unreadCounts = try await SQLFeedRepository.unreadCounts(of: badgeOwners, now: now, in: db) }
+            return batch
+        }
+    }
+
+    public func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now) async throws {
+        guard !results.isEmpty else { return }
+        try await engine.transaction { db in try await Self.record(results, now: now, in: db) }
+    }
+
+    public func nextDeliveryDue(now: Date = .now) async throws -> Date? {
+        try await engine.read { db in
+            try await db.select().column("due_at").from("fallbacks").where("state", .equal, FallbackState.pending)
+                .where(SQLOutbox.unleased(at: EpochMilliseconds(now))).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
+        }
+    }
+
+    public func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date = .now) async throws {
+        guard !jobs.isEmpty else { return }
+        try await engine.transaction { db in
+            for chunk in jobs.map(\.deliveryId).chunked(SQLNotificationRepository.insertChunk) {
+                try await db.update("fallbacks").set("lease_until", to: EpochMilliseconds(now + lease))
+                    .where(SQLIdSet("delivery_id", in: Array(chunk))).where("state", .equal, FallbackState.pending).run()
+            }
+        }
+    }
+
+    /// Frees every lease: on an exclusive store at start, the claims of a process that ended are nobody's.
+    func releaseAllClaims(in db: any SQLDatabase) async throws {
+        try await db.update("fallbacks").set("lease_until", to: Int64?.none).where("state", .equal, FallbackState.pending)
+            .where("lease_until", .isNot, SQLLiteral.null).run()
+    }
+}
+
+/// Where a fallback stands.
+enum FallbackState {
+    static let pending = "pending"
+    static let sent = "sent"
+    static let failed = "failed"
+    static let skipped = "skipped"
+}

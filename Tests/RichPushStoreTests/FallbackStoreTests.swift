@@ -1,0 +1,106 @@
+import Foundation
+import RichPushCore
+import RichPushStore
+import Testing
+
+@Suite("Fallbacks in the store")
+struct FallbackStoreTests {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    /// Ten minutes, the fetch deadline of these notifications.
+    let deadline: TimeInterval = 600
+
+    /// Alice's phone (APNs) and tablet (FCM) sent a silent push of a notification with a fetch deadline, accepted by
+    /// their hubs at `start + 1`.
+    func sentToAlice(_ store: Store, pushStyle: PushStyle = .silent) async throws -> NotificationRecord {
+        try await store.register("phone", owner: "alice", platform: .apns)
+        try await store.register("tablet", owner: "alice", platform: .fcm)
+        let (notification, _) = try await store.send("username:alice", deliverAt: start, pushStyle: pushStyle, fallbackAfter: deadline)
+        let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
+        try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+        return notification
+    }
+
+    @Test(arguments: Engine.allCases) func aSilentPushNotFetchedByItsDeadlineGetsOneAlertFallback(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let notification = try await sentToAlice(store)
+            #expect(try await store.fallbacks.claimDue(now: start + deadline, limit: 10, lease: 60).isEmpty)
+            #expect(try await store.fallbacks.nextDeliveryDue(now: start + 2) == start + 1 + deadline)
+            let batch = try await store.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 60)
+            #expect(batch.map(\.installationId).sorted() == ["phone", "tablet"])
+            let jobs = PushComposer.jobs(of: batch)
+            #expect(jobs.allSatisfy { $0.pushStyle == .alert && $0.notificationId == notification.id && $0.attempt == 1 })
+            try await store.fallbacks.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 2 + deadline)
+            #expect(try await store.fallbacks.claimDue(now: start + 3 * deadline, limit: 10, lease: 60).isEmpty)
+            #expect(try await store.results.counts(notificationId: notification.id).fallbacks == FallbackTally(sent: 2, fetchedAfter: 0))
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aFetchOneSecondBeforeTheDeadlineOnAnyDeviceMeansNoFallbackOnEither(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let notification = try await sentToAlice(store)
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice")], now: start + deadline)
+            #expect(try await store.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 60).isEmpty)
+            #expect(try await store.fallbacks.nextDeliveryDue(now: start + 2 + deadline) == nil)
+            #expect(try await store.results.counts(notificationId: notification.id).fallbacks == FallbackTally())
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aDismissedOrRecalledNotificationGetsNoFallback(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let dismissed = try await sentToAlice(store)
+            _ = try await store.feeds.updateState(
+                username: "alice", notificationId: dismissed.id, readState: nil, userActionState: .dismissed, origin: "phone", now: start + 2)
+            let (recalled, _) = try await store.send("username:alice", deliverAt: start, fallbackAfter: deadline)
+            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+            _ = try await store.notifications.remove(id: recalled.id, audit: { _ in nil }, now: start + 2)
+            #expect(try await store.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 60).isEmpty)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aPushRecordedTwiceMakesOneFallback(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("phone", owner: "alice", platform: .apns)
+            _ = try await store.send("username:alice", deliverAt: start, fallbackAfter: deadline)
+            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes([(jobs[0], .sent)], now: start + 1)
+            try await store.outbox.recordOutcomes([(jobs[0], .sent)], now: start + 5)
+            #expect(try await store.fallbacks.claimDue(now: start + 10 + deadline, limit: 10, lease: 60).count == 1)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func directDevicesAndAlertsGetNoFallback(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            try await store.register("laptop", owner: "bob", platform: .direct)
+            _ = try await store.send("username:bob", deliverAt: start, fallbackAfter: deadline)
+            _ = try await sentToAlice(store, pushStyle: .alert)
+            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+            #expect(try await store.fallbacks.claimDue(now: start + 10 + deadline, limit: 10, lease: 60).isEmpty)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aFallbackWhoseClaimerDiedGoesAgainOnlyOnceItsLeaseRunsOut(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            _ = try await sentToAlice(store)
+            let due = start + 1 + deadline
+            #expect(try await store.fallbacks.claimDue(now: due, limit: 10, lease: 60).count == 2)
+            #expect(try await store.fallbacks.claimDue(now: due + 59, limit: 10, lease: 60).isEmpty)
+            let again = try await store.fallbacks.claimDue(now: due + 61, limit: 10, lease: 60)
+            #expect(again.map(\.attempt) == [2, 2])
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aFetchAfterTheFallbackCountsAsFetchedAfter(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let notification = try await sentToAlice(store)
+            let batch = try await store.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 60)
+            try await store.fallbacks.recordOutcomes(
+                [(batch[0], .sent), (batch[1], .retry(after: 30, code: "hub.busy", message: "later"))], now: start + 2 + deadline)
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice")], now: start + 9 + deadline)
+            #expect(try await store.results.counts(notificationId: notification.id).fallbacks == FallbackTally(sent: 1, fetchedAfter: 1))
+            // The one waiting to be retried is not sent: she has fetched meanwhile.
+            #expect(try await store.fallbacks.claimDue(now: start + 60 + deadline, limit: 10, lease: 60).isEmpty)
+        }
+    }
+}
