@@ -99,8 +99,12 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     var fallbackLogger = logger
     fallbackLogger[metadataKey: "richpush.service"] = "fallbacks"
     // Fallbacks fall due at their deadlines, which the dispatcher sleeps until: nothing rings its doorbell but a stop.
+    // A deadline is a minute at least, so a look a second finds one soon enough, and costs a gateway without
+    // fallbacks one small read a second.
+    var fallbackPolicy = dispatcher.policy
+    fallbackPolicy.idleInterval = max(fallbackPolicy.idleInterval, .seconds(1))
     let fallbacks = Dispatcher(
-        outbox: store.fallbacks, mirrorQueue: nil, hubs: hubs, circuits: circuits, doorbell: Doorbell(), policy: dispatcher.policy,
+        outbox: store.fallbacks, mirrorQueue: nil, hubs: hubs, circuits: circuits, doorbell: Doorbell(), policy: fallbackPolicy,
         clock: configuration.clock, imageLinks: dispatcher.imageLinks, logger: fallbackLogger)
     var statePushLogger = logger
     statePushLogger[metadataKey: "richpush.service"] = "state-pushes"

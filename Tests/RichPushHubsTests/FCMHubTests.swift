@@ -83,9 +83,15 @@ struct FCMHubTests {
 
     @Test func oneAccessTokenServesEveryMessageUntilItExpires() async throws {
         try await withFCM { hub, server in
+            // The first token comes from a server that a machine busy with the whole suite has been seen not to
+            // connect to within the hub's 10 s: a connect that never reached it exchanged no token, and a dispatcher
+            // would send again, as this does.
+            var first: [DeliveryOutcome] = []
+            for _ in 1...3 where first != [.sent] { first = await hub.deliver([job(0, platform: .fcm)], logger: quietLogger) }
+            #expect(first == [.sent])
             let outcomes = await hub.deliver((1...10).map { job($0, platform: .fcm) }, logger: quietLogger)
             let last = await hub.deliver([job(11, platform: .fcm)], logger: quietLogger)
-            #expect(server.accepted.count == 11, "\(outcomes + last)")
+            #expect(server.accepted.count == 12, "\(outcomes + last)")
             #expect(server.tokenExchanges == 1)
         }
     }

@@ -32,6 +32,8 @@ public struct SQLFallbackQueue: DeliveryQueue {
         limits: CampaignLimits = CampaignLimits()
     ) async throws -> ClaimedBatch {
         let audiencePlatforms = self.audiencePlatforms
+        // Most looks find nothing due: a read answers them without taking the writer.
+        if finished.isEmpty, try await nextDeliveryDue(now: now).map({ $0 > now }) ?? true { return ClaimedBatch() }
         return try await engine.transaction { db in
             try await Self.record(finished, now: now, in: db)
             let nowMs = EpochMilliseconds(now)
