@@ -20,6 +20,14 @@ const expiries = [
   ['1w', 'After 1 week'],
   ['custom', 'At a time I choose'],
 ];
+// Sent as fallback.after: a device that has not fetched the payload this long after its silent push gets one alert.
+const fallbacks = [
+  ['', 'As the gateway says'],
+  ['PT5M', 'After 5 minutes'],
+  ['PT10M', 'After 10 minutes'],
+  ['PT1H', 'After 1 hour'],
+  ['PT6H', 'After 6 hours'],
+];
 const localTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?/;
 
 /** The screen, at once or, for #/compose/template/NAME, once that template is read. */
@@ -50,7 +58,7 @@ export function renderCompose(main, app, [from, name] = []) {
 function composeScreen(main, app, template) {
   const draft = {
     richType: 'img', image: null, url: '', text: '', message: '',
-    audience: { expression: '', valid: false }, when: 'now', deliverAt: '', deliverAtLocal: '', expiry: 'never', expiresAt: '', pushStyle: 'silent',
+    audience: { expression: '', valid: false }, when: 'now', deliverAt: '', deliverAtLocal: '', expiry: 'never', expiresAt: '', pushStyle: 'silent', fallback: '',
     title: '', sound: '', badge: '', badgeNumber: '1', data: [], localizations: {}, language: '',
     ...(template ? draftFromTemplate(template) : {}),
   };
@@ -72,6 +80,7 @@ function composeScreen(main, app, template) {
     scheduleField.hidden = draft.when !== 'later';
     localField.hidden = draft.when !== 'local';
     customExpiry.hidden = draft.expiry !== 'custom';
+    fallbackField.hidden = draft.pushStyle !== 'silent';
   };
 
   const message = h('textarea', {
@@ -116,6 +125,14 @@ function composeScreen(main, app, template) {
     // A template's lifetime can be changed but not removed: the API has no way to say "never" over it.
     expiries.filter(([value]) => !(template?.expiresIn && value === 'never')).map(([value, label]) => h('option', { value }, label)));
   expiry.value = draft.expiry;
+  const fallback = h('select', { id: 'fallback', 'aria-describedby': 'fallback-hint', onchange: () => { draft.fallback = fallback.value; } },
+    fallbacks.map(([value, label]) => h('option', { value }, label)));
+  fallback.value = draft.fallback;
+  const fallbackField = h('div', { class: 'field', id: 'fallback-field' }, h('label', { for: 'fallback' }, 'Alert devices that have not fetched it'),
+    fallback,
+    h('p', { class: 'hint', id: 'fallback-hint' },
+      'Phones hold back silent pushes (Low Power Mode, Doze). A phone or browser that has not fetched the content by then gets one ',
+      'visible alert instead; one whose user has seen it on any device gets none.'));
 
   const form = h('form', { class: 'compose-form', novalidate: true, 'aria-labelledby': 'compose-title' },
     templateUse?.element,
@@ -149,6 +166,7 @@ function composeScreen(main, app, template) {
       radios('pushStyle', 'Push style',
         [['silent', 'Silent', 'The app fetches the image and raises the alert'], ['alert', 'Alert', 'A visible alert on iOS, enriched by the app']],
         draft.pushStyle, (value) => { draft.pushStyle = value; refresh(); }),
+      fallbackField,
     ),
     h('div', { class: 'send-bar' }, error, submit),
   );
@@ -238,5 +256,6 @@ function build(draft) {
   } else if (expiries.some(([value]) => value === draft.expiry) && draft.expiry !== 'never') {
     notification.expiresIn = draft.expiry;
   }
+  if (draft.pushStyle === 'silent' && draft.fallback) notification.fallback = { after: draft.fallback, style: 'alert' };
   return notification;
 }

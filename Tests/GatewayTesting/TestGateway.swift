@@ -133,7 +133,7 @@ public struct Session: Sendable {
 
     /// Polls the status until `state` is reached or `timeout` passes.
     public func waitForState(
-        _ state: String, of id: Int64, as user: Credentials = .admin, within timeout: Duration = .seconds(10)
+        _ state: String, of id: Int64, as user: Credentials = .admin, within timeout: Duration = .seconds(30)
     ) async throws -> [String: Any] {
         var status: [String: Any] = [:]
         _ = try await eventually(within: timeout) {

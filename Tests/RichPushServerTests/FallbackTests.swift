@@ -52,6 +52,11 @@ extension RemoteHubTests {
                 })
             #expect((status["fallbacks"] as? [String: Any])?["fetchedAfter"] as? Int64 == 0)
             #expect(status["sent"] as? Int64 == 3)
+            let deliveries = try await session.request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()
+            let fallbackSent = (deliveries["items"] as? [[String: Any]] ?? []).reduce(into: [String: Bool]()) {
+                $0[$1["installationId"] as? String ?? ""] = $1["fallbackSentAt"] is String
+            }
+            #expect(fallbackSent == ["iphone": true, "pixel": true, "bob-iphone": false])
         }
     }
 

@@ -66,7 +66,8 @@ struct ResultsTests {
             let lines = String(buffer: response.body).components(separatedBy: "\r\n")
             #expect(
                 lines.first
-                    == "installationId,owner,platform,variant,language,state,reason,attempts,sentAt,fetchedAt,displayedAt,readState,userActionState")
+                    == "installationId,owner,platform,variant,language,state,reason,attempts,sentAt,fallbackSentAt,fetchedAt,displayedAt,readState,userActionState"
+            )
             #expect(
                 lines.dropFirst().filter { !$0.isEmpty }.map { $0.split(separator: ",", omittingEmptySubsequences: false).first } == [
                     "laptop", "phone", "tablet",

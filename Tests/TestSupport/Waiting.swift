@@ -11,8 +11,10 @@ public struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// Asks `condition` every 50 ms until it holds or `timeout` passes, and says whether it held: for what another
-/// process or thread brings about, never to let time pass (that is an injected clock's job).
-public func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+/// process or thread brings about, never to let time pass (that is an injected clock's job). The bound only ends a
+/// test that fails: at the start of the parallel suite, when every test starts at once on two cores, a gateway's
+/// fan-out of 2,500 and a webhook's first message have taken longer than 10 s.
+public func eventually(within timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

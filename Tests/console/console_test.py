@@ -753,6 +753,25 @@ class Console(unittest.TestCase):
         status, progress = api("GET", f"/api/notifications/{campaign_id}/status", MARK)
         self.assertTrue(progress["nextDueAt"].startswith("2030-12-01T08:00:00"), progress)
 
+    def test_a_silent_campaign_sent_with_a_fallback_carries_its_fetch_deadline(self):
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#message").send_keys("Last day of the sale")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.choose("pushStyle", "alert")
+        self.assertFalse(self.browser.find_element(By.ID, "fallback-field").is_displayed())
+        self.choose("pushStyle", "silent")
+        Select(self.find("#fallback")).select_by_value("PT10M")
+        self.assertIn("gets one visible alert instead", self.find("#fallback-hint").text)
+        self.browser.execute_script("document.getElementById('fallback').scrollIntoView()")
+        self.screenshot("compose-fallback")
+        self.find("#send").click()
+        campaign_id = self.fresh_campaign_id()
+        status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
+        self.assertEqual(status, 200)
+        self.assertEqual(info["fallback"], {"after": "PT10M", "style": "alert"})
+
     def test_an_ab_test_sent_from_compose_shows_a_funnel_row_per_variant(self):
         self.sign_in(MARK)
         self.choose("richType", "text")

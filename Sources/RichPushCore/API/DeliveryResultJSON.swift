@@ -13,6 +13,8 @@ public struct DeliveryResultJSON: Codable, Sendable, Equatable {
     public var reason: String?
     public var attempts: Int
     public var sentAt: String?
+    /// When the hub accepted the alert sent because the payload was not fetched by the fetch deadline.
+    public var fallbackSentAt: String?
     public var fetchedAt: String?
     public var displayedAt: String?
     public var readState: ReadState
@@ -20,9 +22,10 @@ public struct DeliveryResultJSON: Codable, Sendable, Equatable {
 
     public init(
         installationId: String, owner: String, platform: Platform, variant: String? = nil, language: String? = nil, state: String,
-        reason: String? = nil, attempts: Int, sentAt: String? = nil, fetchedAt: String? = nil, displayedAt: String? = nil,
-        readState: ReadState, userActionState: UserActionState
+        reason: String? = nil, attempts: Int, sentAt: String? = nil, fallbackSentAt: String? = nil, fetchedAt: String? = nil,
+        displayedAt: String? = nil, readState: ReadState, userActionState: UserActionState
     ) {
+        self.fallbackSentAt = fallbackSentAt
         self.installationId = installationId
         self.owner = owner
         self.platform = platform

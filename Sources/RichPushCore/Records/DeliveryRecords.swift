@@ -71,6 +71,8 @@ public struct DeliveryResult: Sendable, Equatable {
     public var reason: String?
     public var attempts: Int
     public var sentAt: Date?
+    /// When the hub accepted its fallback: the alert sent because the payload was not fetched by the deadline.
+    public var fallbackSentAt: Date?
     /// When its user first fetched the payload, from any device.
     public var fetchedAt: Date?
     /// When this installation reported the alert displayed.
@@ -80,9 +82,10 @@ public struct DeliveryResult: Sendable, Equatable {
 
     public init(
         deliveryId: Int64, installationId: String, owner: String, platform: Platform, variant: String? = nil, language: String? = nil, state: String,
-        reason: String? = nil, attempts: Int, sentAt: Date? = nil, fetchedAt: Date? = nil, displayedAt: Date? = nil, readState: ReadState,
-        userActionState: UserActionState
+        reason: String? = nil, attempts: Int, sentAt: Date? = nil, fallbackSentAt: Date? = nil, fetchedAt: Date? = nil,
+        displayedAt: Date? = nil, readState: ReadState, userActionState: UserActionState
     ) {
+        self.fallbackSentAt = fallbackSentAt
         self.deliveryId = deliveryId
         self.installationId = installationId
         self.owner = owner

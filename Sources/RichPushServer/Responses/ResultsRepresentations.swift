@@ -9,13 +9,14 @@ extension DeliveryResultJSON {
         self.init(
             installationId: result.installationId, owner: result.owner, platform: result.platform, variant: result.variant,
             language: result.language, state: result.state, reason: result.reason, attempts: result.attempts,
-            sentAt: result.sentAt.map(Timestamp.format), fetchedAt: result.fetchedAt.map(Timestamp.format),
+            sentAt: result.sentAt.map(Timestamp.format), fallbackSentAt: result.fallbackSentAt.map(Timestamp.format),
+            fetchedAt: result.fetchedAt.map(Timestamp.format),
             displayedAt: result.displayedAt.map(Timestamp.format), readState: result.readState, userActionState: result.userActionState)
     }
 
     /// The CSV export's columns, named as the JSON fields are.
     static let csvHeader = [
-        "installationId", "owner", "platform", "variant", "language", "state", "reason", "attempts", "sentAt", "fetchedAt",
+        "installationId", "owner", "platform", "variant", "language", "state", "reason", "attempts", "sentAt", "fallbackSentAt", "fetchedAt",
         "displayedAt", "readState", "userActionState",
     ]
 
@@ -23,7 +24,7 @@ extension DeliveryResultJSON {
     var csvFields: [String] {
         [
             installationId, owner, platform.rawValue, variant ?? "", language ?? "", state, reason ?? "", String(attempts), sentAt ?? "",
-            fetchedAt ?? "", displayedAt ?? "", readState.rawValue, userActionState.rawValue,
+            fallbackSentAt ?? "", fetchedAt ?? "", displayedAt ?? "", readState.rawValue, userActionState.rawValue,
         ]
     }
 }

@@ -48,6 +48,11 @@ public struct SQLResultRepository: ResultRepository {
                     .where(SQLColumn("installation_id", table: "receipts"), .equal, SQLColumn("installation_id", table: "deliveries"))
                     .where(SQLColumn("event", table: "receipts"), .equal, SQLLiteral.string(ReceiptEvent.displayed.rawValue))
             }
+            let fallbackSent = SQLSubquery.select {
+                $0.column(SQLColumn("finished_at", table: "fallbacks")).from("fallbacks")
+                    .where(SQLColumn("delivery_id", table: "fallbacks"), .equal, SQLColumn("id", table: "deliveries"))
+                    .where(SQLColumn("state", table: "fallbacks"), .equal, SQLLiteral.string(FallbackState.sent))
+            }
             let rows = try await db.select()
                 .columns(
                     SQLColumn("id", table: "deliveries"), SQLColumn("installation_id", table: "deliveries"),
@@ -56,7 +61,8 @@ public struct SQLResultRepository: ResultRepository {
                     SQLColumn("state", table: "deliveries"), SQLColumn("error_code", table: "deliveries"),
                     SQLColumn("attempts", table: "deliveries"), SQLColumn("finished_at", table: "deliveries"),
                     SQLColumn("fetched_at", table: "feed_entries"), SQLColumn("read_state", table: "feed_entries"),
-                    SQLColumn("user_action_state", table: "feed_entries"), SQLAlias(displayed, as: SQLIdentifier("displayed_at"))
+                    SQLColumn("user_action_state", table: "feed_entries"), SQLAlias(displayed, as: SQLIdentifier("displayed_at")),
+                    SQLAlias(fallbackSent, as: SQLIdentifier("fallback_sent_at"))
                 )
                 .from("deliveries")
                 .join(
@@ -78,7 +84,8 @@ public struct SQLResultRepository: ResultRepository {
                     reason: state == DeliveryState.sent.rawValue ? nil : try row.optionalString("error_code"),
                     attempts: try row.int("attempts"),
                     sentAt: state == DeliveryState.sent.rawValue ? try row.optionalDate("finished_at") : nil,
-                    fetchedAt: try row.optionalDate("fetched_at"), displayedAt: try row.optionalDate("displayed_at"),
+                    fallbackSentAt: try row.optionalDate("fallback_sent_at"), fetchedAt: try row.optionalDate("fetched_at"),
+                    displayedAt: try row.optionalDate("displayed_at"),
                     readState: try row.optionalString("read_state").flatMap(ReadState.init(rawValue:)) ?? .unread,
                     userActionState: try row.optionalString("user_action_state").flatMap(UserActionState.init(rawValue:)) ?? .noInteraction)
             }
