@@ -43,8 +43,6 @@ struct Dispatcher: Service {
     /// Set when the gateway knows its public URL: alerts of image notifications then link their image.
     var imageLinks: AlertImageLinks?
     let logger: Logger
-    /// The metric its recorded outcomes count in.
-    var counted = GatewayMetrics.Pushes.deliveries
 
     /// Dispatches until shut down or cancelled.
     func run() async throws {
@@ -237,13 +235,13 @@ struct Dispatcher: Service {
         }
     }
 
-    /// Counts recorded outcomes in `richpush_deliveries_total` (or the fallbacks'), each series once per batch.
+    /// Counts recorded outcomes in `richpush_deliveries_total`, each series once per batch.
     private func count(_ recorded: [SentDelivery]) {
         guard !recorded.isEmpty else { return }
         var tally: [DeliveryTallyKey: Int] = [:]
         for (job, outcome) in recorded { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
         for (key, count) in tally {
-            GatewayMetrics.outcomesRecorded(count, of: counted, platform: key.platform.rawValue, outcome: key.outcome)
+            GatewayMetrics.deliveriesRecorded(count, platform: key.platform.rawValue, outcome: key.outcome)
         }
         logger.debug("dispatched", metadata: ["richpush.deliveries": "\(recorded.count)"])
     }
