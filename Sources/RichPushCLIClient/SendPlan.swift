@@ -148,7 +148,7 @@ public struct SendPlan: Sendable {
             pushStyle: pushStyle, idempotencyKey: idempotencyKey)
         notification.deliverAtLocal = deliverAtLocal?.description
         notification.expiresIn = expiresIn
-        notification.fallback = fallbackAfter.map { FallbackJSON(after: ISODuration.text(ofSeconds: $0)) }
+        notification.fallback = fallbackAfter.map(FallbackJSON.init(afterSeconds:))
         notification.template = template
         notification.variables = variables.isEmpty ? nil : variables
         notification.title = content.title

@@ -42,7 +42,7 @@ public enum CommandLineSettings {
         "fallback-after", "Send one alert to each phone or browser that has not fetched the payload this long after its silent push",
         expected: "a duration from 1m to 24h such as 10m", defaultText: "the gateway's --fallback-after"
     ) { text -> TimeInterval? in
-        guard let seconds = DurationText.seconds(in: text), (60...86_400).contains(seconds) else { return nil }
+        guard let seconds = DurationText.seconds(in: text), FallbackJSON.afterRange.contains(seconds) else { return nil }
         return seconds
     }
     public static let pushStyle = Setting.optional(

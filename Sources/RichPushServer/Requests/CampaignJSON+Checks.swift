@@ -43,14 +43,11 @@ extension CampaignJSON {
         return seconds
     }
 
-    /// The shortest and longest fetch deadlines a fallback may have.
-    static let fallbackRange: ClosedRange<TimeInterval> = 60...86_400
-
     /// The fetch deadline the fields ask for, in seconds, checked; `serverDefault` (`--fallback-after`) for a silent
     /// push that names none. An alert is visible already: it gets none.
     func fetchDeadline(style: PushStyle, serverDefault: TimeInterval? = nil) throws -> TimeInterval? {
         guard let fallback else { return style == .silent ? serverDefault : nil }
-        guard let after = fallback.after, let seconds = ISODuration.seconds(in: after), Self.fallbackRange.contains(seconds) else {
+        guard let after = fallback.after, let seconds = ISODuration.seconds(in: after), FallbackJSON.afterRange.contains(seconds) else {
             throw APIError.unprocessable(
                 "notification.invalidFallback", "fallback.after must be an ISO 8601 duration from PT1M to PT24H, such as PT10M.")
         }

@@ -75,7 +75,8 @@ public enum ServeSettings {
             + "silent push gets one alert", expected: "a duration from 1m to 24h such as 10m, or an ISO 8601 one such as PT10M",
         defaultText: "off"
     ) { text -> TimeInterval? in
-        guard let seconds = DurationText.seconds(in: text) ?? ISODuration.seconds(in: text), (60...86_400).contains(seconds) else { return nil }
+        guard let seconds = DurationText.seconds(in: text) ?? ISODuration.seconds(in: text), FallbackJSON.afterRange.contains(seconds)
+        else { return nil }
         return seconds
     }
     public static let protectedTagPrefixes = Setting<[String]>(
