@@ -63,6 +63,7 @@ public final class Daemon {
         do {
             let known = (try? FileIO.read(stateDirectory.installationIdPath)) != nil
             installationId = try stateDirectory.installationId()
+            resolver.installationId = installationId
             let (saved, damaged) = try stateDirectory.loadState()
             state = saved
             if damaged { logger.warning("the state file is damaged; starting with new notifications only", metadata: path) }

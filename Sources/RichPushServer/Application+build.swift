@@ -105,7 +105,8 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     fallbackPolicy.idleInterval = max(fallbackPolicy.idleInterval, .seconds(1))
     let fallbacks = Dispatcher(
         outbox: store.fallbacks, mirrorQueue: nil, hubs: hubs, circuits: circuits, doorbell: Doorbell(), policy: fallbackPolicy,
-        clock: configuration.clock, imageLinks: dispatcher.imageLinks, logger: fallbackLogger)
+        clock: configuration.clock, imageLinks: dispatcher.imageLinks, settle: { await fetches.flushed() }, logger: fallbackLogger,
+        counted: .fallbacks)
     var statePushLogger = logger
     statePushLogger[metadataKey: "richpush.service"] = "state-pushes"
     let statePushes = StatePushDispatcher(

@@ -17,13 +17,15 @@ struct PayloadResolverTests {
         return PayloadResolver(gateway: gateway, cache: PayloadCache(directory: directory.path, limit: 1 << 20), imageSize: imageSize)
     }
 
-    @Test func anImageIsFetchedWithBasicAuthCachedWholeAndScaledForTheAlert() throws {
+    @Test func anImageIsFetchedWithBasicAuthAsThisDeviceCachedWholeAndScaledForTheAlert() throws {
         let png = Array(try fixture("two-colors.png"))
         let server = try CannedHTTPServer { _ in .init(status: 200, headers: ["Content-Type: image/png"], body: png) }
         defer { server.stop() }
-        let (alert, problem) = resolver(server, imageSize: 100).alert(richId: 42, richType: .img, message: "Check this image out!")
+        let resolver = resolver(server, imageSize: 100)
+        resolver.installationId = "alice-laptop"
+        let (alert, problem) = resolver.alert(richId: 42, richType: .img, message: "Check this image out!")
         #expect(problem == nil)
-        #expect(server.received.map(\.path) == ["/api/notifications/42"])
+        #expect(server.received.map(\.path) == ["/api/notifications/42?installationId=alice-laptop"])
         #expect(server.received.first?.authorization == "Basic " + Data("alice:alice-password".utf8).base64EncodedString())
         #expect(alert.message == "Check this image out!")
         #expect(alert.image?.width == 100)

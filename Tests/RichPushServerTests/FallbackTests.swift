@@ -57,6 +57,19 @@ extension RemoteHubTests {
                 $0[$1["installationId"] as? String ?? ""] = $1["fallbackSentAt"] is String
             }
             #expect(fallbackSent == ["iphone": true, "pixel": true, "bob-iphone": false])
+            let metrics = try await session.request(.get, "/metrics").text
+            #expect(metrics.contains(#"richpush_fallbacks_total{platform="fcm",outcome="sent"}"#))
+            // Long after, a later notification's fallback to Bob marks a point the dispatcher has looked past: none
+            // of the sale's went again.
+            session.clock.advance(by: 3600)
+            let later = try await session.send(
+                #"{"message":"m","richType":"text","text":"t","audience":"username:bob","fallback":{"after":"PT1M"}}"#, as: .admin)
+            _ = try await session.waitForState("delivered", of: later)
+            session.clock.advance(by: 61)
+            #expect(await eventually { apns.accepted.filter { $0.pushType == "alert" }.count == 2 })
+            let alerts = apns.accepted.filter { $0.pushType == "alert" }.map { $0.payload.contains(#""richId":"\#(id)""#) }
+            #expect(alerts == [true, false])
+            #expect(fcm.accepted.count == 2)
         }
     }
 
@@ -101,6 +114,20 @@ struct FallbackAPITests {
                 json: #"{"message":"m","richType":"text","text":"t","pushStyle":"alert","fallback":{"after":"PT10M"}}"#)
             #expect(response.status == .unprocessableContent)
             #expect((try response.json()["error"] as? [String: Any])?["code"] as? String == "notification.invalidFallback")
+        }
+    }
+
+    @Test func aTemplatesFallbackIsLeftBehindBySendingItAsAnAlert() async throws {
+        try await TestGateway().run { session in
+            let template = #"{"name":"sale","message":"Sale","richType":"text","text":"t","fallback":{"after":"PT10M"}}"#
+            #expect(try await session.request(.post, "/api/templates", as: .admin, json: template).status == .created)
+            let alert = try await session.send(#"{"template":"sale","audience":"username:admin","pushStyle":"alert"}"#, as: .admin)
+            let silent = try await session.send(#"{"template":"sale","audience":"username:admin"}"#, as: .admin)
+            let alertInfo = try await session.request(.get, "/api/notifications/\(alert)/info", as: .admin).json()
+            #expect(alertInfo["pushStyle"] as? String == "alert")
+            #expect(alertInfo["fallback"] == nil)
+            let silentInfo = try await session.request(.get, "/api/notifications/\(silent)/info", as: .admin).json()
+            #expect(silentInfo["fallback"] as? [String: String] == ["after": "PT10M", "style": "alert"])
         }
     }
 

@@ -173,25 +173,36 @@ struct RemoteHubTests {
         }
     }
 
-    @Test func anFcmAlertOfAnImageLinksTheImageSignedUnderThePublicURL() async throws {
+    @Test func anFcmAlertOfAnImageLinksTheImageSignedForItsOwnDeviceUnderThePublicURL() async throws {
         try await withDirectHubs(publicURL: "https://push.example.com") { session, _, fcm in
             let alice = try await session.createUser("alice")
             try await session.register("pixel", of: alice, platform: .fcm)
+            try await session.register("tablet", of: alice, platform: .fcm)
             let image = try await session.upload(as: .admin)
             let id = try await session.send(
                 #"{"message":"Look","richType":"img","imageId":\#(image),"audience":"username:alice","pushStyle":"alert","title":"New"}"#,
                 as: .admin)
             _ = try await session.waitForState("delivered", of: id)
-            let message = try #require(fcm.accepted.first)
-            let link = try #require(message.notification?["image"])
+            let links = try fcm.accepted.reduce(into: [String: String]()) { $0[$1.token] = try #require($1.notification?["image"]) }
+            let link = try #require(links["pixel-channel"])
             #expect(link.hasPrefix("https://push.example.com/api/notifications/\(id)?exp="))
-            #expect(message.notification?["title"] == "New")
-            #expect(message.androidNotification?["click_action"] == "richPush")
-            // The link opens the image without credentials.
+            #expect(link.contains("&installationId=pixel&sig="))
+            #expect(links["tablet-channel"]?.contains("&installationId=tablet&sig=") == true)
+            #expect(fcm.accepted.first?.notification?["title"] == "New")
+            #expect(fcm.accepted.first?.androidNotification?["click_action"] == "richPush")
+            // The link opens the image without credentials, and the fetch is the pixel's.
             let path = String(link.dropFirst("https://push.example.com".count))
             let fetched = try await session.request(.get, path)
             #expect(fetched.status == .ok)
             #expect(fetched.headers[.contentType] == "image/png")
+            let deliveries = try await session.request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()
+            let fetchedBy = (deliveries["items"] as? [[String: Any]] ?? []).reduce(into: [String: String]()) {
+                $0[$1["installationId"] as? String ?? ""] = $1["fetchedBy"] as? String
+            }
+            #expect(fetchedBy == ["pixel": "installation", "tablet": "user"])
+            // Another device's name under the pixel's signature is refused.
+            let forged = path.replacingOccurrences(of: "installationId=pixel", with: "installationId=tablet")
+            #expect(try await session.request(.get, forged).status == .forbidden)
         }
     }
 

@@ -44,6 +44,39 @@ struct ResultsTests {
         }
     }
 
+    @Test func aFetchNamingItsInstallationIsThatDevicesAndHerOtherDeviceShowsSheFetchedElsewhere() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            try await session.register("laptop", of: alice)
+            try await session.register("phone", of: alice)
+            let id = try await session.send(Self.toAliceAndBob, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            // The first fetch of each kind is the router's, its repeat is served from memory.
+            #expect(try await session.request(.get, "/api/notifications/\(id)", as: alice).status == .ok)
+            #expect(try await session.request(.get, "/api/notifications/\(id)?installationId=phone", as: alice).status == .ok)
+            #expect(try await session.request(.get, "/api/notifications/\(id)?installationId=phone", as: alice).status == .ok)
+            let items = try #require(
+                try await session.request(.get, "/api/notifications/\(id)/deliveries", as: .admin).json()["items"] as? [[String: Any]])
+            #expect(items.map { $0["installationId"] as? String } == ["laptop", "phone"])
+            #expect(items.map { $0["fetchedBy"] as? String } == ["user", "installation"])
+            #expect(items.allSatisfy { $0["fetchedAt"] is String })
+        }
+    }
+
+    @Test func aFetchNamingNoValidInstallationIsRefusedWithoutCountingIt() async throws {
+        try await TestGateway().run { session in
+            let alice = try await session.createUser("alice")
+            try await session.register("laptop", of: alice)
+            let id = try await session.send(Self.toAliceAndBob, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let response = try await session.request(.get, "/api/notifications/\(id)?installationId=no%20such%20device", as: alice)
+            #expect(response.status == .badRequest)
+            #expect(try response.error().code == "installation.invalidId")
+            let status = try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
+            #expect(status["fetched"] as? Int64 == 0)
+        }
+    }
+
     @Test func theDeliveriesListPagesOnWithAfter() async throws {
         try await TestGateway().run { session in
             let id = try await campaignWithAnAudience(session)
@@ -66,14 +99,14 @@ struct ResultsTests {
             let lines = String(buffer: response.body).components(separatedBy: "\r\n")
             #expect(
                 lines.first
-                    == "installationId,owner,platform,variant,language,state,reason,attempts,sentAt,fallbackSentAt,fetchedAt,displayedAt,readState,userActionState"
+                    == "installationId,owner,platform,variant,language,state,reason,attempts,sentAt,fetchedAt,displayedAt,readState,userActionState,fallbackSentAt,fetchedBy"
             )
             #expect(
                 lines.dropFirst().filter { !$0.isEmpty }.map { $0.split(separator: ",", omittingEmptySubsequences: false).first } == [
                     "laptop", "phone", "tablet",
                 ])
             #expect(lines.last == "")
-            #expect(lines[3].hasSuffix(",unread,noInteraction"))
+            #expect(lines[3].hasSuffix(",unread,noInteraction,,"))
         }
     }
 

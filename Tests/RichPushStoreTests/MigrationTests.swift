@@ -68,6 +68,7 @@ struct MigrationTests {
             try await db.raw("ALTER TABLE deliveries DROP COLUMN in_sequence").run()
             for table in ["webhooks", "webhook_events", "webhook_messages", "webhook_attempts"] { try await db.drop(table: table).run() }
             try await db.drop(table: "fallbacks").run()
+            try await db.drop(table: "installation_fetches").run()
             try await db.raw("ALTER TABLE notifications DROP COLUMN fallback_after").run()
             if engine == .postgresql {
                 try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()

@@ -19,12 +19,13 @@ extension Store {
 
     func send(
         _ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil,
-        content: PushContent = PushContent(), pushStyle: PushStyle = .silent, fallbackAfter: TimeInterval? = nil
+        content: PushContent = PushContent(), pushStyle: PushStyle = .silent, purpose: NotificationPurpose = .transactional,
+        fallbackAfter: TimeInterval? = nil
     ) async throws -> (notification: NotificationRecord, created: Bool) {
         try await notifications.create(
             NotificationDraft(
                 message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: pushStyle,
                 deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key, content: content,
-                fallbackAfter: fallbackAfter))
+                purpose: purpose, fallbackAfter: fallbackAfter))
     }
 }

@@ -15,7 +15,10 @@ public struct DeliveryResultJSON: Codable, Sendable, Equatable {
     public var sentAt: String?
     /// When the hub accepted the alert sent because the payload was not fetched by the fetch deadline.
     public var fallbackSentAt: String?
+    /// When its installation first fetched the payload, or else when its user did, from another device or without
+    /// naming one (``fetchedBy`` says which).
     public var fetchedAt: String?
+    public var fetchedBy: FetchedBy?
     public var displayedAt: String?
     public var readState: ReadState
     public var userActionState: UserActionState
@@ -23,6 +26,7 @@ public struct DeliveryResultJSON: Codable, Sendable, Equatable {
     public init(
         installationId: String, owner: String, platform: Platform, variant: String? = nil, language: String? = nil, state: String,
         reason: String? = nil, attempts: Int, sentAt: String? = nil, fallbackSentAt: String? = nil, fetchedAt: String? = nil,
+        fetchedBy: FetchedBy? = nil,
         displayedAt: String? = nil, readState: ReadState, userActionState: UserActionState
     ) {
         self.fallbackSentAt = fallbackSentAt
@@ -36,6 +40,7 @@ public struct DeliveryResultJSON: Codable, Sendable, Equatable {
         self.attempts = attempts
         self.sentAt = sentAt
         self.fetchedAt = fetchedAt
+        self.fetchedBy = fetchedBy
         self.displayedAt = displayedAt
         self.readState = readState
         self.userActionState = userActionState

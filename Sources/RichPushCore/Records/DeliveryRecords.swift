@@ -73,8 +73,9 @@ public struct DeliveryResult: Sendable, Equatable {
     public var sentAt: Date?
     /// When the hub accepted its fallback: the alert sent because the payload was not fetched by the deadline.
     public var fallbackSentAt: Date?
-    /// When its user first fetched the payload, from any device.
+    /// When its installation first fetched the payload, or else when its user did (``fetchedBy`` says which).
     public var fetchedAt: Date?
+    public var fetchedBy: FetchedBy?
     /// When this installation reported the alert displayed.
     public var displayedAt: Date?
     public var readState: ReadState
@@ -82,7 +83,7 @@ public struct DeliveryResult: Sendable, Equatable {
 
     public init(
         deliveryId: Int64, installationId: String, owner: String, platform: Platform, variant: String? = nil, language: String? = nil, state: String,
-        reason: String? = nil, attempts: Int, sentAt: Date? = nil, fallbackSentAt: Date? = nil, fetchedAt: Date? = nil,
+        reason: String? = nil, attempts: Int, sentAt: Date? = nil, fallbackSentAt: Date? = nil, fetchedAt: Date? = nil, fetchedBy: FetchedBy? = nil,
         displayedAt: Date? = nil, readState: ReadState, userActionState: UserActionState
     ) {
         self.fallbackSentAt = fallbackSentAt
@@ -97,6 +98,7 @@ public struct DeliveryResult: Sendable, Equatable {
         self.attempts = attempts
         self.sentAt = sentAt
         self.fetchedAt = fetchedAt
+        self.fetchedBy = fetchedBy
         self.displayedAt = displayedAt
         self.readState = readState
         self.userActionState = userActionState

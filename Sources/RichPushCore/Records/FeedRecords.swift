@@ -31,13 +31,18 @@ public struct FeedItem: Sendable, Equatable {
     }
 }
 
-/// A recipient's fetch of a notification's payload.
+/// A fetch of a notification's payload: by a user (with her credentials), by one of her installations (her
+/// credentials and `?installationId=`), or by an installation alone (the per-device signed link of its alert).
 public struct PayloadFetch: Hashable, Sendable {
     public var notificationId: Int64
-    public var username: String
+    /// Who fetched with her credentials; nil for a signed link, whose installation's owner fetched.
+    public var username: String?
+    /// The installation the fetch named; a name not of the fetching user's installations counts for her alone.
+    public var installationId: String?
 
-    public init(notificationId: Int64, username: String) {
+    public init(notificationId: Int64, username: String?, installationId: String? = nil) {
         self.notificationId = notificationId
         self.username = username
+        self.installationId = installationId
     }
 }

@@ -32,9 +32,11 @@ final class GatewayClient {
         guard response.status == 200 || response.status == 201 else { throw GatewayError(response) }
     }
 
-    /// `GET /api/notifications/{id}`: the payload itself. A redirect (a `url` payload) is not followed.
-    func payload(richId: Int64, limit: Int) throws(GatewayError) -> GatewayResponse {
-        var request = GatewayRequest(method: .get, url: server + "/api/notifications/\(richId)")
+    /// `GET /api/notifications/{id}`: the payload itself, fetched as `installationId` when given, so the gateway
+    /// counts the fetch as this device's. A redirect (a `url` payload) is not followed.
+    func payload(richId: Int64, installationId: String?, limit: Int) throws(GatewayError) -> GatewayResponse {
+        let device = installationId.map { "?installationId=" + $0 } ?? ""
+        var request = GatewayRequest(method: .get, url: server + "/api/notifications/\(richId)" + device)
         request.maximumBodyBytes = limit
         return try send(request)
     }

@@ -19,6 +19,8 @@ final class PayloadResolver {
     static let detailLength = 280
     /// How long the last payload request took, for the verbose log.
     private(set) var lastFetchTime = Duration.zero
+    /// This device's installation, which its fetches name once it is known.
+    var installationId: String?
 
     init(gateway: GatewayClient, cache: PayloadCache, imageSize: Int) {
         self.gateway = gateway
@@ -31,7 +33,7 @@ final class PayloadResolver {
             let response: GatewayResponse
             let started = ContinuousClock.now
             do {
-                response = try gateway.payload(richId: richId, limit: limits.maximumBytes)
+                response = try gateway.payload(richId: richId, installationId: installationId, limit: limits.maximumBytes)
                 lastFetchTime = .now - started
             } catch {
                 lastFetchTime = .now - started

@@ -148,6 +148,8 @@ struct PayloadKey: Hashable {
     var language: String?
     var badge: Int?
     var event: PushEvent
+    /// An alert's image link is each device's own.
+    var imageLink: String?
 
     init(_ job: DeliveryJob) {
         notificationId = job.notificationId
@@ -155,6 +157,7 @@ struct PayloadKey: Hashable {
         language = job.language
         badge = job.push.badge
         event = job.push.event
+        imageLink = job.imageLink
     }
 }
 

@@ -24,7 +24,8 @@ struct PayloadController {
 
     @Sendable func fetch(_ request: Request, context: RichPushRequestContext) async throws -> Response {
         let id = try context.id()
-        let caller = try await authorize(request, context: context, id: id)
+        let installationId = try request.uri.queryParameters.get("installationId").map { try InstallationRequest.validId(String($0)) }
+        let caller = try await authorize(request, context: context, id: id, installationId: installationId)
         let stored = try await payloads.notification(id: id)
         var isRecipient = false
         if let caller, stored != nil {
@@ -39,8 +40,10 @@ struct PayloadController {
             metrics.payloadFetch(.gone)
             throw APIError.gone("notification.gone", "Notification \(id) \(reason).")
         case .served(let served, let recordsFetch):
-            // HEAD only asks what a fetch would get: no receipt.
-            if let caller, recordsFetch, request.method != .head { payloads.recordFetch(notificationId: id, username: caller.username) }
+            // HEAD only asks what a fetch would get: no receipt. A signed link counts for the device it names alone.
+            if recordsFetch, request.method != .head, caller != nil || installationId != nil {
+                payloads.recordFetch(PayloadFetch(notificationId: id, username: caller?.username, installationId: installationId))
+            }
             record = served
         }
         var image: PayloadMemory.Image?
@@ -57,12 +60,15 @@ struct PayloadController {
         return Response(status: reply.status, headers: reply.headers, body: reply.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 
-    /// nil for a valid signed link; otherwise the Basic-authenticated caller.
-    private func authorize(_ request: Request, context: RichPushRequestContext, id: Int64) async throws -> AuthenticatedUser? {
+    /// nil for a valid signed link (of the device `installationId`, when it names one); otherwise the
+    /// Basic-authenticated caller.
+    private func authorize(
+        _ request: Request, context: RichPushRequestContext, id: Int64, installationId: String?
+    ) async throws -> AuthenticatedUser? {
         let query = request.uri.queryParameters
         if let signature = query.get("sig") {
             guard let expiry = query.get("exp").flatMap(Int64.init),
-                linkSigner.isValid(id: id, expiry: expiry, signature: signature)
+                linkSigner.isValid(id: id, expiry: expiry, installationId: installationId, signature: signature)
             else { throw APIError.forbidden("The payload link is invalid or has expired; ask /info for a new one.") }
             connections.signedIn(context.connection)
             return nil

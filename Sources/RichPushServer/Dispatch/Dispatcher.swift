@@ -42,7 +42,12 @@ struct Dispatcher: Service {
     let clock: any WallClock
     /// Set when the gateway knows its public URL: alerts of image notifications then link their image.
     var imageLinks: AlertImageLinks?
+    /// Returns once what a claim decides on is written: the fallbacks' claim reads payload fetches, which are written
+    /// in batches after they are answered.
+    var settle: @Sendable () async -> Void = {}
     let logger: Logger
+    /// The metric its recorded outcomes count in.
+    var counted = GatewayMetrics.Pushes.deliveries
 
     /// Dispatches until shut down or cancelled.
     func run() async throws {
@@ -140,6 +145,7 @@ struct Dispatcher: Service {
     /// notifications now due into their feeds; also says how many registrations it brought in step.
     func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
+        await settle()
         let batch = try await outbox.claimDue(
             recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, limits: policy.campaignLimits)
         count(finished)
@@ -235,13 +241,13 @@ struct Dispatcher: Service {
         }
     }
 
-    /// Counts recorded outcomes in `richpush_deliveries_total`, each series once per batch.
+    /// Counts recorded outcomes in `richpush_deliveries_total` (or the fallbacks'), each series once per batch.
     private func count(_ recorded: [SentDelivery]) {
         guard !recorded.isEmpty else { return }
         var tally: [DeliveryTallyKey: Int] = [:]
         for (job, outcome) in recorded { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
         for (key, count) in tally {
-            GatewayMetrics.deliveriesRecorded(count, platform: key.platform.rawValue, outcome: key.outcome)
+            GatewayMetrics.outcomesRecorded(count, of: counted, platform: key.platform.rawValue, outcome: key.outcome)
         }
         logger.debug("dispatched", metadata: ["richpush.deliveries": "\(recorded.count)"])
     }

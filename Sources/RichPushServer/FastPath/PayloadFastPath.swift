@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOSSL
+import RichPushCore
 
 /// Answers payload fetches (`GET`/`HEAD /api/notifications/{id}`) on the event loop, straight from memory, when
 /// everything the answer depends on is cached; every other request goes on to the router untouched.
@@ -74,13 +75,14 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func reply(to head: HTTPRequest) -> PayloadReply? {
         // A request that closes the connection or carries a body is the router's: it knows how to end both.
-        guard head.method == .get || head.method == .head, let path = head.path, let id = Self.payloadId(in: path),
+        guard head.method == .get || head.method == .head, let path = head.path, let target = Self.payloadTarget(in: path),
             let authorization = head.headerFields[.authorization],
             head.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
             head.headerFields[.contentLength].map({ $0 == "0" }) ?? true, head.headerFields[.transferEncoding] == nil
         else { return nil }
         return replies.reply(
-            id: id, authorization: authorization, method: head.method, requestHeaders: head.headerFields)
+            id: target.id, installationId: target.installationId, authorization: authorization, method: head.method,
+            requestHeaders: head.headerFields)
     }
 
     private func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
@@ -113,14 +115,25 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         return encoderContext
     }
 
-    /// The id in exactly `/api/notifications/<id>`; anything else (a query, a longer path) is the router's.
-    static func payloadId(in path: String) -> Int64? {
+    /// The id in exactly `/api/notifications/<id>`, and the installation of `?installationId=<id>` when that is its
+    /// whole query; anything else (another query, a longer path) is the router's.
+    static func payloadTarget(in path: String) -> (id: Int64, installationId: String?)? {
         let prefix = "/api/notifications/"
         guard path.hasPrefix(prefix) else { return nil }
-        let digits = path.utf8.dropFirst(prefix.utf8.count)
-        guard (1...18).contains(digits.count), digits.first != UInt8(ascii: "0"),
-            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        var target = path.utf8.dropFirst(prefix.utf8.count)
+        var installationId: String?
+        if let question = target.firstIndex(of: UInt8(ascii: "?")) {
+            let query = target[target.index(after: question)...]
+            let key = "installationId=".utf8
+            guard query.starts(with: key) else { return nil }
+            let name = Substring(query.dropFirst(key.count))
+            guard Identifier.isValid(name) else { return nil }
+            installationId = String(name)
+            target = target[..<question]
+        }
+        guard (1...18).contains(target.count), target.first != UInt8(ascii: "0"),
+            target.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let id = Int64(Substring(target))
         else { return nil }
-        return Int64(Substring(digits))
+        return (id, installationId)
     }
 }

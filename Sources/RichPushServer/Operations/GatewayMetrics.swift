@@ -46,12 +46,27 @@ struct GatewayMetrics: Sendable {
         payloadFetches[outcome]?.increment()
     }
 
-    /// Counts `count` recorded outcomes in the series of `richpush_deliveries_total` for one platform and outcome.
-    static func deliveriesRecorded(_ count: Int, platform: String, outcome: String) {
-        registry.makeCounter(
-            name: "richpush_deliveries_total", labels: [("platform", platform), ("outcome", outcome)],
-            help: "Silent pushes whose hub answered, by platform and outcome."
-        ).increment(by: Int64(count))
+    /// The pushes a dispatcher counts: a notification's deliveries, or the fallbacks of those not fetched in time.
+    enum Pushes {
+        case deliveries
+        case fallbacks
+
+        var metric: (name: String, help: String) {
+            switch self {
+            case .deliveries: ("richpush_deliveries_total", "Silent pushes whose hub answered, by platform and outcome.")
+            case .fallbacks:
+                (
+                    "richpush_fallbacks_total",
+                    "Alert-style fallbacks, sent to devices that had not fetched the payload by the deadline, whose hub answered, by platform and outcome."
+                )
+            }
+        }
+    }
+
+    /// Counts `count` recorded outcomes of `pushes` in their series for one platform and outcome.
+    static func outcomesRecorded(_ count: Int, of pushes: Pushes, platform: String, outcome: String) {
+        registry.makeCounter(name: pushes.metric.name, labels: [("platform", platform), ("outcome", outcome)], help: pushes.metric.help)
+            .increment(by: Int64(count))
     }
 
     /// The Prometheus text exposition of every metric.

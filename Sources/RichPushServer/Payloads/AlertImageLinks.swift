@@ -9,17 +9,14 @@ struct AlertImageLinks: Sendable {
     let signer: LinkSigner
 
     /// `jobs` with the link set on every alert of an image notification, working as long as hubs keep its push (the
-    /// job's `expiresAt`, which the dispatcher sets for every job).
+    /// job's `expiresAt`, which the dispatcher sets for every job). Each device gets its own link, so the fetch its
+    /// system makes counts as that device's.
     func adding(to jobs: [DeliveryJob], now: Date = .now) -> [DeliveryJob] {
-        var links: [Int64: String] = [:]
-        return jobs.map { job in
+        jobs.map { job in
             guard job.pushStyle == .alert, job.push.richType == .img else { return job }
             var job = job
-            if links[job.notificationId] == nil {
-                let expiry = job.expiresAt ?? now
-                links[job.notificationId] = publicURL + signer.payloadURL(id: job.notificationId, until: expiry)
-            }
-            job.imageLink = links[job.notificationId]
+            job.imageLink =
+                publicURL + signer.payloadURL(id: job.notificationId, until: job.expiresAt ?? now, installationId: job.installationId)
             return job
         }
     }

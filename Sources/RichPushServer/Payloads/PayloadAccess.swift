@@ -5,8 +5,8 @@ import RichPushStore
 /// Whether a payload fetch is answered, and how: the one decision the event loop's fast path and the router share,
 /// so neither can serve what the other would refuse.
 enum PayloadAccess: Equatable {
-    /// The payload of `record` is served; `recordsFetch` when the caller receives the notification, whose first
-    /// fetch counts in the funnel.
+    /// The payload of `record` is served; `recordsFetch` when the caller receives the notification, or holds a signed
+    /// link (made for a recipient's device), whose first fetch counts in the funnel.
     case served(NotificationRecord, recordsFetch: Bool)
     /// No such notification, or one the caller may not know of: a 404, so ids of others' notifications are not told
     /// apart from missing ones.
@@ -22,7 +22,7 @@ enum PayloadAccess: Equatable {
         if record.deletedAt != nil { return .gone(reason: "was recalled") }
         if record.canceledAt != nil { return .gone(reason: "was canceled") }
         if record.isGone(at: now) { return .gone(reason: "has expired") }
-        return .served(record, recordsFetch: caller != nil && isRecipient)
+        return .served(record, recordsFetch: caller == nil || isRecipient)
     }
 
     /// Admins and marketers read every notification, others those they created or receive.

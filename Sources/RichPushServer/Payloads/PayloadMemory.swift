@@ -28,7 +28,7 @@ final class PayloadMemory: Sendable {
     private let notifications: BoundedCache<Int64, NotificationRecord>
     /// Recipients are fixed when a notification is created, so an answer never changes.
     private let recipients = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
-    private let fetchesRecorded = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
+    private let fetchesRecorded = BoundedCache<PayloadFetch, Bool>(maximumCost: 100_000)
 
     /// `notificationTimeToLive`: how long a notification read from the store is served from memory.
     init(notifications: any NotificationRepository, images: any ImageRepository, fetches: FetchRecorder, notificationTimeToLive: TimeInterval = 1) {
@@ -62,12 +62,11 @@ final class PayloadMemory: Sendable {
         return answer
     }
 
-    /// Records a recipient's first fetch (in the recorder's next batch); later fetches cost a cache lookup.
-    func recordFetch(notificationId: Int64, username: String) {
-        let key = Recipient(notificationId: notificationId, username: username)
-        guard fetchesRecorded[key] == nil else { return }
-        fetchesRecorded.set(key, true)
-        fetches.record(PayloadFetch(notificationId: notificationId, username: username))
+    /// Records a first fetch (in the recorder's next batch); later fetches cost a cache lookup.
+    func recordFetch(_ fetch: PayloadFetch) {
+        guard fetchesRecorded[fetch] == nil else { return }
+        fetchesRecorded.set(fetch, true)
+        fetches.record(fetch)
     }
 
     /// The notification, when memory holds it.
@@ -85,9 +84,9 @@ final class PayloadMemory: Sendable {
         recipients[Recipient(notificationId: notificationId, username: username)]
     }
 
-    /// Whether the recipient's first fetch is recorded already.
-    func isFetchRecorded(notificationId: Int64, username: String) -> Bool {
-        fetchesRecorded[Recipient(notificationId: notificationId, username: username)] != nil
+    /// Whether the first such fetch is recorded already.
+    func isFetchRecorded(_ fetch: PayloadFetch) -> Bool {
+        fetchesRecorded[fetch] != nil
     }
 
     /// Drops a notification this process just changed.

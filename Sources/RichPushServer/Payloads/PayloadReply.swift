@@ -84,7 +84,10 @@ struct MemoryPayloadReplies: Sendable {
     let clock: any WallClock
     let metrics: GatewayMetrics
 
-    func reply(id: Int64, authorization: String, method: HTTPRequest.Method, requestHeaders: HTTPFields) -> PayloadReply? {
+    /// The reply to a fetch of notification `id` with `authorization`, naming `installationId` when the fetch did.
+    func reply(
+        id: Int64, installationId: String? = nil, authorization: String, method: HTTPRequest.Method, requestHeaders: HTTPFields
+    ) -> PayloadReply? {
         guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
             let record = payloads.cachedNotification(id: id),
             // A text or link that varies by language is the router's, which reads Accept-Language.
@@ -92,7 +95,11 @@ struct MemoryPayloadReplies: Sendable {
             let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username),
             case .served(_, let recordsFetch) = PayloadAccess.decide(record, caller: caller, isRecipient: isRecipient, at: clock.now)
         else { return nil }
-        if recordsFetch, !payloads.isFetchRecorded(notificationId: id, username: caller.username) { return nil }
+        if recordsFetch,
+            !payloads.isFetchRecorded(PayloadFetch(notificationId: id, username: caller.username, installationId: installationId))
+        {
+            return nil
+        }
         var image: PayloadMemory.Image?
         if case .image(let imageId) = record.payload {
             guard let cached = payloads.cachedImage(id: imageId) else { return nil }

@@ -1,15 +1,18 @@
 import RichPushCore
 
 extension CampaignJSON {
-    /// These fields over a template's: each field given here wins, the rest come from the template.
+    /// These fields over a template's: each field given here wins, the rest come from the template. A template's
+    /// fetch deadline is left behind by a send that makes the push an alert (an alert takes none, and the request
+    /// could not otherwise take it away).
     func overlaid(on template: CampaignJSON) -> CampaignJSON {
-        CampaignJSON(
+        let pushStyle = pushStyle ?? template.pushStyle
+        return CampaignJSON(
             message: message ?? template.message, richType: richType ?? template.richType, imageId: imageId ?? template.imageId,
             url: url ?? template.url, text: text ?? template.text, audience: audience ?? template.audience,
-            pushStyle: pushStyle ?? template.pushStyle, title: title ?? template.title, sound: sound ?? template.sound,
+            pushStyle: pushStyle, title: title ?? template.title, sound: sound ?? template.sound,
             badge: badge ?? template.badge, category: category ?? template.category, threadId: threadId ?? template.threadId,
             data: data ?? template.data, localizations: localizations ?? template.localizations, expiresIn: expiresIn ?? template.expiresIn,
-            fallback: fallback ?? template.fallback)
+            fallback: fallback ?? (pushStyle == .alert ? nil : template.fallback))
     }
 
     /// The fields with their placeholders filled in from `variables`; a field whose rendering passes its limit is

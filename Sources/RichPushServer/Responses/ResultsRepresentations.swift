@@ -10,21 +10,22 @@ extension DeliveryResultJSON {
             installationId: result.installationId, owner: result.owner, platform: result.platform, variant: result.variant,
             language: result.language, state: result.state, reason: result.reason, attempts: result.attempts,
             sentAt: result.sentAt.map(Timestamp.format), fallbackSentAt: result.fallbackSentAt.map(Timestamp.format),
-            fetchedAt: result.fetchedAt.map(Timestamp.format),
+            fetchedAt: result.fetchedAt.map(Timestamp.format), fetchedBy: result.fetchedBy,
             displayedAt: result.displayedAt.map(Timestamp.format), readState: result.readState, userActionState: result.userActionState)
     }
 
-    /// The CSV export's columns, named as the JSON fields are.
+    /// The CSV export's columns, named as the JSON fields are; columns added later come last, so a reader that takes
+    /// them by position keeps working.
     static let csvHeader = [
-        "installationId", "owner", "platform", "variant", "language", "state", "reason", "attempts", "sentAt", "fallbackSentAt", "fetchedAt",
-        "displayedAt", "readState", "userActionState",
+        "installationId", "owner", "platform", "variant", "language", "state", "reason", "attempts", "sentAt", "fetchedAt",
+        "displayedAt", "readState", "userActionState", "fallbackSentAt", "fetchedBy",
     ]
 
     /// The fields in the order of ``csvHeader``; what is absent is empty.
     var csvFields: [String] {
         [
             installationId, owner, platform.rawValue, variant ?? "", language ?? "", state, reason ?? "", String(attempts), sentAt ?? "",
-            fallbackSentAt ?? "", fetchedAt ?? "", displayedAt ?? "", readState.rawValue, userActionState.rawValue,
+            fetchedAt ?? "", displayedAt ?? "", readState.rawValue, userActionState.rawValue, fallbackSentAt ?? "", fetchedBy?.rawValue ?? "",
         ]
     }
 }

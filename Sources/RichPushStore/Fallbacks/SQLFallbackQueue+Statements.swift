@@ -66,13 +66,17 @@ extension SQLFallbackQueue {
         var delivery: ClaimedDelivery
         var installationOwner: String?
         var deviceGone: Bool
+        /// The installation's zone, which quiet hours are read in.
+        var timeZone: String?
         var fetched: Bool
+        /// Whether any of its user's devices reported the alert displayed.
         var displayed: Bool
-        var readState: String?
-        var userActionState: String?
+        var readState: ReadState?
+        var userActionState: UserActionState?
         var removed: Bool
         var recalled: Bool
         var expiresAt: Date?
+        var purpose: NotificationPurpose
 
         /// Why the fallback is not sent, or nil when it goes.
         func reasonToSkip(at now: Date, audiencePlatforms: Set<Platform>) -> String? {
@@ -80,9 +84,9 @@ extension SQLFallbackQueue {
             if let expiresAt, expiresAt <= now { return "notification.expired" }
             if fetched { return "payload.fetched" }
             if displayed { return "notification.displayed" }
-            if userActionState == UserActionState.activated.rawValue { return "notification.opened" }
-            if userActionState == UserActionState.dismissed.rawValue { return "notification.dismissed" }
-            if readState == ReadState.read.rawValue { return "notification.read" }
+            if userActionState == .activated { return "notification.opened" }
+            if userActionState == .dismissed { return "notification.dismissed" }
+            if readState == .read { return "notification.read" }
             if removed { return "notification.removed" }
             if installationOwner != delivery.owner { return "installation.changed" }
             if deviceGone { return "installation.gone" }
@@ -90,6 +94,13 @@ extension SQLFallbackQueue {
                 return "hub.audienceOnly"
             }
             return nil
+        }
+
+        /// When the quiet hours `limits` keep end for this fallback's device, or nil when it may go now: a marketer's
+        /// fallback is an alert, which quiet hours exist to keep off a device's night.
+        func quietUntil(_ limits: CampaignLimits, now: Date) -> Date? {
+            guard purpose == .marketing, let quietHours = limits.quietHours else { return nil }
+            return quietHours.end(after: now, in: timeZone.flatMap(TimeZone.init(identifier:)) ?? limits.defaultTimeZone)
         }
     }
 
@@ -100,11 +111,12 @@ extension SQLFallbackQueue {
             let rows = try await db.raw(
                 """
                 SELECT fb.delivery_id, fb.notification_id, fb.installation_id, fb.owner, fb.attempts,
-                    i.owner AS installation_owner, i.platform, i.push_channel, i.language, i.dead_at,
+                    i.owner AS installation_owner, i.platform, i.push_channel, i.language, i.dead_at, i.time_zone,
                     f.fetched_at, f.read_state, f.user_action_state, f.removed_at, f.variant,
-                    n.canceled_at, n.deleted_at, n.expires_at,
-                    (SELECT COUNT(*) FROM receipts r
-                        WHERE r.notification_id = fb.notification_id AND r.installation_id = fb.installation_id) AS receipts
+                    n.canceled_at, n.deleted_at, n.expires_at, n.purpose,
+                    (SELECT COUNT(*) FROM receipts r JOIN installations ri ON ri.id = r.installation_id
+                        WHERE r.notification_id = fb.notification_id AND r.event = \(bind: ReceiptEvent.displayed.rawValue)
+                            AND ri.owner = fb.owner) AS receipts
                 FROM fallbacks fb
                 JOIN notifications n ON n.id = fb.notification_id
                 LEFT JOIN installations i ON i.id = fb.installation_id
@@ -122,22 +134,28 @@ extension SQLFallbackQueue {
                             owner: try row.string("owner"), platform: platform, pushChannel: try row.optionalString("push_channel") ?? "",
                             language: try row.optionalString("language"), variant: try row.optionalString("variant")),
                         installationOwner: try row.optionalString("installation_owner"), deviceGone: try row.optionalDate("dead_at") != nil,
-                        fetched: try row.optionalDate("fetched_at") != nil, displayed: try row.int("receipts") > 0,
-                        readState: try row.optionalString("read_state"), userActionState: try row.optionalString("user_action_state"),
+                        timeZone: try row.optionalString("time_zone"), fetched: try row.optionalDate("fetched_at") != nil,
+                        displayed: try row.int("receipts") > 0,
+                        readState: try row.optionalString("read_state").flatMap(ReadState.init(rawValue:)),
+                        userActionState: try row.optionalString("user_action_state").flatMap(UserActionState.init(rawValue:)),
                         removed: try row.optionalDate("removed_at") != nil,
                         recalled: try row.optionalDate("canceled_at") != nil || row.optionalDate("deleted_at") != nil,
-                        expiresAt: try row.optionalDate("expires_at")))
+                        expiresAt: try row.optionalDate("expires_at"),
+                        purpose: try row.enumeration("purpose", as: NotificationPurpose.self)))
             }
         }
         return candidates
     }
 
-    /// How many fallbacks of notification `id` were sent, and how many of their users fetched the payload after.
+    /// How many fallbacks of notification `id` were sent, and how many of their devices (or, for a device whose fetch
+    /// is not known, its user) fetched the payload after.
     static func tally(of id: Int64, in db: any SQLDatabase) async throws -> FallbackTally {
         let row = try await db.raw(
             """
-            SELECT COUNT(*) AS sent, COALESCE(SUM(CASE WHEN f.fetched_at >= fb.finished_at THEN 1 ELSE 0 END), 0) AS fetched_after
+            SELECT COUNT(*) AS sent,
+                COALESCE(SUM(CASE WHEN COALESCE(d.fetched_at, f.fetched_at) >= fb.finished_at THEN 1 ELSE 0 END), 0) AS fetched_after
             FROM fallbacks fb
+            LEFT JOIN installation_fetches d ON d.notification_id = fb.notification_id AND d.installation_id = fb.installation_id
             LEFT JOIN feed_entries f ON f.notification_id = fb.notification_id AND f.username = fb.owner
             WHERE fb.notification_id = \(bind: id) AND fb.state = \(bind: FallbackState.sent)
             """

@@ -26,7 +26,8 @@ public struct SQLFallbackQueue: DeliveryQueue {
             recording: [(job: ClaimedDelivery, outcome: DeliveryOutcome)](), now: now, limit: limit, lease: lease, limits: CampaignLimits())
     }
 
-    /// Frequency caps and quiet hours held the silent push back already; its fallback follows it unheld.
+    /// The frequency cap counted the notification when its silent push went, so its fallback is not counted again;
+    /// quiet hours hold a marketer's fallback until they end on its device's clock, as they hold its pushes.
     public func claimDue<Attempt: DeliveryAttempt>(
         recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now, limit: Int, lease: TimeInterval,
         limits: CampaignLimits = CampaignLimits()
@@ -42,10 +43,13 @@ public struct SQLFallbackQueue: DeliveryQueue {
                 .skippingLocked(SQLOutbox.skipLockedClause(db)).all().map { try $0.int64("delivery_id") }
             guard !due.isEmpty else { return ClaimedBatch() }
             var ended: [String: [Int64]] = [:]
+            var quiet: [Date: [Int64]] = [:]
             var live: [ClaimedDelivery] = []
             for candidate in try await Self.candidates(due, in: db) {
                 if let reason = candidate.reasonToSkip(at: now, audiencePlatforms: audiencePlatforms) {
                     ended[reason, default: []].append(candidate.delivery.deliveryId)
+                } else if let end = candidate.quietUntil(limits, now: now) {
+                    quiet[end, default: []].append(candidate.delivery.deliveryId)
                 } else {
                     live.append(candidate.delivery)
                 }
@@ -53,6 +57,10 @@ public struct SQLFallbackQueue: DeliveryQueue {
             for (reason, ids) in ended.sorted(by: { $0.key < $1.key }) {
                 try await db.update("fallbacks").set("state", to: FallbackState.skipped).set("finished_at", to: nowMs)
                     .set("lease_until", to: Int64?.none).set("reason", to: reason).where(SQLIdSet("delivery_id", in: ids)).run()
+            }
+            for (end, ids) in quiet.sorted(by: { $0.key < $1.key }) {
+                try await db.update("fallbacks").set("due_at", to: EpochMilliseconds(end)).set("reason", to: "delivery.quietHours")
+                    .where(SQLIdSet("delivery_id", in: ids)).run()
             }
             guard !live.isEmpty else { return ClaimedBatch() }
             try await db.update("fallbacks").set("lease_until", to: EpochMilliseconds(now + lease)).set("attempts", to: SQLOutbox.oneMoreAttempt)
@@ -86,6 +94,13 @@ public struct SQLFallbackQueue: DeliveryQueue {
                     .where(SQLIdSet("delivery_id", in: Array(chunk))).where("state", .equal, FallbackState.pending).run()
             }
         }
+    }
+
+    /// Ends the fallbacks of notification `id` still to be sent, in the transaction that recalls or cancels it.
+    static func skipPending(of id: Int64, reason: String, now: Date, in db: any SQLDatabase) async throws {
+        try await db.update("fallbacks").set("state", to: FallbackState.skipped).set("finished_at", to: EpochMilliseconds(now))
+            .set("lease_until", to: Int64?.none).set("reason", to: reason).where("notification_id", .equal, id)
+            .where("state", .equal, FallbackState.pending).run()
     }
 
     /// Frees every lease: on an exclusive store at start, the claims of a process that ended are nobody's.

@@ -53,6 +53,20 @@ extension SQLFeedRepository {
     }
 
     /// An item as its user sees it: in the user's variant of an A/B test.
+    /// Records the first fetch by the installation `fetch` names, when that installation is the fetching user's
+    /// (any owner's, for a signed link, which names no user), and answers its owner; nil when it names none, or one
+    /// that is not hers.
+    static func recordInstallationFetch(_ fetch: PayloadFetch, at nowMs: Int64, in db: any SQLDatabase) async throws -> String? {
+        guard let installationId = fetch.installationId,
+            let owner = try await db.select().column("owner").from("installations").where("id", .equal, installationId).first()?
+                .string("owner"),
+            fetch.username.map({ $0 == owner }) ?? true
+        else { return nil }
+        try await db.insert(into: "installation_fetches").columns("notification_id", "installation_id", "fetched_at")
+            .values(fetch.notificationId, installationId, nowMs).ignoringConflicts(with: ["notification_id", "installation_id"]).run()
+        return owner
+    }
+
     static func feedItem(_ row: any SQLRow) throws -> FeedItem {
         let name = try row.optionalString("variant")
         let variant = try name.flatMap { name in try SQLNotificationRepository.variants(row.optionalString("variants")).first { $0.name == name } }

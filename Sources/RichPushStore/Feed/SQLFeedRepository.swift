@@ -97,14 +97,16 @@ public struct SQLFeedRepository: FeedRepository {
         guard !fetches.isEmpty else { return }
         try await engine.transaction { db in
             var first: [WebhookEventDraft] = []
+            let nowMs = EpochMilliseconds(now)
             for fetch in fetches {
-                let changed = try await db.update("feed_entries").set("fetched_at", to: EpochMilliseconds(now))
-                    .where("notification_id", .equal, fetch.notificationId).where("username", .equal, fetch.username)
+                guard let username = try await Self.recordInstallationFetch(fetch, at: nowMs, in: db) ?? fetch.username else { continue }
+                let changed = try await db.update("feed_entries").set("fetched_at", to: nowMs)
+                    .where("notification_id", .equal, fetch.notificationId).where("username", .equal, username)
                     .where("fetched_at", .is, SQLLiteral.null).returning("notification_id").first()
                 if changed != nil {
                     first.append(
                         WebhookEventDraft(
-                            type: .payloadFetched, data: WebhookEventData(notificationId: fetch.notificationId, username: fetch.username)))
+                            type: .payloadFetched, data: WebhookEventData(notificationId: fetch.notificationId, username: username)))
                 }
             }
             try await WebhookSubscribers.read(in: db).enqueue(first, now: now, in: db)

@@ -120,6 +120,7 @@ public struct SQLNotificationRepository: NotificationRepository {
             try await SQLOutbox.finishPending(
                 db.update("deliveries").set("finished_at", to: EpochMilliseconds(now)).where("notification_id", .equal, id), as: .canceled,
                 in: db)
+            try await SQLFallbackQueue.skipPending(of: id, reason: "notification.recalled", now: now, in: db)
             var notified: [String] = []
             if try row.optionalDate("released_at") != nil {
                 notified = try await db.select().column("username").from("feed_entries").where("notification_id", .equal, id)

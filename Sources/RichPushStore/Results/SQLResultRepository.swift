@@ -53,6 +53,11 @@ public struct SQLResultRepository: ResultRepository {
                     .where(SQLColumn("delivery_id", table: "fallbacks"), .equal, SQLColumn("id", table: "deliveries"))
                     .where(SQLColumn("state", table: "fallbacks"), .equal, SQLLiteral.string(FallbackState.sent))
             }
+            let installationFetched = SQLSubquery.select {
+                $0.column(SQLColumn("fetched_at", table: "installation_fetches")).from("installation_fetches")
+                    .where(SQLColumn("notification_id", table: "installation_fetches"), .equal, SQLColumn("notification_id", table: "deliveries"))
+                    .where(SQLColumn("installation_id", table: "installation_fetches"), .equal, SQLColumn("installation_id", table: "deliveries"))
+            }
             let rows = try await db.select()
                 .columns(
                     SQLColumn("id", table: "deliveries"), SQLColumn("installation_id", table: "deliveries"),
@@ -62,7 +67,8 @@ public struct SQLResultRepository: ResultRepository {
                     SQLColumn("attempts", table: "deliveries"), SQLColumn("finished_at", table: "deliveries"),
                     SQLColumn("fetched_at", table: "feed_entries"), SQLColumn("read_state", table: "feed_entries"),
                     SQLColumn("user_action_state", table: "feed_entries"), SQLAlias(displayed, as: SQLIdentifier("displayed_at")),
-                    SQLAlias(fallbackSent, as: SQLIdentifier("fallback_sent_at"))
+                    SQLAlias(fallbackSent, as: SQLIdentifier("fallback_sent_at")),
+                    SQLAlias(installationFetched, as: SQLIdentifier("installation_fetched_at"))
                 )
                 .from("deliveries")
                 .join(
@@ -77,6 +83,8 @@ public struct SQLResultRepository: ResultRepository {
                 .orderBy(SQLColumn("id", table: "deliveries")).limit(limit).all()
             return try rows.map { row in
                 let state = try row.string("state")
+                let installationFetchedAt = try row.optionalDate("installation_fetched_at")
+                let userFetchedAt = try row.optionalDate("fetched_at")
                 return DeliveryResult(
                     deliveryId: try row.int64("id"), installationId: try row.string("installation_id"), owner: try row.string("owner"),
                     platform: try row.enumeration("platform", as: Platform.self), variant: try row.optionalString("variant"),
@@ -84,7 +92,8 @@ public struct SQLResultRepository: ResultRepository {
                     reason: state == DeliveryState.sent.rawValue ? nil : try row.optionalString("error_code"),
                     attempts: try row.int("attempts"),
                     sentAt: state == DeliveryState.sent.rawValue ? try row.optionalDate("finished_at") : nil,
-                    fallbackSentAt: try row.optionalDate("fallback_sent_at"), fetchedAt: try row.optionalDate("fetched_at"),
+                    fallbackSentAt: try row.optionalDate("fallback_sent_at"), fetchedAt: installationFetchedAt ?? userFetchedAt,
+                    fetchedBy: installationFetchedAt != nil ? .installation : userFetchedAt != nil ? .user : nil,
                     displayedAt: try row.optionalDate("displayed_at"),
                     readState: try row.optionalString("read_state").flatMap(ReadState.init(rawValue:)) ?? .unread,
                     userActionState: try row.optionalString("user_action_state").flatMap(UserActionState.init(rawValue:)) ?? .noInteraction)

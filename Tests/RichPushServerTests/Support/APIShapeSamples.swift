@@ -186,7 +186,8 @@ enum APIShapeSamples {
 
     static let deliveryResult = DeliveryResultJSON(
         installationId: "laptop", owner: "alice", platform: .direct, variant: "a", language: "fr", state: "sent", reason: "apns.unregistered",
-        attempts: 1, sentAt: time, fallbackSentAt: time, fetchedAt: time, displayedAt: time, readState: .read, userActionState: .dismissed)
+        attempts: 1, sentAt: time, fallbackSentAt: time, fetchedAt: time, fetchedBy: .installation, displayedAt: time, readState: .read,
+        userActionState: .dismissed)
     static let bareDeliveryResult = DeliveryResultJSON(
         installationId: "phone", owner: "alice", platform: .apns, state: "pending", attempts: 0, readState: .unread,
         userActionState: .noInteraction)

@@ -1,0 +1,19 @@
+import SQLKit
+
+extension Migrations {
+    /// Each installation's first fetch of a notification's payload, when the fetch named it (`?installationId=` with
+    /// its owner's credentials, or the per-device signed link of its alert): a delivery's reach is its own device's
+    /// fetch where one is known, and its user's (`feed_entries.fetched_at`, from any device) otherwise.
+    static func recordFetchesPerInstallation(_ db: any SQLDatabase) async throws {
+        try await db.create(table: "installation_fetches")
+            .column("notification_id", type: .bigint, .notNull)
+            .column("installation_id", type: .text, .notNull)
+            .column("fetched_at", type: .bigint, .notNull)
+            .primaryKey("notification_id", "installation_id")
+            .run()
+        if db.dialect.name != "sqlite" {
+            // Compared with `deliveries.installation_id`, whose ids are compared byte by byte (``compareInstallationIdsByteByByte``).
+            try await db.raw("ALTER TABLE installation_fetches ALTER COLUMN installation_id TYPE text COLLATE \"C\"").run()
+        }
+    }
+}
