@@ -53,7 +53,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     if hubs.mirror != nil { store.mirroredPlatforms = hubs.audiencePlatforms }
     store.audiencePlatforms = hubs.audiencePlatforms
     let metrics = GatewayMetrics()
-    let fetches = FetchRecorder(feeds: store.feeds, clock: configuration.clock, logger: logger)
+    let fetches = FetchRecorder(feeds: store.feeds, logger: logger)
     let connections = UnauthenticatedConnections(
         limitPerAddress: configuration.maximumUnauthenticatedConnectionsPerAddress, trustedProxies: configuration.trustedProxies)
     let gateway = Gateway(

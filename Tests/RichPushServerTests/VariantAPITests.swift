@@ -61,6 +61,48 @@ struct VariantAPITests {
         }
     }
 
+    @Test func theStatusShowsHowSoonTheDevicesOfEachVariantFetchedIt() async throws {
+        try await TestGateway().run { session in
+            let names = ["alice", "bob", "carol", "dave", "erin", "frank"]
+            var users: [String: Credentials] = [:]
+            for name in names {
+                users[name] = try await session.createUser(name)
+                try await session.register("\(name)-laptop", of: users[name]!, tags: ["topic:sale"])
+            }
+            let id = try await session.send(Self.twoArms, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let arms = [
+                Variant(name: "A", weight: 50, message: "", content: PushContent()),
+                Variant(name: "B", weight: 50, message: "", content: PushContent()),
+            ]
+            let armA = names.filter { Variant.assigned(to: $0, of: id, among: arms)?.name == "A" }
+            let armB = names.filter { Variant.assigned(to: $0, of: id, among: arms)?.name == "B" }
+            // Two of A fetch 20 s after their push, one of B five minutes after; the rest never do.
+            session.clock.advance(by: 20)
+            for name in armA.prefix(2) {
+                let fetch = try await session.request(.get, "/api/notifications/\(id)?installationId=\(name)-laptop", as: users[name]!)
+                #expect(fetch.status == .ok)
+            }
+            session.clock.advance(by: 280)
+            #expect(try await session.request(.get, "/api/notifications/\(id)", as: users[armB[0]]!).status == .ok)
+            let status = try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
+            let reach = try #require(status["reach"] as? [String: Any])
+            #expect(reach["fetchedWithin1m"] as? Int == 2)
+            #expect(reach["fetchedWithin10m"] as? Int == 3)
+            #expect(reach["reached"] as? Int == 3)
+            #expect(reach["notReached"] as? Int == 3)
+            // The test's clock runs on in real time between its steps, slowly on a loaded machine.
+            #expect((20..<50).contains(reach["fetchSecondsP50"] as? Double ?? 0))
+            #expect((300..<330).contains(reach["fetchSecondsP90"] as? Double ?? 0))
+            let variants = try #require(status["variants"] as? [[String: Any]])
+            let byName = variants.reduce(into: [String: [String: Any]]()) { $0[$1["name"] as? String ?? ""] = $1["reach"] as? [String: Any] }
+            #expect(byName["A"]?["reached"] as? Int == 2)
+            #expect(byName["A"]?["notReached"] as? Int == armA.count - 2)
+            #expect(byName["B"]?["fetchedWithin1m"] as? Int == 0)
+            #expect((300..<330).contains(byName["B"]?["fetchSecondsP50"] as? Double ?? 0))
+        }
+    }
+
     @Test(arguments: [
         #"{"name":"A","weight":60},{"name":"B","weight":50}"#,
         #"{"name":"A","weight":100}"#,

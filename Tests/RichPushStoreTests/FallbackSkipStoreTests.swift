@@ -22,7 +22,7 @@ struct FallbackSkipStoreTests {
             let id = notification.id
             switch self {
             case .fetchedOnHerTablet:
-                try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice", installationId: "tablet")], now: now)
+                try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice", installationId: "tablet", at: now)])
             case .displayedOnHerTablet:
                 _ = try await store.feeds.recordReceipt(notificationId: id, installationId: "tablet", event: .displayed, now: now)
             case .read, .opened, .dismissed:

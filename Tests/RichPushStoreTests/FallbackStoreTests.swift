@@ -35,10 +35,21 @@ struct FallbackStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func theTimelineCountsFallbacksInTheStepTheirHubAcceptedThem(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let notification = try await sentToAlice(store)
+            let batch = try await store.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 60)
+            try await store.fallbacks.recordOutcomes(PushComposer.jobs(of: batch).map { ($0, DeliveryOutcome.sent) }, now: start + 2 + deadline)
+            let buckets = try await store.results.timeline(notificationId: notification.id, from: start, to: start + 720, step: 300)
+            #expect(buckets.map(\.fallbacks) == [0, 0, 2])
+            #expect(buckets.map(\.sent) == [2, 0, 0])
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aFetchOneSecondBeforeTheDeadlineOnAnyDeviceMeansNoFallbackOnEither(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let notification = try await sentToAlice(store)
-            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice")], now: start + deadline)
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice", at: start + deadline)])
             #expect(try await store.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 60).isEmpty)
             #expect(try await store.fallbacks.nextDeliveryDue(now: start + 2 + deadline) == nil)
             #expect(try await store.results.counts(notificationId: notification.id).fallbacks == FallbackTally())
@@ -97,7 +108,7 @@ struct FallbackStoreTests {
             let batch = try await store.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 60)
             try await store.fallbacks.recordOutcomes(
                 [(batch[0], .sent), (batch[1], .retry(after: 30, code: "hub.busy", message: "later"))], now: start + 2 + deadline)
-            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice")], now: start + 9 + deadline)
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice", at: start + 9 + deadline)])
             #expect(try await store.results.counts(notificationId: notification.id).fallbacks == FallbackTally(sent: 1, fetchedAfter: 1))
             // The one waiting to be retried is not sent: she has fetched meanwhile.
             #expect(try await store.fallbacks.claimDue(now: start + 60 + deadline, limit: 10, lease: 60).isEmpty)

@@ -130,7 +130,7 @@ struct FeedStoreTests {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")
             let (notification, _) = try await store.send("username:alice")
-            let fetch = PayloadFetch(notificationId: notification.id, username: "alice")
+            let fetch = PayloadFetch(notificationId: notification.id, username: "alice", at: .now)
             try await store.feeds.recordFetches([fetch, fetch])
             try await store.feeds.recordFetches([fetch])
             #expect(try await store.results.counts(notificationId: notification.id).fetched == 1)

@@ -28,10 +28,12 @@ struct InstallationFetchStoreTests {
     @Test(arguments: Engine.allCases) func aFetchNamingHerPhoneIsThePhonesAndHerTabletShowsThatSheFetchedElsewhere(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let notification = try await sentToAliceAndBob(store)
-            try await store.feeds.recordFetches(
-                [PayloadFetch(notificationId: notification.id, username: "alice", installationId: "alice-phone")], now: start + 5)
-            try await store.feeds.recordFetches(
-                [PayloadFetch(notificationId: notification.id, username: "alice", installationId: "alice-tablet")], now: start + 9)
+            try await store.feeds.recordFetches([
+                PayloadFetch(notificationId: notification.id, username: "alice", installationId: "alice-phone", at: start + 5)
+            ])
+            try await store.feeds.recordFetches([
+                PayloadFetch(notificationId: notification.id, username: "alice", installationId: "alice-tablet", at: start + 9)
+            ])
             let fetches = try await fetches(of: notification, in: store)
             #expect(fetches["alice-phone"]! == (start + 5, .installation))
             #expect(fetches["alice-tablet"]! == (start + 9, .installation))
@@ -43,9 +45,10 @@ struct InstallationFetchStoreTests {
     @Test(arguments: Engine.allCases) func aFetchNamingNoInstallationIsHersOnEveryDevice(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let notification = try await sentToAliceAndBob(store)
-            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice")], now: start + 5)
-            try await store.feeds.recordFetches(
-                [PayloadFetch(notificationId: notification.id, username: "alice", installationId: "alice-tablet")], now: start + 9)
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice", at: start + 5)])
+            try await store.feeds.recordFetches([
+                PayloadFetch(notificationId: notification.id, username: "alice", installationId: "alice-tablet", at: start + 9)
+            ])
             let fetches = try await fetches(of: notification, in: store)
             #expect(fetches["alice-phone"]! == (start + 5, .user))
             #expect(fetches["alice-tablet"]! == (start + 9, .installation))
@@ -55,8 +58,9 @@ struct InstallationFetchStoreTests {
     @Test(arguments: Engine.allCases) func aFetchNamingSomeoneElsesInstallationCountsForTheFetcherAlone(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let notification = try await sentToAliceAndBob(store)
-            try await store.feeds.recordFetches(
-                [PayloadFetch(notificationId: notification.id, username: "alice", installationId: "bob-phone")], now: start + 5)
+            try await store.feeds.recordFetches([
+                PayloadFetch(notificationId: notification.id, username: "alice", installationId: "bob-phone", at: start + 5)
+            ])
             let fetches = try await fetches(of: notification, in: store)
             #expect(fetches["alice-phone"]! == (start + 5, .user))
             #expect(fetches["bob-phone"]! == (nil, nil))
@@ -66,8 +70,9 @@ struct InstallationFetchStoreTests {
     @Test(arguments: Engine.allCases) func aFetchThroughADevicesSignedLinkCountsForTheDeviceAndItsOwner(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let notification = try await sentToAliceAndBob(store)
-            try await store.feeds.recordFetches(
-                [PayloadFetch(notificationId: notification.id, username: nil, installationId: "bob-phone")], now: start + 7)
+            try await store.feeds.recordFetches([
+                PayloadFetch(notificationId: notification.id, username: nil, installationId: "bob-phone", at: start + 7)
+            ])
             let fetches = try await fetches(of: notification, in: store)
             #expect(fetches["bob-phone"]! == (start + 7, .installation))
             #expect(fetches["alice-phone"]! == (nil, nil))

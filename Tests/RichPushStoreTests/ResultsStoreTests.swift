@@ -24,7 +24,7 @@ struct ResultsStoreTests {
         let jobs = try await store.outbox.claimDue(now: sentAt, limit: 10, lease: 60)
         try await store.outbox.recordOutcomes(
             jobs.map { ($0, $0.installationId == "tablet" ? .failed(code: "apns.BadDeviceToken", message: "bad token") : .sent) }, now: sentAt)
-        try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice")], now: Self.utc("2026-11-02T10:01:10Z"))
+        try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice", at: Self.utc("2026-11-02T10:01:10Z"))])
         _ = try await store.feeds.recordReceipt(
             notificationId: id, installationId: "laptop", event: .displayed, now: Self.utc("2026-11-02T10:02:00Z"))
         _ = try await store.feeds.updateState(

@@ -59,7 +59,7 @@ struct VariantStoreTests {
             let jobs = try await store.outbox.claimDue(limit: 100, lease: 60)
             try await store.outbox.recordOutcomes(jobs.map { ($0, .sent) })
             let inA = users.filter { Variant.assigned(to: $0, of: id, among: Self.variants)?.name == "A" }
-            try await store.feeds.recordFetches(inA.prefix(1).map { PayloadFetch(notificationId: id, username: $0) })
+            try await store.feeds.recordFetches(inA.prefix(1).map { PayloadFetch(notificationId: id, username: $0, at: .now) })
             let funnels = try await store.results.variantFunnels(notificationId: id, variants: Self.variants)
             #expect(funnels.map(\.name) == ["A", "B"])
             #expect(funnels.map(\.targeted) == [inA.count * 2, (users.count - inA.count) * 2])

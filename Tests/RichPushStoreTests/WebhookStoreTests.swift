@@ -121,8 +121,8 @@ struct WebhookStoreTests {
                 store, events: [.payloadFetched, .notificationDisplayed, .notificationOpened, .notificationDismissed])
             try await store.register("laptop", owner: "alice")
             let id = try await store.send("username:alice").notification.id
-            try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice")], now: start)
-            try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice")], now: start + 1)
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice", at: start)])
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: id, username: "alice", at: start + 1)])
             _ = try await store.feeds.recordReceipt(notificationId: id, installationId: "laptop", event: .displayed, now: start + 2)
             _ = try await store.feeds.updateState(
                 username: "alice", notificationId: id, readState: .read, userActionState: .activated, origin: "laptop", now: start + 3)

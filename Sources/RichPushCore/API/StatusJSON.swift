@@ -25,6 +25,8 @@ public struct StatusJSON: Codable, Sendable, Equatable {
     /// The alerts sent to devices that had not fetched the payload by the fetch deadline, and how many of their users
     /// fetched it after.
     public var fallbacks: FallbacksJSON
+    /// How soon the devices sent to fetched the payload, and how many were reached at all.
+    public var reach: Reach
 
     /// One delivery that failed or expired, with its hub's reason.
     public struct DeliveryErrorJSON: Codable, Sendable, Equatable {
@@ -51,8 +53,12 @@ public struct StatusJSON: Codable, Sendable, Equatable {
         public var displayed: Int
         public var opened: Int
         public var dismissed: Int
+        public var reach: Reach
 
-        public init(name: String, targeted: Int, sent: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int) {
+        public init(
+            name: String, targeted: Int, sent: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int, reach: Reach = Reach()
+        ) {
+            self.reach = reach
             self.name = name
             self.targeted = targeted
             self.sent = sent
@@ -89,9 +95,10 @@ public struct StatusJSON: Codable, Sendable, Equatable {
         id: Int64, state: NotificationState, targeted: Int, sent: Int, failed: Int, pending: Int, expired: Int, canceled: Int,
         capped: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int, errors: [DeliveryErrorJSON], nextDueAt: String? = nil,
         variants: [VariantFunnelJSON]? = nil, statePushes: StatePushesJSON = .init(pending: 0, sent: 0, failed: 0),
-        fallbacks: FallbacksJSON = .init(sent: 0, fetchedAfter: 0)
+        fallbacks: FallbacksJSON = .init(sent: 0, fetchedAfter: 0), reach: Reach = Reach()
     ) {
         self.fallbacks = fallbacks
+        self.reach = reach
         self.id = id
         self.state = state
         self.targeted = targeted

@@ -9,8 +9,11 @@ public struct TimelineJSON: Codable, Sendable, Equatable {
         public var displayed: Int
         public var opened: Int
         public var dismissed: Int
+        /// Alerts sent because the payload was not fetched by the fetch deadline.
+        public var fallbacks: Int
 
-        public init(at: String, sent: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int) {
+        public init(at: String, sent: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int, fallbacks: Int = 0) {
+            self.fallbacks = fallbacks
             self.at = at
             self.sent = sent
             self.fetched = fetched

@@ -113,8 +113,13 @@ public struct TimelineBucket: Sendable, Equatable {
     public var displayed: Int = 0
     public var opened: Int = 0
     public var dismissed: Int = 0
+    /// Fallbacks whose hub accepted them.
+    public var fallbacks: Int = 0
 
-    public init(start: Date, sent: Int = 0, fetched: Int = 0, displayed: Int = 0, opened: Int = 0, dismissed: Int = 0) {
+    public init(
+        start: Date, sent: Int = 0, fetched: Int = 0, displayed: Int = 0, opened: Int = 0, dismissed: Int = 0, fallbacks: Int = 0
+    ) {
+        self.fallbacks = fallbacks
         self.start = start
         self.sent = sent
         self.fetched = fetched

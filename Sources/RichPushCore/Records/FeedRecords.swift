@@ -39,10 +39,13 @@ public struct PayloadFetch: Hashable, Sendable {
     public var username: String?
     /// The installation the fetch named; a name not of the fetching user's installations counts for her alone.
     public var installationId: String?
+    /// When the payload was served: the fetch's time, however long its record waits to be written.
+    public var at: Date
 
-    public init(notificationId: Int64, username: String?, installationId: String? = nil) {
+    public init(notificationId: Int64, username: String?, installationId: String? = nil, at: Date) {
         self.notificationId = notificationId
         self.username = username
         self.installationId = installationId
+        self.at = at
     }
 }

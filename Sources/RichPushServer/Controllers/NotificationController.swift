@@ -121,7 +121,9 @@ struct NotificationController {
         let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: clock.now) : nil
         let variants = try await results.variantFunnels(notificationId: record.id, variants: record.variants)
         let statePushes = try await statePushes.counts(notificationId: record.id)
-        return StatusJSON(id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes)
+        let reach = try await results.reach(notificationId: record.id)
+        return StatusJSON(
+            id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes, reach: reach)
     }
 
     @Sendable func delete(_ request: Request, context: RichPushRequestContext) async throws -> Response {

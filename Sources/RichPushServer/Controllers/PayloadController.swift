@@ -42,7 +42,8 @@ struct PayloadController {
         case .served(let served, let recordsFetch):
             // HEAD only asks what a fetch would get: no receipt. A signed link counts for the device it names alone.
             if recordsFetch, request.method != .head, caller != nil || installationId != nil {
-                payloads.recordFetch(PayloadFetch(notificationId: id, username: caller?.username, installationId: installationId))
+                payloads.recordFetch(
+                    PayloadFetch(notificationId: id, username: caller?.username, installationId: installationId, at: clock.now))
             }
             record = served
         }

@@ -11,11 +11,10 @@ import RichPushStore
 final class FetchRecorder: Sendable {
     private let writes: GroupCommit<PayloadFetch>
 
-    /// `clock` dates the fetches, as it dates the pushes they answer.
-    init(feeds: any FeedRepository, clock: any WallClock, logger: Logger) {
+    init(feeds: any FeedRepository, logger: Logger) {
         writes = GroupCommit { batch in
             do {
-                try await feeds.recordFetches(batch, now: clock.now)
+                try await feeds.recordFetches(batch)
             } catch {
                 logger.warning(
                     "payload fetches not recorded", metadata: ["richpush.count": "\(batch.count)", "richpush.error": "\(error)"])

@@ -20,6 +20,19 @@ final class PayloadMemory: Sendable {
         let username: String
     }
 
+    /// A fetch without its time: a repeat of one already recorded records nothing.
+    struct FetchKey: Hashable, Sendable {
+        let notificationId: Int64
+        let username: String?
+        let installationId: String?
+
+        init(_ fetch: PayloadFetch) {
+            notificationId = fetch.notificationId
+            username = fetch.username
+            installationId = fetch.installationId
+        }
+    }
+
     let notificationRepository: any NotificationRepository
     let imageRepository: any ImageRepository
     let fetches: FetchRecorder
@@ -28,7 +41,7 @@ final class PayloadMemory: Sendable {
     private let notifications: BoundedCache<Int64, NotificationRecord>
     /// Recipients are fixed when a notification is created, so an answer never changes.
     private let recipients = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
-    private let fetchesRecorded = BoundedCache<PayloadFetch, Bool>(maximumCost: 100_000)
+    private let fetchesRecorded = BoundedCache<FetchKey, Bool>(maximumCost: 100_000)
 
     /// `notificationTimeToLive`: how long a notification read from the store is served from memory.
     init(notifications: any NotificationRepository, images: any ImageRepository, fetches: FetchRecorder, notificationTimeToLive: TimeInterval = 1) {
@@ -64,8 +77,8 @@ final class PayloadMemory: Sendable {
 
     /// Records a first fetch (in the recorder's next batch); later fetches cost a cache lookup.
     func recordFetch(_ fetch: PayloadFetch) {
-        guard fetchesRecorded[fetch] == nil else { return }
-        fetchesRecorded.set(fetch, true)
+        guard !isFetchRecorded(fetch) else { return }
+        fetchesRecorded.set(FetchKey(fetch), true)
         fetches.record(fetch)
     }
 
@@ -86,7 +99,7 @@ final class PayloadMemory: Sendable {
 
     /// Whether the first such fetch is recorded already.
     func isFetchRecorded(_ fetch: PayloadFetch) -> Bool {
-        fetchesRecorded[fetch] != nil
+        fetchesRecorded[FetchKey(fetch)] != nil
     }
 
     /// Drops a notification this process just changed.

@@ -54,7 +54,7 @@ extension NotificationJSON.VariantJSON {
 extension StatusJSON {
     init(
         id: Int64, state: NotificationState, counts: NotificationCounts, nextDueAt: Date? = nil, variants: [VariantFunnel] = [],
-        statePushes: [String: Int] = [:]
+        statePushes: [String: Int] = [:], reach: NotificationReach = NotificationReach()
     ) {
         let tally = counts.tally
         self.init(
@@ -72,11 +72,11 @@ extension StatusJSON {
                 : variants.map {
                     VariantFunnelJSON(
                         name: $0.name, targeted: $0.targeted, sent: $0.sent, fetched: $0.fetched, displayed: $0.displayed,
-                        opened: $0.opened, dismissed: $0.dismissed)
+                        opened: $0.opened, dismissed: $0.dismissed, reach: reach.variants[$0.name] ?? Reach())
                 },
             statePushes: StatePushesJSON(
                 pending: statePushes["pending"] ?? 0, sent: statePushes["sent"] ?? 0, failed: statePushes["failed"] ?? 0),
-            fallbacks: FallbacksJSON(sent: counts.fallbacks.sent, fetchedAfter: counts.fallbacks.fetchedAfter))
+            fallbacks: FallbacksJSON(sent: counts.fallbacks.sent, fetchedAfter: counts.fallbacks.fetchedAfter), reach: reach.total)
     }
 }
 

@@ -34,6 +34,6 @@ extension TimelineJSON.Bucket {
     init(_ bucket: TimelineBucket) {
         self.init(
             at: Timestamp.format(bucket.start), sent: bucket.sent, fetched: bucket.fetched, displayed: bucket.displayed,
-            opened: bucket.opened, dismissed: bucket.dismissed)
+            opened: bucket.opened, dismissed: bucket.dismissed, fallbacks: bucket.fallbacks)
     }
 }

@@ -20,8 +20,9 @@ public protocol FeedRepository: Sendable {
     func remove(username: String, notificationId: Int64, origin: String?, now: Date) async throws -> Int64?
     /// One item of a user's visible feed.
     func item(username: String, notificationId: Int64, now: Date) async throws -> FeedItem?
-    /// Notes the first time each recipient fetched a payload, all in one transaction; later fetches change nothing.
-    func recordFetches(_ fetches: [PayloadFetch], now: Date) async throws
+    /// Notes the first time each recipient (and each installation a fetch named) fetched a payload, each at its
+    /// fetch's time, all in one transaction; later fetches change nothing.
+    func recordFetches(_ fetches: [PayloadFetch]) async throws
     /// Records that an installation showed a notification; returns false when it was recorded before.
     func recordReceipt(notificationId: Int64, installationId: String, event: ReceiptEvent, now: Date) async throws -> Bool
 }

@@ -56,14 +56,15 @@ extension SQLFeedRepository {
     /// Records the first fetch by the installation `fetch` names, when that installation is the fetching user's
     /// (any owner's, for a signed link, which names no user), and answers its owner; nil when it names none, or one
     /// that is not hers.
-    static func recordInstallationFetch(_ fetch: PayloadFetch, at nowMs: Int64, in db: any SQLDatabase) async throws -> String? {
+    static func recordInstallationFetch(_ fetch: PayloadFetch, in db: any SQLDatabase) async throws -> String? {
         guard let installationId = fetch.installationId,
             let owner = try await db.select().column("owner").from("installations").where("id", .equal, installationId).first()?
                 .string("owner"),
             fetch.username.map({ $0 == owner }) ?? true
         else { return nil }
         try await db.insert(into: "installation_fetches").columns("notification_id", "installation_id", "fetched_at")
-            .values(fetch.notificationId, installationId, nowMs).ignoringConflicts(with: ["notification_id", "installation_id"]).run()
+            .values(fetch.notificationId, installationId, EpochMilliseconds(fetch.at)).ignoringConflicts(with: ["notification_id", "installation_id"])
+            .run()
         return owner
     }
 

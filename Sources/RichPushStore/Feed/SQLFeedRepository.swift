@@ -93,14 +93,14 @@ public struct SQLFeedRepository: FeedRepository {
         try await engine.read { db in try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) }
     }
 
-    public func recordFetches(_ fetches: [PayloadFetch], now: Date = .now) async throws {
-        guard !fetches.isEmpty else { return }
+    public func recordFetches(_ fetches: [PayloadFetch]) async throws {
+        // The webhook events of a batch are dated by its latest fetch.
+        guard let latest = fetches.map(\.at).max() else { return }
         try await engine.transaction { db in
             var first: [WebhookEventDraft] = []
-            let nowMs = EpochMilliseconds(now)
             for fetch in fetches {
-                guard let username = try await Self.recordInstallationFetch(fetch, at: nowMs, in: db) ?? fetch.username else { continue }
-                let changed = try await db.update("feed_entries").set("fetched_at", to: nowMs)
+                guard let username = try await Self.recordInstallationFetch(fetch, in: db) ?? fetch.username else { continue }
+                let changed = try await db.update("feed_entries").set("fetched_at", to: EpochMilliseconds(fetch.at))
                     .where("notification_id", .equal, fetch.notificationId).where("username", .equal, username)
                     .where("fetched_at", .is, SQLLiteral.null).returning("notification_id").first()
                 if changed != nil {
@@ -109,7 +109,7 @@ public struct SQLFeedRepository: FeedRepository {
                             type: .payloadFetched, data: WebhookEventData(notificationId: fetch.notificationId, username: username)))
                 }
             }
-            try await WebhookSubscribers.read(in: db).enqueue(first, now: now, in: db)
+            try await WebhookSubscribers.read(in: db).enqueue(first, now: latest, in: db)
         }
     }
 

@@ -12,6 +12,9 @@ public protocol ResultRepository: Sendable {
     /// Opens and dismissals fall in the bucket of their user's last change of state, which is when the store last
     /// touched the user's feed entry.
     func timeline(notificationId id: Int64, from start: Date, to end: Date, step: TimeInterval) async throws -> [TimelineBucket]
+    /// How far the notification reached: of its deliveries sent, how soon their devices fetched the payload and
+    /// how many were reached at all, in all and per variant.
+    func reach(notificationId id: Int64) async throws -> NotificationReach
     /// Each variant's funnel, in the order the notification lists them.
     func variantFunnels(notificationId id: Int64, variants: [Variant]) async throws -> [VariantFunnel]
 }

@@ -130,12 +130,14 @@ public struct SQLResultRepository: ResultRepository {
             let dismissed = try await tally("feed_entries", at: "updated_at") {
                 $0.where("user_action_state", .equal, UserActionState.dismissed.rawValue)
             }
+            let fallbacks = try await tally("fallbacks", at: "finished_at") { $0.where("state", .equal, FallbackState.sent) }
             for index in buckets.indices {
                 buckets[index].sent = sent[index] ?? 0
                 buckets[index].fetched = fetched[index] ?? 0
                 buckets[index].displayed = displayed[index] ?? 0
                 buckets[index].opened = opened[index] ?? 0
                 buckets[index].dismissed = dismissed[index] ?? 0
+                buckets[index].fallbacks = fallbacks[index] ?? 0
             }
         }
         return buckets

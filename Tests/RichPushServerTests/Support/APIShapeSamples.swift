@@ -43,7 +43,11 @@ enum APIShapeSamples {
         add("StatusJSON", schema("Status"), complete: status, bare: bareStatus)
         add(
             "StatusJSON.VariantFunnelJSON", schema("Status") + "/properties/variants/items",
-            complete: StatusJSON.VariantFunnelJSON(name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0))
+            complete: StatusJSON.VariantFunnelJSON(
+                name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0,
+                reach: Reach(
+                    fetchedWithin1m: 1, fetchedWithin10m: 1, fetchedWithin1h: 1, reached: 1, notReached: 1, fetchSecondsP50: 3, fetchSecondsP90: 3)),
+            bare: StatusJSON.VariantFunnelJSON(name: "b", targeted: 1, sent: 0, fetched: 0, displayed: 0, opened: 0, dismissed: 0))
         add("InstallationJSON", schema("Installation"), complete: installation, bare: bareInstallation)
         add("FeedItemJSON", schema("FeedItem"), complete: feedItem, bare: bareFeedItem)
         add("ReceiptJSON", schema("Receipt"), complete: ReceiptJSON(notificationId: 3, installationId: "laptop", event: .displayed))
@@ -114,7 +118,7 @@ enum APIShapeSamples {
             bare: FeedJSON(items: [bareFeedItem], cursor: "12"))
         add(
             "TimelineJSON", response("get", "/api/notifications/{id}/timeline"),
-            complete: TimelineJSON(step: 60, buckets: [.init(at: time, sent: 3, fetched: 2, displayed: 2, opened: 1, dismissed: 0)]))
+            complete: TimelineJSON(step: 60, buckets: [.init(at: time, sent: 3, fetched: 2, displayed: 2, opened: 1, dismissed: 0, fallbacks: 1)]))
         add("InstallationImportJSON", response("post", "/api/installations/import"), complete: InstallationImportJSON(imported: 2, created: 1))
         add("WebPushKeyJSON", response("get", "/api/webpush/key"), complete: WebPushKeyJSON(publicKey: "BPk"))
 
@@ -165,8 +169,17 @@ enum APIShapeSamples {
         id: 1, state: .partial, targeted: 9, sent: 3, failed: 1, pending: 1, expired: 1, canceled: 1, capped: 2, fetched: 2, displayed: 2,
         opened: 1, dismissed: 1,
         errors: [.init(installationId: "phone", platform: .apns, code: "apns.unregistered", message: "The device is gone.", at: time)],
-        nextDueAt: time, variants: [.init(name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0)],
-        statePushes: .init(pending: 1, sent: 2, failed: 0), fallbacks: .init(sent: 3, fetchedAfter: 1))
+        nextDueAt: time,
+        variants: [
+            .init(
+                name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0,
+                reach: Reach(
+                    fetchedWithin1m: 1, fetchedWithin10m: 1, fetchedWithin1h: 1, reached: 1, notReached: 1, fetchSecondsP50: 12.3,
+                    fetchSecondsP90: 12.3))
+        ],
+        statePushes: .init(pending: 1, sent: 2, failed: 0), fallbacks: .init(sent: 3, fetchedAfter: 1),
+        reach: Reach(
+            fetchedWithin1m: 1, fetchedWithin10m: 2, fetchedWithin1h: 2, reached: 2, notReached: 1, fetchSecondsP50: 8, fetchSecondsP90: 340.5))
     static let bareStatus = StatusJSON(
         id: 2, state: .scheduled, targeted: 1, sent: 0, failed: 1, pending: 0, expired: 0, canceled: 0, capped: 0, fetched: 0, displayed: 0,
         opened: 0, dismissed: 0, errors: [.init(installationId: "phone", platform: .fcm, code: "hub.notConfigured", message: "No hub.")])
