@@ -27,6 +27,8 @@ public struct SendPlan: Sendable {
     public var expiresAt: Date?
     /// The fetch deadline, in seconds (`--fallback-after`).
     public var fallbackAfter: TimeInterval?
+    /// Pushes a minute the dispatch is spread at.
+    public var deliveryRate: Int?
     public var pushStyle: PushStyle?
     public var idempotencyKey: String?
     public var wait: Bool
@@ -90,6 +92,7 @@ public struct SendPlan: Sendable {
             }
         }
         fallbackAfter = try settings.value(S.fallbackAfter)
+        deliveryRate = try settings.value(S.rate)
         pushStyle = try settings.value(S.pushStyle)
         idempotencyKey = try settings.value(S.idempotencyKey)
         content = try Self.content(settings)
@@ -149,6 +152,7 @@ public struct SendPlan: Sendable {
         notification.deliverAtLocal = deliverAtLocal?.description
         notification.expiresIn = expiresIn
         notification.fallback = fallbackAfter.map(FallbackJSON.init(afterSeconds:))
+        notification.deliveryRate = deliveryRate
         notification.template = template
         notification.variables = variables.isEmpty ? nil : variables
         notification.title = content.title

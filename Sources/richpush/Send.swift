@@ -34,6 +34,7 @@ struct Send: AsyncParsableCommand {
     @Option(CommandLineSettings.atLocal) var atLocal
     @Option(CommandLineSettings.expiresIn) var expiresIn
     @Option(CommandLineSettings.fallbackAfter) var fallbackAfter
+    @Option(CommandLineSettings.rate) var rate
     @Option(CommandLineSettings.pushStyle) var pushStyle
     @Option(CommandLineSettings.idempotencyKey) var idempotencyKey
     @Option(CommandLineSettings.title) var title

@@ -32,9 +32,10 @@ public struct TestGateway: Sendable {
     public var configuration = ServerConfiguration()
     public let directory: URL
     /// The gateway's time, which a test moves forward instead of waiting.
-    public let clock = AdvancedWallClock()
+    public let clock: AdvancedWallClock
 
-    public init(_ customize: (inout ServerConfiguration) -> Void = { _ in }) {
+    public init(clock: AdvancedWallClock = AdvancedWallClock(), _ customize: (inout ServerConfiguration) -> Void = { _ in }) {
+        self.clock = clock
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-test-\(UUID().uuidString)")
         configuration.hostname = "127.0.0.1"
         configuration.port = 0

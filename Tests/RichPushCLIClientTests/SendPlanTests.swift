@@ -74,6 +74,18 @@ struct SendPlanTests {
         }
     }
 
+    @Test func rateBecomesTheNotificationsDeliveryRate() throws {
+        let plan = try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "rate": "6000"]))
+        #expect(plan.notification(imageId: nil).deliveryRate == 6000)
+    }
+
+    @Test(arguments: ["59", "fast", "1.5"])
+    func aRateBelowOneASecondOrNotAWholeNumberIsAUsageError(_ rate: String) {
+        #expect(throws: UsageError.self) {
+            try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "rate": rate]))
+        }
+    }
+
     @Test func aTimeWithoutAZoneIsAUsageError() {
         #expect(throws: UsageError("--at must be an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z, not '2026-12-01 09:00'")) {
             try SendPlan(settings: settings(["text": "t", "message": "m", "to": "topic:a", "at": "2026-12-01 09:00"]))

@@ -69,6 +69,8 @@ struct MigrationTests {
             for table in ["webhooks", "webhook_events", "webhook_messages", "webhook_attempts"] { try await db.drop(table: table).run() }
             try await db.drop(table: "fallbacks").run()
             try await db.drop(table: "installation_fetches").run()
+            try await db.raw("ALTER TABLE notifications DROP COLUMN delivery_rate").run()
+            try await db.drop(table: "delivery_paces").run()
             try await db.raw("ALTER TABLE notifications DROP COLUMN fallback_after").run()
             if engine == .postgresql {
                 try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()

@@ -20,12 +20,12 @@ extension Store {
     func send(
         _ audience: String, by sender: String = "mark", deliverAt: Date = .now, expiresAt: Date? = nil, key: String? = nil,
         content: PushContent = PushContent(), pushStyle: PushStyle = .silent, purpose: NotificationPurpose = .transactional,
-        fallbackAfter: TimeInterval? = nil
+        fallbackAfter: TimeInterval? = nil, deliveryRate: Int? = nil
     ) async throws -> (notification: NotificationRecord, created: Bool) {
         try await notifications.create(
             NotificationDraft(
                 message: "Hello", payload: .text("Body"), audience: try TagExpression(parsing: audience), pushStyle: pushStyle,
                 deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key, content: content,
-                purpose: purpose, fallbackAfter: fallbackAfter))
+                purpose: purpose, fallbackAfter: fallbackAfter, deliveryRate: deliveryRate))
     }
 }

@@ -45,6 +45,11 @@ public enum CommandLineSettings {
         guard let seconds = DurationText.seconds(in: text), FallbackJSON.afterRange.contains(seconds) else { return nil }
         return seconds
     }
+    public static let rate = Setting.optional(
+        "rate", "Spread the dispatch evenly at this many pushes a minute",
+        expected: "pushes a minute, from \(CampaignJSON.deliveryRates.lowerBound) to \(CampaignJSON.deliveryRates.upperBound)",
+        defaultText: "as fast as the hubs take them"
+    ) { text -> Int? in Int(text).flatMap { CampaignJSON.deliveryRates.contains($0) ? $0 : nil } }
     public static let pushStyle = Setting.optional(
         "push-style", "silent, or alert for a visible alert", expected: "silent or alert", defaultText: "silent", defaultIsLiteral: true,
         parse: PushStyle.init(rawValue:))
@@ -70,7 +75,8 @@ public enum CommandLineSettings {
     /// `richpush send`'s, in the order of `--help` and the README's table.
     public static let send: [any SettingDescription] =
         connection + [
-            image, url, text, message, to, at, atLocal, expiresIn, fallbackAfter, pushStyle, idempotencyKey, title, sound, badge, category, threadId,
+            image, url, text, message, to, at, atLocal, expiresIn, fallbackAfter, rate, pushStyle, idempotencyKey, title, sound, badge, category,
+            threadId,
             data,
             localized, template, variables, wait,
         ]

@@ -26,14 +26,17 @@ public struct CampaignJSON: Codable, Sendable, Equatable {
     public var expiresIn: String?
     /// The fetch deadline, after which a device that has not fetched the payload gets one alert.
     public var fallback: FallbackJSON?
+    /// Pushes a minute (at least 60): the campaign's dispatch spread evenly at that pace.
+    public var deliveryRate: Int?
 
     public init(
         message: String? = nil, richType: RichType? = nil, imageId: Int64? = nil, url: String? = nil, text: String? = nil,
         audience: String? = nil, pushStyle: PushStyle? = nil, title: String? = nil, sound: String? = nil, badge: Badge? = nil,
         category: String? = nil, threadId: String? = nil, data: [String: String]? = nil, localizations: [String: Localization]? = nil,
-        expiresIn: String? = nil, fallback: FallbackJSON? = nil
+        expiresIn: String? = nil, fallback: FallbackJSON? = nil, deliveryRate: Int? = nil
     ) {
         self.fallback = fallback
+        self.deliveryRate = deliveryRate
         self.message = message
         self.richType = richType
         self.imageId = imageId
@@ -50,4 +53,10 @@ public struct CampaignJSON: Codable, Sendable, Equatable {
         self.localizations = localizations
         self.expiresIn = expiresIn
     }
+}
+
+extension CampaignJSON {
+    /// The delivery rates a campaign may ask for, in pushes a minute: at least one a second, and at most what no hub
+    /// would take from one gateway anyway.
+    public static let deliveryRates = 60...6_000_000
 }

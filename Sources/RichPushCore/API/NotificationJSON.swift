@@ -34,6 +34,8 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
     public var variants: [VariantJSON]?
     /// The fetch deadline, with its `after` as an ISO 8601 duration.
     public var fallback: FallbackJSON?
+    /// Pushes a minute its dispatch is spread at.
+    public var deliveryRate: Int?
 
     /// The template, and its version, a notification was made from.
     public struct TemplateJSON: Codable, Sendable, Equatable {
@@ -82,9 +84,11 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
         imageId: Int64? = nil, url: String? = nil, payloadUrl: String, title: String? = nil, sound: String? = nil,
         badge: Badge? = nil, category: String, threadId: String? = nil, data: [String: String] = [:],
         localizations: [String: Localization] = [:], language: String? = nil, template: TemplateJSON? = nil,
-        deliverAtLocal: String? = nil, transactional: Bool, variants: [VariantJSON]? = nil, fallback: FallbackJSON? = nil
+        deliverAtLocal: String? = nil, transactional: Bool, variants: [VariantJSON]? = nil, fallback: FallbackJSON? = nil,
+        deliveryRate: Int? = nil
     ) {
         self.fallback = fallback
+        self.deliveryRate = deliveryRate
         self.id = id
         self.message = message
         self.richType = richType
@@ -116,7 +120,7 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
             payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template, deliverAtLocal,
-            transactional, variants, fallback
+            transactional, variants, fallback, deliveryRate
     }
 
     // The synthesized decoder reads a null `expiresAt` as nil; only the encoder differs, to write that null.
@@ -149,5 +153,6 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
         try container.encode(transactional, forKey: .transactional)
         try container.encodeIfPresent(variants, forKey: .variants)
         try container.encodeIfPresent(fallback, forKey: .fallback)
+        try container.encodeIfPresent(deliveryRate, forKey: .deliveryRate)
     }
 }

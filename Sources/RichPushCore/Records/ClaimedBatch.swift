@@ -55,11 +55,14 @@ public struct ClaimedNotification: Sendable, Equatable {
     public var content: PushContent
     public var purpose: NotificationPurpose
     public var variants: [Variant]
+    /// Pushes a minute its deliveries are let go at; nil for no pace.
+    public var deliveryRate: Int?
 
     public init(
         message: String, richType: RichType, pushStyle: PushStyle, audience: String, expiresAt: Date?, content: PushContent,
-        purpose: NotificationPurpose, variants: [Variant]
+        purpose: NotificationPurpose, variants: [Variant], deliveryRate: Int? = nil
     ) {
+        self.deliveryRate = deliveryRate
         self.message = message
         self.richType = richType
         self.pushStyle = pushStyle

@@ -40,14 +40,17 @@ public struct NotificationDraft: Sendable {
     public var variants: [Variant]
     /// How long after its silent push a remote device that has not fetched the payload gets one alert instead.
     public var fallbackAfter: TimeInterval?
+    /// Pushes a minute its dispatch is spread at; nil for as fast as the hubs take them.
+    public var deliveryRate: Int?
 
     public init(
         message: String, payload: RichPayload, audience: TagExpression, pushStyle: PushStyle, deliverAt: Date,
         expiresAt: Date?, createdBy: String, idempotencyKey: String?, content: PushContent = PushContent(),
         template: TemplateReference? = nil, localDelivery: LocalDelivery? = nil, purpose: NotificationPurpose = .transactional,
-        variants: [Variant] = [], fallbackAfter: TimeInterval? = nil
+        variants: [Variant] = [], fallbackAfter: TimeInterval? = nil, deliveryRate: Int? = nil
     ) {
         self.fallbackAfter = fallbackAfter
+        self.deliveryRate = deliveryRate
         self.purpose = purpose
         self.variants = variants
         self.template = template
@@ -101,14 +104,17 @@ public struct NotificationRecord: Sendable, Equatable {
     public var outboxComplete = true
     /// How long after its silent push a remote device that has not fetched the payload gets one alert instead.
     public var fallbackAfter: TimeInterval?
+    /// Pushes a minute its dispatch is spread at; nil for as fast as the hubs take them.
+    public var deliveryRate: Int?
 
     public init(
         id: Int64, message: String, payload: RichPayload, audience: String, pushStyle: PushStyle, createdBy: String, createdAt: Date, deliverAt: Date,
         expiresAt: Date? = nil, canceledAt: Date? = nil, deletedAt: Date? = nil, content: PushContent, template: TemplateReference? = nil,
         deliverAtLocal: LocalTime? = nil, dueTimes: [Date] = [], purpose: NotificationPurpose = .transactional, variants: [Variant] = [],
-        outboxComplete: Bool = true, fallbackAfter: TimeInterval? = nil
+        outboxComplete: Bool = true, fallbackAfter: TimeInterval? = nil, deliveryRate: Int? = nil
     ) {
         self.fallbackAfter = fallbackAfter
+        self.deliveryRate = deliveryRate
         self.id = id
         self.message = message
         self.payload = payload

@@ -61,6 +61,17 @@ extension CampaignJSON {
         return seconds
     }
 
+    /// The delivery rate the fields ask for, in pushes a minute, checked.
+    func checkedDeliveryRate() throws -> Int? {
+        guard let deliveryRate else { return nil }
+        guard Self.deliveryRates.contains(deliveryRate) else {
+            throw APIError.unprocessable(
+                "notification.invalidDeliveryRate",
+                "deliveryRate is pushes a minute, from \(Self.deliveryRates.lowerBound) to \(Self.deliveryRates.upperBound).")
+        }
+        return deliveryRate
+    }
+
     private func payload(of richType: RichType, message: String, by caller: AuthenticatedUser, imageExists: (Int64) async throws -> Bool)
         async throws -> RichPayload
     {

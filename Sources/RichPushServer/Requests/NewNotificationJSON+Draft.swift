@@ -23,6 +23,7 @@ extension NewNotificationJSON: RequestErrorDomain {
         }
         let checked = try await campaign.checked(by: caller, imageExists: imageExists)
         let fallbackAfter = try campaign.fetchDeadline(style: checked.style, serverDefault: defaultFallbackAfter)
+        let deliveryRate = try campaign.checkedDeliveryRate()
         var variants: [Variant] = []
         if let requests = self.variants {
             guard caller.role.mayRunCampaigns else { throw APIError.forbidden("Only marketers and admins run A/B tests.") }
@@ -48,7 +49,7 @@ extension NewNotificationJSON: RequestErrorDomain {
             deliverAt: deliverAt, expiresAt: expiresAt, createdBy: caller.username, idempotencyKey: idempotencyKey,
             content: checked.content, template: template.map { TemplateReference(name: $0.name, version: $0.version) }, localDelivery: local,
             purpose: caller.role == .member || transactional == true ? .transactional : .marketing, variants: variants,
-            fallbackAfter: fallbackAfter)
+            fallbackAfter: fallbackAfter, deliveryRate: deliveryRate)
     }
 
     /// The delivery at `deliverAtLocal` in each device's zone, if asked for.

@@ -61,6 +61,7 @@ struct Template: ResponseEncodable {
         }
         _ = try fields.lifetime()
         _ = try fields.fetchDeadline(style: fields.pushStyle ?? .silent)
+        _ = try fields.checkedDeliveryRate()
         try fields.checkPlainValues()
         try fields.checkCounts()
         let json = try JSONEncoder.compact.encode(fields)

@@ -38,7 +38,7 @@ extension NotificationJSON {
             template: record.template.map { TemplateJSON(name: $0.name, version: $0.version) },
             deliverAtLocal: record.deliverAtLocal?.description, transactional: record.purpose == .transactional,
             variants: record.variants.isEmpty ? nil : record.variants.map(VariantJSON.init),
-            fallback: record.fallbackAfter.map(FallbackJSON.init(afterSeconds:)))
+            fallback: record.fallbackAfter.map(FallbackJSON.init(afterSeconds:)), deliveryRate: record.deliveryRate)
     }
 }
 

@@ -16,4 +16,15 @@ extension Migrations {
             try await db.raw("ALTER TABLE installation_fetches ALTER COLUMN installation_id TYPE text COLLATE \"C\"").run()
         }
     }
+
+    /// A campaign's delivery rate (`delivery_rate`, pushes a minute) and where its pace stands: `delivery_paces`
+    /// holds the instant of the next push it lets go (milliseconds), a row apart from the notification's so that
+    /// claimers in several processes take turns on it without holding up anything else that writes the notification.
+    static func addDeliveryRates(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "notifications").column("delivery_rate", type: .bigint).run()
+        try await db.create(table: "delivery_paces")
+            .column("notification_id", type: .bigint, .primaryKey(autoIncrement: false))
+            .column("next_at", type: .bigint, .notNull)
+            .run()
+    }
 }

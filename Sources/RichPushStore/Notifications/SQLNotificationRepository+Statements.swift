@@ -25,7 +25,7 @@ extension SQLNotificationRepository {
     static let notificationColumns = [
         "id", "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by", "created_at",
         "deliver_at", "expires_at", "canceled_at", "deleted_at", "content", "template_name", "template_version", "deliver_at_local",
-        "due_times", "purpose", "variants", "outbox_through", "fallback_after",
+        "due_times", "purpose", "variants", "outbox_through", "fallback_after", "delivery_rate",
     ]
     /// Rows per multi-row INSERT: well under every engine's limit on bound parameters.
     static let insertChunk = 500
@@ -100,7 +100,8 @@ extension SQLNotificationRepository {
                 try JSONDecoder().decode([Int64].self, from: Data(json.utf8)).map(dateFromMilliseconds)
             } ?? [], purpose: try row.enumeration("purpose", as: NotificationPurpose.self), variants: try variants(row.optionalString("variants")),
             outboxComplete: try row.optionalString("outbox_through") == nil,
-            fallbackAfter: try row.decode(column: "fallback_after", as: Int64?.self).map { Double($0) / 1000 })
+            fallbackAfter: try row.decode(column: "fallback_after", as: Int64?.self).map { Double($0) / 1000 },
+            deliveryRate: try row.decode(column: "delivery_rate", as: Int64?.self).map { Int($0) })
     }
 
     /// The JSON a notification's content is stored as; nil when it has none, as every notification before it had.

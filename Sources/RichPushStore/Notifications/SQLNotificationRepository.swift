@@ -30,7 +30,7 @@ public struct SQLNotificationRepository: NotificationRepository {
                 .columns(
                     "message", "rich_type", "image_id", "url", "text_body", "audience", "push_style", "created_by",
                     "idempotency_key", "created_at", "deliver_at", "expires_at", "released_at", "content", "template_name",
-                    "template_version", "deliver_at_local", "due_times", "purpose", "variants", "fallback_after"
+                    "template_version", "deliver_at_local", "due_times", "purpose", "variants", "fallback_after", "delivery_rate"
                 )
                 .values(
                     draft.message, draft.payload.richType.rawValue, imageId, url, text, draft.audience.description,
@@ -38,7 +38,8 @@ public struct SQLNotificationRepository: NotificationRepository {
                     EpochMilliseconds(due), draft.expiresAt.map(EpochMilliseconds), released ? EpochMilliseconds(now) : nil,
                     Self.contentJSON(draft.content), draft.template?.name, draft.template.map { Int64($0.version) },
                     draft.localDelivery?.time.description, dues.byZone == nil ? nil : dues.json, draft.purpose.rawValue,
-                    try Self.variantsJSON(draft.variants), draft.fallbackAfter.map { Int64(($0 * 1000).rounded()) }
+                    try Self.variantsJSON(draft.variants), draft.fallbackAfter.map { Int64(($0 * 1000).rounded()) },
+                    draft.deliveryRate.map(Int64.init)
                 )
                 .ignoringConflicts(with: ["created_by", "idempotency_key"])
                 .returning("id").first()

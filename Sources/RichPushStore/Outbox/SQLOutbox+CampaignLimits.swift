@@ -30,7 +30,7 @@ extension SQLOutbox {
                 capCandidates.append(delivery)
             }
         }
-        try await postpone(waiting, in: db)
+        try await postpone(waiting, for: .quietHours, in: db)
         letGo(waiting.values.flatMap { $0.map(\.deliveryId) })
         guard let cap = limits.frequencyCap else { return passing + capCandidates }
         let (allowed, capped) = try await count(capCandidates, against: cap, now: now, in: db)
@@ -47,17 +47,37 @@ extension SQLOutbox {
         var attempts: Int
     }
 
+    /// Why a claim holds a delivery back until later.
+    enum Wait {
+        case quietHours
+        case pace
+
+        /// The reason the deliveries list shows while it waits, and a claim reads when it comes due.
+        var code: String {
+            switch self {
+            case .quietHours: "delivery.quietHours"
+            case .pace: "delivery.paced"
+            }
+        }
+
+        func message(until due: Date) -> String {
+            switch self {
+            case .quietHours: "its device's quiet hours (--quiet-hours) last until \(Timestamp.format(due))"
+            case .pace: "its notification's deliveryRate gives it its turn at \(Timestamp.format(due))"
+            }
+        }
+    }
+
     /// Makes deliveries due again at the instants they are keyed by, unleased and out of their sequence, without the
     /// attempt of the claim that held them back. Their reason says why they wait, so the deliveries list shows it
     /// while they do.
-    private static func postpone(_ waiting: [Postponement: [DeliveryKey]], in db: any SQLDatabase) async throws {
+    static func postpone(_ waiting: [Postponement: [DeliveryKey]], for wait: Wait, in db: any SQLDatabase) async throws {
         for (postponement, deliveries) in waiting {
             let due = postponement.due
             for chunk in deliveries.chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("deliveries").set("due_at", to: EpochMilliseconds(due)).set("lease_until", to: Int64?.none)
                     .set("attempts", to: Int64(postponement.attempts)).set("in_sequence", to: SQLLiteral.boolean(false))
-                    .set("error_code", to: "delivery.quietHours")
-                    .set("error_message", to: "its device's quiet hours (--quiet-hours) last until \(Timestamp.format(due))")
+                    .set("error_code", to: wait.code).set("error_message", to: wait.message(until: due))
                     .where(SQLDeliveryKeys(chunk)).run()
             }
         }

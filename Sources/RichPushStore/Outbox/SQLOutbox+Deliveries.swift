@@ -37,6 +37,7 @@ extension SQLOutbox {
             message: "the notification expired before the device was reached", at: nowMs, in: db)
         let marketing = Set(notifications.filter { $0.value.purpose == .marketing }.keys)
         live = try await Self.applying(limits, to: live, marketing: marketing, now: now, letGo: letGo, in: db)
+        live = try await Self.pacing(live, rates: notifications.compactMapValues(\.deliveryRate), now: now, letGo: letGo, in: db)
         var batch = ClaimedBatch(
             deliveries: live.sorted { $0.deliveryId < $1.deliveryId }.map(\.delivery), notifications: notifications,
             limitsActive: limits.isActive)
@@ -45,12 +46,14 @@ extension SQLOutbox {
         return batch
     }
 
-    /// What a claim reads of a delivery row: the delivery, with where it stands in the pending index, whether a hub
-    /// reported its installation gone and, where quiet hours need it, the installation's zone.
+    /// What a claim reads of a delivery row: the delivery, with where it stands in the pending index, why it waited
+    /// (a hub's retry, quiet hours, its campaign's pace), whether a hub reported its installation gone and, where
+    /// quiet hours need it, the installation's zone.
     @dynamicMemberLookup
     struct ClaimedRow {
         var delivery: ClaimedDelivery
         var dueAt: Int64
+        var waitedFor: String?
         var deviceGone: Bool
         var timeZone: String?
 
@@ -74,7 +77,8 @@ extension SQLOutbox {
         // Only the dead installations are looked in, through their own small index: most claimed devices are alive,
         // and finding that in the whole table cost a claim 1.4 µs a delivery on PostgreSQL.
         var columns: [any SQLExpression] = [
-            SQLColumn("id"), SQLColumn("due_at"), SQLColumn("attempts"), SQLColumn("notification_id"), SQLColumn("installation_id"),
+            SQLColumn("id"), SQLColumn("due_at"), SQLColumn("error_code"), SQLColumn("attempts"), SQLColumn("notification_id"),
+            SQLColumn("installation_id"),
             SQLColumn("owner"),
             SQLColumn("platform"), SQLColumn("push_channel"), SQLColumn("language"), SQLColumn("variant"),
             installation("dead_at", onlyDead: true),
@@ -97,7 +101,8 @@ extension SQLOutbox {
                     owner: try row.string("owner"), platform: try row.enumeration("platform", as: Platform.self),
                     pushChannel: try row.string("push_channel"), language: try row.optionalString("language"),
                     variant: try row.optionalString("variant")),
-                dueAt: try row.int64("due_at"), deviceGone: !(try row.decodeNil(column: "dead_at")),
+                dueAt: try row.int64("due_at"), waitedFor: try row.optionalString("error_code"),
+                deviceGone: !(try row.decodeNil(column: "dead_at")),
                 timeZone: withZones ? try row.optionalString("time_zone") : nil)
         }
     }
@@ -111,7 +116,7 @@ extension SQLOutbox {
         var notifications: [Int64: ClaimedNotification] = [:]
         for chunk in ids.sorted().chunked(SQLNotificationRepository.insertChunk) {
             let rows = try await db.select().columns(
-                "id", "message", "rich_type", "push_style", "audience", "expires_at", "content", "purpose", "variants"
+                "id", "message", "rich_type", "push_style", "audience", "expires_at", "content", "purpose", "variants", "delivery_rate"
             )
             .from("notifications").where(SQLIdSet("id", in: chunk)).all()
             for row in rows {
@@ -120,7 +125,8 @@ extension SQLOutbox {
                     pushStyle: try row.enumeration("push_style", as: PushStyle.self), audience: try row.string("audience"),
                     expiresAt: try row.optionalDate("expires_at"), content: try SQLNotificationRepository.content(row.optionalString("content")),
                     purpose: try row.enumeration("purpose", as: NotificationPurpose.self),
-                    variants: try SQLNotificationRepository.variants(row.optionalString("variants")))
+                    variants: try SQLNotificationRepository.variants(row.optionalString("variants")),
+                    deliveryRate: try row.decode(column: "delivery_rate", as: Int64?.self).map { Int($0) })
             }
         }
         return notifications

@@ -160,7 +160,7 @@ enum APIShapeSamples {
         payloadUrl: "/api/notifications/1?expires=1&signature=x", title: "Winter sale", sound: "default", badge: .unread, category: "sale",
         threadId: "w1", data: ["campaign": "w1"], localizations: ["fr": localization], language: "fr",
         template: .init(name: "welcome", version: 2), deliverAtLocal: "2026-12-01T09:00:00", transactional: false, variants: [variant, variant],
-        fallback: FallbackJSON(after: "PT10M"))
+        fallback: FallbackJSON(after: "PT10M"), deliveryRate: 6000)
     static let bareNotification = NotificationJSON(
         id: 2, message: "Hi", richType: .text, audience: "username:alice", state: .scheduled, createdBy: "alice", createdAt: time,
         deliverAt: time, pushStyle: .silent, payloadUrl: "/api/notifications/2?expires=1&signature=x", category: "richPush", transactional: true)
@@ -222,7 +222,7 @@ enum APIShapeSamples {
                  "audience": "topic:sale", "pushStyle": "alert", "title": "Hello", "sound": "default", "badge": 1, "category": "sale",
                  "threadId": "w1", "data": {"campaign": "w1"},
                  "localizations": {"fr": {"message": "Salut", "title": "Bonjour", "text": "t", "url": "https://example.com/fr"}},
-                 "expiresIn": "1d", "fallback": {"after": "PT10M", "style": "alert"}}
+                 "expiresIn": "1d", "fallback": {"after": "PT10M", "style": "alert"}, "deliveryRate": 6000}
                 """
             return try Template(
                 TemplateRecord(name: "welcome", version: 2, description: "The welcome", fields: fields, createdBy: "mark", createdAt: .now))
@@ -239,6 +239,7 @@ enum APIShapeSamples {
         body.deliverAtLocal = "2026-12-01T09:00:00"
         body.expiresIn = "1d"
         body.fallback = FallbackJSON(after: "PT10M", style: "alert")
+        body.deliveryRate = 6000
         body.template = "welcome"
         body.variables = ["name": "Alice"]
         body.title = "Winter sale"
