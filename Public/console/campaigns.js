@@ -1,6 +1,7 @@
 // The campaigns screen: newest first, each with its state, its delivery funnel filling in (per variant in an A/B
 // test), its per-device errors, its results on demand, and cancel or recall.
 import { cappedNote, deliveryErrors, funnel, statePushNote, variantFunnel } from './funnel.js';
+import { reachPanel } from './reach.js';
 import { confirmDialog } from './dialog.js';
 import { resultsDisclosure } from './results.js';
 import { errorBox, formatTime, h, relativeTime, replace, showError, toast } from './dom.js';
@@ -161,7 +162,7 @@ function campaignCard(notification, app, dialog, refresh) {
     replace(body,
       status.nextDueAt ? h('p', { class: 'meta next-due' }, 'Next devices due ',
         h('time', { datetime: status.nextDueAt, title: formatTime(status.nextDueAt) }, relativeTime(status.nextDueAt)), '.') : null,
-      funnel(status), variantFunnel(status, notification.variants), cappedNote(status), statePushNote(status),
+      funnel(status), reachPanel(status), variantFunnel(status, notification.variants), cappedNote(status), statePushNote(status),
       deliveryErrors(status));
     results.refresh();
     const removable = state !== 'canceled' && state !== 'recalled';

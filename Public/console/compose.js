@@ -59,6 +59,7 @@ function composeScreen(main, app, template) {
   const draft = {
     richType: 'img', image: null, url: '', text: '', message: '',
     audience: { expression: '', valid: false }, when: 'now', deliverAt: '', deliverAtLocal: '', expiry: 'never', expiresAt: '', pushStyle: 'silent', fallback: '',
+    deliveryRate: '',
     title: '', sound: '', badge: '', badgeNumber: '1', data: [], localizations: {}, language: '',
     ...(template ? draftFromTemplate(template) : {}),
   };
@@ -133,6 +134,14 @@ function composeScreen(main, app, template) {
     h('p', { class: 'hint', id: 'fallback-hint' },
       'Phones hold back silent pushes (Low Power Mode, Doze). A phone or browser that has not fetched the content by then gets one ',
       'visible alert instead; one whose user has seen it on any device gets none.'));
+  const deliveryRate = h('input', {
+    id: 'delivery-rate', type: 'number', inputmode: 'numeric', min: 60, step: 1, placeholder: 'As fast as the hubs take them',
+    value: draft.deliveryRate, 'aria-describedby': 'delivery-rate-hint', oninput: () => { draft.deliveryRate = deliveryRate.value; },
+  });
+  const deliveryRateField = h('div', { class: 'field' }, h('label', { for: 'delivery-rate' }, 'Pushes a minute'), deliveryRate,
+    h('p', { class: 'hint', id: 'delivery-rate-hint' },
+      'Spreads the campaign evenly, so its devices do not all fetch the image at once: 6000 sends a hundred a second. ',
+      'Leave it empty to send as fast as the hubs take them.'));
 
   const form = h('form', { class: 'compose-form', novalidate: true, 'aria-labelledby': 'compose-title' },
     templateUse?.element,
@@ -167,6 +176,7 @@ function composeScreen(main, app, template) {
         [['silent', 'Silent', 'The app fetches the image and raises the alert'], ['alert', 'Alert', 'A visible alert on iOS, enriched by the app']],
         draft.pushStyle, (value) => { draft.pushStyle = value; refresh(); }),
       fallbackField,
+      deliveryRateField,
     ),
     h('div', { class: 'send-bar' }, error, submit),
   );
@@ -257,5 +267,10 @@ function build(draft) {
     notification.expiresIn = draft.expiry;
   }
   if (draft.pushStyle === 'silent' && draft.fallback) notification.fallback = { after: draft.fallback, style: 'alert' };
+  if (draft.deliveryRate.trim()) {
+    const rate = Number(draft.deliveryRate);
+    if (!Number.isInteger(rate) || rate < 60) throw new Error('The delivery rate is a whole number of pushes a minute, at least 60.');
+    notification.deliveryRate = rate;
+  }
   return notification;
 }

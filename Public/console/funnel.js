@@ -47,13 +47,15 @@ export function variantFunnel(status, variants = []) {
       h('caption', {}, `A/B test: ${count(status.variants.length, 'variant', 'variants')}`),
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'Variant'),
-        steps.map(([, label]) => h('th', { scope: 'col' }, label)))),
+        steps.map(([, label]) => h('th', { scope: 'col' }, label)),
+        h('th', { scope: 'col' }, 'Reached'))),
       h('tbody', {}, status.variants.map((variant) => {
         const details = variants.find((other) => other.name === variant.name);
         return h('tr', { class: 'variant-row', 'data-variant': variant.name },
           h('th', { scope: 'row' }, variant.name, details ? h('small', {}, ` ${details.weight}%`) : null,
             details ? h('span', { class: 'variant-message', title: details.message }, details.message) : null),
-          steps.map(([key, label]) => h('td', { 'data-step': key, 'data-label': label }, formatNumber(variant[key] ?? 0))));
+          steps.map(([key, label]) => h('td', { 'data-step': key, 'data-label': label }, formatNumber(variant[key] ?? 0))),
+          h('td', { 'data-step': 'reached', 'data-label': 'Reached' }, formatNumber(variant.reach?.reached ?? 0)));
       })),
     ),
   );

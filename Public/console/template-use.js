@@ -5,7 +5,7 @@ import { placeholdersIn, templatedTexts } from './placeholders.js';
 
 // The fields of a template that a notification takes too; the rest (name, version, description…) are the template's own.
 const campaignFields = ['message', 'richType', 'imageId', 'url', 'text', 'audience', 'pushStyle', 'title', 'sound', 'badge',
-  'category', 'threadId', 'data', 'localizations', 'expiresIn'];
+  'category', 'threadId', 'data', 'localizations', 'expiresIn', 'deliveryRate'];
 
 /** The parts of the compose draft a template fills in. */
 export function draftFromTemplate(template) {
@@ -27,6 +27,7 @@ export function draftFromTemplate(template) {
     data: Object.entries(template.data ?? {}).map(([key, value]) => ({ key, value })),
     localizations,
     expiry: template.expiresIn ? 'template' : 'never',
+    deliveryRate: template.deliveryRate ? String(template.deliveryRate) : '',
   };
 }
 

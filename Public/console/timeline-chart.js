@@ -1,6 +1,6 @@
 // A campaign's timeline as a chart drawn in the page: one stepped line each for how many pushes had been sent,
-// fetched, displayed and opened by the end of each bucket since it was created, with a sentence saying the same for
-// screen readers.
+// fetched, displayed and opened, and how many fallback alerts had gone, by the end of each bucket since it was
+// created, with a sentence saying the same for screen readers.
 import { formatNumber, h, replace } from './dom.js';
 
 // The colours are the stylesheet's (--chart-sent …), so the chart follows the light and dark themes. Each line is
@@ -10,6 +10,7 @@ const series = [
   ['fetched', 'Fetched', 4.5],
   ['displayed', 'Displayed', 3],
   ['opened', 'Opened', 1.5],
+  ['fallbacks', 'Fallback alerts', 1.5],
 ];
 const height = 200;
 

@@ -74,6 +74,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         linkSigner: LinkSigner(secret: try await store.sharedSettings.value("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadMemory(
             notifications: store.notifications, images: store.images, fetches: fetches,
+            egress: configuration.payloadEgressLimit.map { _ in PayloadEgress(clock: configuration.clock) },
             notificationTimeToLive: configuration.payloadNotificationTimeToLive),
         metrics: metrics,
         connections: connections,
@@ -94,6 +95,13 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
             campaignLimits: configuration.campaignLimits),
         clock: configuration.clock,
         imageLinks: configuration.publicURL.map { AlertImageLinks(publicURL: $0, signer: gateway.linkSigner) },
+        egressLimit: configuration.payloadEgressLimit.flatMap { limit in
+            gateway.payloads.egress.map { egress in
+                EgressLimit(
+                    limit: limit, egress: egress, shared: store.outbox.isShared ? store.payloadEgress : nil, clock: configuration.clock,
+                    logger: dispatcherLogger)
+            }
+        },
         logger: dispatcherLogger
     )
     var fallbackLogger = logger

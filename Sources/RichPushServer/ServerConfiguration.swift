@@ -76,6 +76,8 @@ public struct ServerConfiguration: Sendable {
     public var defaultTTL = ServeSettings.defaultTTL.defaultValue.timeInterval
     /// The fetch deadline of silent pushes that name none; nil: no fallback unless a notification asks for one.
     public var fallbackAfter: TimeInterval?
+    /// Bytes a second of payloads served at which image campaigns' pushes wait; nil: no limit.
+    public var payloadEgressLimit: Int?
     /// The PEM files HTTPS is served with; nil: plain HTTP.
     public var tlsFiles: TLSFiles?
     /// What the gateway takes for now when it schedules, releases and retries; tests move it forward.
@@ -123,6 +125,7 @@ public struct ServerConfiguration: Sendable {
         protectedTagPrefixes = try sources.value(S.protectedTagPrefixes)
         defaultTTL = try sources.value(S.defaultTTL).timeInterval
         fallbackAfter = try sources.value(S.fallbackAfter)
+        payloadEgressLimit = try sources.value(S.payloadEgressLimit)
         frequencyCap = try sources.value(S.frequencyCap)
         quietHours = try sources.value(S.quietHours)
         trustedProxies = try sources.value(S.trustedProxies) ?? TrustedProxies()

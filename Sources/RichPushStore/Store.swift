@@ -85,6 +85,7 @@ public struct Store: Sendable {
         SQLNotificationRepository(engine: engine, writesSequences: claims.writesSequences, audiencePlatforms: audiencePlatforms)
     }
     public var results: SQLResultRepository { SQLResultRepository(engine: engine) }
+    public var payloadEgress: SQLPayloadEgressRepository { SQLPayloadEgressRepository(engine: engine) }
     public var webhooks: SQLWebhookRepository { SQLWebhookRepository(engine: engine) }
     public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }
     public var fallbacks: SQLFallbackQueue {

@@ -40,6 +40,7 @@ struct Serve: AsyncParsableCommand {
     @Option(ServeSettings.frequencyCap) var frequencyCap
     @Option(ServeSettings.defaultTTL) var defaultTTL
     @Option(ServeSettings.fallbackAfter) var fallbackAfter
+    @Option(ServeSettings.payloadEgressLimit) var payloadEgressLimit
     @Option(ServeSettings.protectedTagPrefixes) var protectedTagPrefixes
     @Option(ServeSettings.quietHours) var quietHours
     @Option(ServeSettings.tlsCertificateFile) var tlsCertificateFile

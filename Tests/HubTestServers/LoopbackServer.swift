@@ -6,6 +6,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 public import NIOSSL
+import ServiceLifecycle
 
 /// The request context of the loopback hubs: it tells whether the request came over HTTP/2, as APNs requires.
 public struct LoopbackContext: RequestContext {
@@ -23,8 +24,13 @@ public struct LoopbackContext: RequestContext {
 }
 
 /// A Hummingbird server on a free loopback port, running until ``stop()``.
+///
+/// It stops by a graceful shutdown, never by cancelling its task: a cancelled HTTP/2 server drops a stream a client
+/// opens in that moment without closing it, and NIO traps on the dropped stream's writer ("Deinited NIOAsyncWriter
+/// without calling finish()"), which ended a whole test process.
 public final class LoopbackServer: Sendable {
     public let port: Int
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     /// Starts `router` on 127.0.0.1: over TLS with HTTP/2 when `tls` is given, plain HTTP/1.1 otherwise.
@@ -40,24 +46,27 @@ public final class LoopbackServer: Sendable {
                 continuation.finish()
             },
             logger: logger)
-        let task = Task { try await app.run() }
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
+            await group.triggerGracefulShutdown()
             throw CancellationError()
         }
-        return LoopbackServer(port: port, task: task)
+        return LoopbackServer(port: port, group: group, task: task)
     }
 
-    private init(port: Int, task: Task<Void, any Error>) {
+    private init(port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
+        self.group = group
         self.task = task
     }
 
     /// Stops the server, waiting at most ten seconds: a graceful shutdown waits for its clients' connections to close,
-    /// and a client that keeps one open must not hold the test that stops the server forever.
+    /// and a client that keeps one open must not hold the test that stops the server forever (the server is then left
+    /// to end with its connections).
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         // Awaiting a task's result ignores cancellation: whichever of the two comes first resumes the wait.
         let resumed = NIOLockedValueBox(false)
         await withCheckedContinuation { (stopped: CheckedContinuation<Void, Never>) in

@@ -3,6 +3,7 @@ import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import RichPushCore
+import RichPushServer
 import TestSupport
 import Testing
 
@@ -58,6 +59,43 @@ struct PacingTests {
             _ = try await session.waitUntilPending(of: id, to: "carol-laptop", because: "delivery.paced")
             session.clock.advance(by: 1)
             #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int == 3)
+        }
+    }
+
+    /// A gateway whose dispatcher claims one delivery at a time, under an egress limit any image fetch reaches.
+    func egressLimitedGateway() -> TestGateway {
+        TestGateway(clock: AdvancedWallClock(stopped: true)) {
+            $0.payloadEgressLimit = 1
+            $0.dispatchBatchSize = 1
+            $0.dispatchBatchesInFlight = 1
+        }
+    }
+
+    @Test func imagePushesWaitWhilePayloadsGoOutAtTheEgressLimitAndOtherPushesGoOn() async throws {
+        try await egressLimitedGateway().run { session in
+            let alice = try await session.createUser("alice")
+            for device in ["laptop", "desktop", "tablet"] { try await session.register(device, of: alice) }
+            let image = try await session.upload(as: .admin)
+            let first = try await session.send(
+                #"{"message":"Look","richType":"img","imageId":\#(image),"audience":"username:alice","deliveryRate":60}"#, as: .admin)
+            // One device goes at once, the next a second later; fetching the image puts the egress at the limit.
+            #expect(
+                try await eventually { try await session.request(.get, "/api/notifications/\(first)/status", as: .admin).json()["sent"] as? Int == 1 }
+            )
+            #expect(try await session.request(.get, "/api/notifications/\(first)", as: alice).status == .ok)
+            session.clock.advance(by: 0.5)
+            #expect(try await session.request(.get, "/api/notifications/\(first)", as: alice).status == .ok)
+            session.clock.advance(by: 0.6)
+            // The next turn has come, but the payloads went out at the limit within the last second: the text goes,
+            // and the dispatcher has then looked past the image's turn.
+            let text = try await session.send(#"{"message":"Hi","richType":"text","text":"t","audience":"username:alice"}"#, as: .admin)
+            _ = try await session.waitForState("delivered", of: text)
+            #expect(try await session.request(.get, "/api/notifications/\(first)/status", as: .admin).json()["sent"] as? Int == 1)
+            // A second with no fetch, and the image campaign goes on: its second and third turns have both come.
+            session.clock.advance(by: 1)
+            #expect(
+                try await eventually { try await session.request(.get, "/api/notifications/\(first)/status", as: .admin).json()["sent"] as? Int == 3 }
+            )
         }
     }
 }

@@ -71,6 +71,7 @@ struct MigrationTests {
             try await db.drop(table: "installation_fetches").run()
             try await db.raw("ALTER TABLE notifications DROP COLUMN delivery_rate").run()
             try await db.drop(table: "delivery_paces").run()
+            try await db.drop(table: "payload_egress").run()
             try await db.raw("ALTER TABLE notifications DROP COLUMN fallback_after").run()
             if engine == .postgresql {
                 try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()

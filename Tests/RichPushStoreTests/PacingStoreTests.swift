@@ -72,4 +72,20 @@ struct PacingStoreTests {
             #expect(try await store.outbox.claimDue(now: later + 1, limit: 10, lease: 60).count == 1)
         }
     }
+
+    @Test(arguments: Engine.allCases) func aClaimLeavesTheNotificationsHeldBackAndTakesThemOnceTheyAreNot(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for phone in 0..<3 { try await store.register("phone-\(phone)", owner: "user\(phone)", platform: .apns, tags: ["topic:sale"]) }
+            // The first campaign is held back, as image campaigns are while payloads go out at the egress limit.
+            let heldCampaign = try await store.send("topic:sale", deliverAt: start).notification
+            let otherCampaign = try await store.send("topic:sale", deliverAt: start).notification
+            var egressAtLimit = CampaignLimits()
+            egressAtLimit.heldBack = [heldCampaign.id]
+            let none = [(job: ClaimedDelivery, outcome: DeliveryOutcome)]()
+            let held = try await store.outbox.claimDue(recording: none, now: start, limit: 10, lease: 60, limits: egressAtLimit)
+            #expect(held.map(\.notificationId) == Array(repeating: otherCampaign.id, count: 3))
+            let later = try await store.outbox.claimDue(recording: none, now: start + 1, limit: 10, lease: 60, limits: CampaignLimits())
+            #expect(later.map(\.notificationId) == Array(repeating: heldCampaign.id, count: 3))
+        }
+    }
 }

@@ -772,6 +772,44 @@ class Console(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertEqual(info["fallback"], {"after": "PT10M", "style": "alert"})
 
+    def test_a_campaign_sent_at_a_delivery_rate_carries_it_and_a_rate_below_sixty_is_refused_in_place(self):
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#message").send_keys("Paced sale")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.find("#delivery-rate").send_keys("30")
+        self.find("#send").click()
+        self.wait_for_text("#compose-error", "at least 60")
+        self.find("#delivery-rate").clear()
+        self.find("#delivery-rate").send_keys("6000")
+        self.assertIn("a hundred a second", self.find("#delivery-rate-hint").text)
+        self.find("#send").click()
+        campaign_id = self.fresh_campaign_id()
+        status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
+        self.assertEqual(status, 200)
+        self.assertEqual(info["deliveryRate"], 6000)
+
+    def test_a_campaign_shows_how_many_devices_it_reached_and_how_soon_they_fetched_it(self):
+        status, created = api("POST", "/api/notifications", MARK, {"message": "Reach", "richType": "text", "text": "t", "audience": "username:alice"})
+        self.assertEqual(status, 201, created)
+        campaign_id = created["id"]
+        self.wait_for_stream(f'"richId":"{campaign_id}"')
+        status, _ = api("GET", f"/api/notifications/{campaign_id}?installationId=alice-laptop", ALICE)
+        self.assertEqual(status, 200)
+        self.sign_in(MARK)
+        self.find("a[data-route='campaigns']").click()
+        self.wait_for_text(f"#campaign-{campaign_id} .reach-total", "1 of 1 device reached (100%).")
+        self.assertTrue(self.find(f"#campaign-{campaign_id} [data-reach='fetchedWithin1m'] .reach-value").text.startswith("1 · 100%"))
+        self.assertTrue(self.find(f"#campaign-{campaign_id} [data-reach='notReached'] .reach-value").text.startswith("0 · 0%"))
+        self.assertIn("Half of the devices that fetched it did within", self.find(f"#campaign-{campaign_id} .reach-speed").text)
+        width = self.browser.execute_script(
+            "return document.querySelector(arguments[0]).getBoundingClientRect().width",
+            f"#campaign-{campaign_id} [data-reach='fetchedWithin1m'] .reach-track span")
+        self.assertGreater(width, 0)
+        self.browser.execute_script("arguments[0].scrollIntoView()", self.find(f"#campaign-{campaign_id}"))
+        self.screenshot("campaign-reach")
+
     def test_an_ab_test_sent_from_compose_shows_a_funnel_row_per_variant(self):
         self.sign_in(MARK)
         self.choose("richType", "text")

@@ -58,6 +58,7 @@ struct PayloadController {
         if reply.status == .rangeNotSatisfiable, let image {
             throw APIError.rangeNotSatisfiable("the image of notification \(id)", size: image.bytes.readableBytes)
         }
+        payloads.egress?.add(reply.bodyBytes)
         return Response(status: reply.status, headers: reply.headers, body: reply.body.map { .init(byteBuffer: $0) } ?? .init())
     }
 

@@ -42,6 +42,8 @@ struct Dispatcher: Service {
     let clock: any WallClock
     /// Set when the gateway knows its public URL: alerts of image notifications then link their image.
     var imageLinks: AlertImageLinks?
+    /// Holds image campaigns back while payloads go out at `--payload-egress-limit`; nil without one.
+    var egressLimit: EgressLimit?
     /// Returns once what a claim decides on is written: the fallbacks' claim reads payload fetches, which are written
     /// in batches after they are answered.
     var settle: @Sendable () async -> Void = {}
@@ -146,8 +148,10 @@ struct Dispatcher: Service {
     func claimBatch(recording finished: [SentDelivery] = []) async throws -> (jobs: [DeliveryJob], mirrored: Int) {
         let mirrored = try await syncMirror()
         await settle()
-        let batch = try await outbox.claimDue(
-            recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, limits: policy.campaignLimits)
+        var limits = policy.campaignLimits
+        if let egressLimit { limits.heldBack = await egressLimit.heldBack() }
+        let batch = try await outbox.claimDue(recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, limits: limits)
+        egressLimit?.noteClaimed(batch.notifications)
         count(finished)
         return (PushComposer.jobs(of: batch), mirrored)
     }
@@ -256,7 +260,9 @@ struct Dispatcher: Service {
         let deliveryDue = try await outbox.nextDeliveryDue(now: clock.now)
         let mirrorDue = hubs.mirror == nil ? nil : try await mirrorQueue?.nextDue()
         guard let due = [deliveryDue, mirrorDue].compactMap({ $0 }).min() else { return policy.idleInterval }
-        return policy.idleWait(until: due, now: clock.now)
+        let wait = policy.idleWait(until: due, now: clock.now)
+        // What is due may be held back: the egress is measured in tenths of a second.
+        return egressLimit?.isHolding == true ? max(wait, .milliseconds(100)) : wait
     }
 }
 

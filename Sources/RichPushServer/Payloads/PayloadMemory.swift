@@ -36,6 +36,8 @@ final class PayloadMemory: Sendable {
     let notificationRepository: any NotificationRepository
     let imageRepository: any ImageRepository
     let fetches: FetchRecorder
+    /// Counts the payloads' bytes sent, under `--payload-egress-limit`; nil without one.
+    let egress: PayloadEgress?
     private let images = BoundedCache<Int64, Image>(maximumCost: 64 * 1024 * 1024)
     /// A recall on another process shows here within this time to live.
     private let notifications: BoundedCache<Int64, NotificationRecord>
@@ -44,7 +46,11 @@ final class PayloadMemory: Sendable {
     private let fetchesRecorded = BoundedCache<FetchKey, Bool>(maximumCost: 100_000)
 
     /// `notificationTimeToLive`: how long a notification read from the store is served from memory.
-    init(notifications: any NotificationRepository, images: any ImageRepository, fetches: FetchRecorder, notificationTimeToLive: TimeInterval = 1) {
+    init(
+        notifications: any NotificationRepository, images: any ImageRepository, fetches: FetchRecorder, egress: PayloadEgress? = nil,
+        notificationTimeToLive: TimeInterval = 1
+    ) {
+        self.egress = egress
         self.notificationRepository = notifications
         self.imageRepository = images
         self.fetches = fetches

@@ -64,6 +64,9 @@ struct PayloadReply {
         headers.append(contentsOf: SecurityHeaders.fields)
     }
 
+    /// The bytes of its body.
+    var bodyBytes: Int { body?.readableBytes ?? 0 }
+
     /// `If-None-Match` uses weak comparison: `*`, or any listed tag equal to ours with or without `W/`.
     static func matches(_ header: String, _ entityTag: String) -> Bool {
         header.split(separator: ",").contains { candidate in
@@ -109,6 +112,7 @@ struct MemoryPayloadReplies: Sendable {
         let reply = PayloadReply(record, image: image, method: method, requestHeaders: requestHeaders)
         guard reply.status != .rangeNotSatisfiable else { return nil }
         metrics.payloadFetch(.servedFromMemory)
+        payloads.egress?.add(reply.bodyBytes)
         return reply
     }
 }

@@ -69,6 +69,11 @@ public enum ServeSettings {
     public static let defaultTTL = Setting.duration(
         "default-ttl", "How long hubs keep a push without expiresAt for an offline device", in: .seconds(1)...(.seconds(28 * 86_400)),
         default: .seconds(28 * 86_400))
+    public static let payloadEgressLimit = Setting.optional(
+        "payload-egress-limit",
+        "Bytes a second of payloads served, by every process sharing the store, at which the dispatcher holds image campaigns' "
+            + "pushes back until the fetches slow", expected: "a whole number of bytes a second, such as 50000000", defaultText: "off"
+    ) { text -> Int? in Int(text).flatMap { $0 > 0 ? $0 : nil } }
     public static let fallbackAfter = Setting.optional(
         "fallback-after",
         "The fetch deadline of silent pushes that name none: a remote device that has not fetched the payload this long after its "
@@ -113,7 +118,8 @@ public enum ServeSettings {
             heartbeatInterval, dispatchLease, dispatchBatchSize, dispatchBatchesInFlight, trustedProxies, maximumInstallationsPerUser,
             maximumTemplatesPerUser,
             maximumStreamsPerUser, rateLimit, sendRateLimit,
-            maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, fallbackAfter, protectedTagPrefixes,
+            maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, fallbackAfter, payloadEgressLimit,
+            protectedTagPrefixes,
             quietHours,
             tlsCertificateFile, tlsKeyFile, logLevel, adminUser, adminPassword,
         ] + ServeHubSettings.all

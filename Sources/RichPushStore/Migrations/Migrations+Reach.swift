@@ -20,11 +20,17 @@ extension Migrations {
     /// A campaign's delivery rate (`delivery_rate`, pushes a minute) and where its pace stands: `delivery_paces`
     /// holds the instant of the next push it lets go (milliseconds), a row apart from the notification's so that
     /// claimers in several processes take turns on it without holding up anything else that writes the notification.
-    static func addDeliveryRates(_ db: any SQLDatabase) async throws {
+    /// `payload_egress` holds each process's recent bytes a second of payloads served, for a limit they all keep.
+    static func addPacing(_ db: any SQLDatabase) async throws {
         try await db.alter(table: "notifications").column("delivery_rate", type: .bigint).run()
         try await db.create(table: "delivery_paces")
             .column("notification_id", type: .bigint, .primaryKey(autoIncrement: false))
             .column("next_at", type: .bigint, .notNull)
+            .run()
+        try await db.create(table: "payload_egress")
+            .column("process_id", type: .text, .primaryKey(autoIncrement: false))
+            .column("bytes_per_second", type: .bigint, .notNull)
+            .column("updated_at", type: .bigint, .notNull)
             .run()
     }
 }

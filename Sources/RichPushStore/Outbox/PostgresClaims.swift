@@ -28,7 +28,7 @@ struct PostgresClaims: OutboxClaims {
                 try await SQLOutbox.record(finished, now: now, in: db)
                 try await SQLOutbox.reopenLapsedSequenceClaims(at: nowMs, in: db)
                 let released = try await SQLNotificationRepository.releaseDue(now: now, in: db)
-                let unclaimed = SQLOutbox.unleased(at: nowMs)
+                let unclaimed = SQLOutbox.unclaimed(SQLOutbox.unleased(at: nowMs), heldBack: limits.heldBack)
                 let skipLocked = SQLOutbox.skipLockedClause(db)
                 let due = SQLOutbox.due(
                     unclaimed: unclaimed, nowMs: nowMs, after: start, audiencePlatforms: audiencePlatforms, limit: limit, skipLocked: skipLocked)
@@ -41,7 +41,8 @@ struct PostgresClaims: OutboxClaims {
                 var ranges: [SQLOutbox.SequenceRange] = []
                 if claimed.count < limit {
                     let inSequences = try await SQLOutbox.claimSequences(
-                        upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, in: db)
+                        upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, heldBack: limits.heldBack,
+                        in: db)
                     claimed += inSequences.claimed
                     ranges = inSequences.ranges
                 }

@@ -147,6 +147,14 @@ extension SQLOutbox {
             of: deliveries.map(\.notificationId), now: dateFromMilliseconds(nowMs), in: db)
     }
 
+    /// `unclaimed` (nil for every delivery) narrowed to deliveries of notifications not in `heldBack`.
+    static func unclaimed(_ unclaimed: (any SQLExpression)?, heldBack: Set<Int64>) -> (any SQLExpression)? {
+        guard !heldBack.isEmpty else { return unclaimed }
+        let notHeld = SQLQueryString("NOT \(SQLIdSet("notification_id", in: heldBack))")
+        guard let unclaimed else { return notHeld }
+        return SQLBinaryExpression(unclaimed, .and, notHeld)
+    }
+
     /// Pending deliveries that no other claim holds (`unclaimed`, nil where none does) and whose notification has been
     /// released.
     static func claimable<Query: SQLPredicateBuilder>(_ query: Query, unclaimed: (any SQLExpression)?) -> Query {

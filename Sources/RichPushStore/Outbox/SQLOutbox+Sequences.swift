@@ -28,7 +28,7 @@ extension SQLOutbox {
     }
 
     /// Takes the next ranges of released notifications' sequences, at most `limit` delivery ids in all, in the claim
-    /// transaction of `db`: each sequence's cursor is locked, waiting for a claim of another process to commit, and
+    /// transaction of `db`, none of the notifications `heldBack`: each sequence's cursor is locked, waiting for a claim of another process to commit, and
     /// moved past its range. Each delivery is read with the attempt this claim makes, which is counted when its outcome
     /// is recorded; those on `audiencePlatforms`, where a hub that sends to a whole audience finds them, leave their
     /// sequence for the pending index. ``leaseSequenceRanges(_:of:until:in:)`` leases the ranges once the deliveries to send are
@@ -38,7 +38,7 @@ extension SQLOutbox {
     /// leased yet. A range ends at the last delivery committed: a chunk of the outbox being written has higher ids than
     /// any before it. The sequence of a canceled or recalled notification is ended here.
     static func claimSequences(
-        upTo limit: Int, audiencePlatforms: Set<Platform>, withZones: Bool, in db: any SQLDatabase
+        upTo limit: Int, audiencePlatforms: Set<Platform>, withZones: Bool, heldBack: Set<Int64> = [], in db: any SQLDatabase
     ) async throws -> (claimed: [ClaimedRow], ranges: [SequenceRange]) {
         var claimed: [ClaimedRow] = []
         var ranges: [SequenceRange] = []
@@ -54,7 +54,7 @@ extension SQLOutbox {
                     (SELECT MAX(id) FROM deliveries d WHERE d.notification_id = s.notification_id AND d.id > s.claimed_through) AS last
                 FROM delivery_sequences s JOIN notifications n ON n.id = s.notification_id
                 WHERE (n.released_at IS NOT NULL OR n.canceled_at IS NOT NULL OR n.deleted_at IS NOT NULL)
-                    AND s.notification_id > \(bind: after)
+                    AND s.notification_id > \(bind: after) AND NOT \(SQLIdSet("notification_id", of: "s", in: heldBack))
                 ORDER BY s.notification_id LIMIT 1 FOR UPDATE OF s
                 """
             ).first()

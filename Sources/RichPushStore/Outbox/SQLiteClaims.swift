@@ -24,7 +24,7 @@ struct SQLiteClaims: OutboxClaims {
             let batch = try await engine.transaction(.deferred) { db in
                 try await SQLOutbox.record(finished, now: now, in: db)
                 _ = try await SQLNotificationRepository.releaseDue(now: now, in: db)
-                let unclaimed = try await Self.notHeld(held, at: nowMs, in: db)
+                let unclaimed = SQLOutbox.unclaimed(try await Self.notHeld(held, at: nowMs, in: db), heldBack: limits.heldBack)
                 let due = SQLOutbox.due(unclaimed: unclaimed, nowMs: nowMs, after: nil, audiencePlatforms: audiencePlatforms, limit: limit)
                 func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedRow] {
                     let claimed = try await SQLOutbox.take(predicate, leasingUntil: nil, withZones: withZones, in: db)
