@@ -34,7 +34,8 @@ public struct ProgressReport: Sendable {
         return text
     }
 
-    /// `notification 42 delivered: 3 of 3 sent, 0 failed; 2 fetched, 1 displayed, 0 opened, 0 dismissed`
+    /// `notification 42 delivered: 3 of 3 sent, 0 failed; 2 fetched, 1 displayed, 0 opened, 0 dismissed; reached 2 of 3
+    /// (2 within 1 min, half within 4.2 s)`
     public static func line(_ status: StatusJSON) -> String {
         var outcome = "\(status.sent) of \(status.targeted) sent, \(status.failed) failed"
         if status.pending > 0 { outcome += ", \(status.pending) pending" }
@@ -45,7 +46,26 @@ public struct ProgressReport: Sendable {
     }
 
     static func funnel(_ status: StatusJSON) -> String {
-        "\(status.fetched) fetched, \(status.displayed) displayed, \(status.opened) opened, \(status.dismissed) dismissed"
+        let funnel = "\(status.fetched) fetched, \(status.displayed) displayed, \(status.opened) opened, \(status.dismissed) dismissed"
+        return reach(status.reach).map { funnel + "; " + $0 } ?? funnel
+    }
+
+    /// How many of the devices sent to were reached, and how soon, once any was sent to; the wait prints it as it grows.
+    static func reach(_ reach: Reach) -> String? {
+        let sent = reach.reached + reach.notReached
+        guard sent > 0 else { return nil }
+        let reached = "reached \(reach.reached) of \(sent)"
+        guard let median = reach.fetchSecondsP50 else { return reached }
+        return reached + " (\(reach.fetchedWithin1m) within 1 min, half within \(seconds(median)))"
+    }
+
+    /// `0.4 s`, `12 s`, `5m40s`: a time to fetch, as short as it reads.
+    static func seconds(_ value: Double) -> String {
+        if value < 10 { return String(format: "%.1f s", value) }
+        let whole = Int(value)
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return whole % 60 == 0 ? "\(whole / 60)m" : "\(whole / 60)m\(whole % 60)s" }
+        return "\(whole / 3600)h\(whole % 3600 / 60)m"
     }
 
     /// Settled deliveries as full cells, failures marked apart so a partial send shows at a glance.

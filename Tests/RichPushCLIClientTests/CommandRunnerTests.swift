@@ -24,7 +24,7 @@ struct CommandRunnerTests {
             let lines = capture.lines
             #expect(lines.first?.hasPrefix("image 1: logo.png, ") == true)
             #expect(lines.contains("notification 1 sending to username:alice"))
-            #expect(lines.last == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed")
+            #expect(lines.last == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed; reached 0 of 1")
             #expect(!capture.standardOutput.contains("\r"))
             #expect(capture.standardError.isEmpty)
         }
@@ -55,7 +55,7 @@ struct CommandRunnerTests {
             #expect(exit == .partial)
             #expect(
                 capture.lines.suffix(2) == [
-                    "notification 1 partial: 1 of 2 sent, 1 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed",
+                    "notification 1 partial: 1 of 2 sent, 1 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed; reached 0 of 1",
                     "  phone (apns): hub.notConfigured: no hub is configured for platform apns",
                 ])
         }

@@ -40,6 +40,16 @@ struct ProgressReportTests {
         #expect(line.count < 40)
     }
 
+    @Test func theReachFollowsTheFunnelOnceAPushWentOut() {
+        var sending = status(.sending, targeted: 4, sent: 3, pending: 1)
+        sending.reach = Reach(fetchedWithin1m: 0, reached: 0, notReached: 3)
+        #expect(ProgressReport.line(sending).hasSuffix("0 dismissed; reached 0 of 3"))
+        sending.reach = Reach(fetchedWithin1m: 2, fetchedWithin10m: 2, fetchedWithin1h: 2, reached: 2, notReached: 1, fetchSecondsP50: 4.23)
+        #expect(ProgressReport.line(sending).hasSuffix("0 dismissed; reached 2 of 3 (2 within 1 min, half within 4.2 s)"))
+        sending.reach.fetchSecondsP50 = 340
+        #expect(ProgressReport.line(sending).hasSuffix("half within 5m40s)"))
+    }
+
     @Test func theSummaryListsEveryDeliveryError() {
         let failure = StatusJSON.DeliveryErrorJSON(
             installationId: "phone", platform: .apns, code: "hub.notConfigured", message: "no hub is configured for platform apns")

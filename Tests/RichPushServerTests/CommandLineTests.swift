@@ -54,7 +54,7 @@ struct CommandLineTests {
             #expect(lines.first?.hasPrefix("image 1: ") == true)
             // The first line is the state the first poll found: sending, or delivered already on a quick gateway.
             #expect(lines.contains("notification 1 sending to username:alice") || lines.contains("notification 1 delivered to username:alice"))
-            #expect(lines.last == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed")
+            #expect(lines.last == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed; reached 0 of 1")
             #expect(!result.output.contains("\r"), "a pipe gets no progress bar")
             let info = try await gateway.request(.GET, "/api/notifications/1/info", as: mark)
             #expect(info.body.contains(#""message":"Winter sale""#))
@@ -78,7 +78,8 @@ struct CommandLineTests {
             await #expect(try richpush(sendArguments(gateway, passwordFile) + ["--wait"]).status == 0)
             let status = try await richpush(["status", "1", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
             #expect(status.status == 0)
-            #expect(status.output == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed\n")
+            #expect(
+                status.output == "notification 1 delivered: 1 of 1 sent, 0 failed; 0 fetched, 0 displayed, 0 opened, 0 dismissed; reached 0 of 1\n")
             let json = try await richpush(["status", "1", "--json", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
             #expect(object["state"] as? String == "delivered")
