@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RichPushCore
 import RichPushStore
 import Testing
@@ -113,5 +114,31 @@ struct FallbackStoreTests {
             // The one waiting to be retried is not sent: she has fetched meanwhile.
             #expect(try await store.fallbacks.claimDue(now: start + 60 + deadline, limit: 10, lease: 60).isEmpty)
         }
+    }
+
+    @Test func twoProcessesClaimingFallbacksAtOnceEachTakeOthers() async throws {
+        try await withStores(.postgresql, count: 2) { stores in
+            for phone in 0..<20 { try await stores[0].register("phone-\(phone)", owner: "user\(phone)", platform: .apns, tags: ["topic:sale"]) }
+            _ = try await stores[0].send("topic:sale", deliverAt: start, fallbackAfter: deadline)
+            let jobs = try await stores[0].claimJobs(now: start, limit: 100, lease: 60)
+            try await stores[0].outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+            async let first = stores[0].fallbacks.claimDue(now: start + 1 + deadline, limit: 12, lease: 60)
+            async let second = stores[1].fallbacks.claimDue(now: start + 1 + deadline, limit: 12, lease: 60)
+            let claimed = try await first.map(\.installationId) + second.map(\.installationId)
+            #expect(claimed.count == 20)
+            #expect(Set(claimed).count == 20)
+        }
+    }
+
+    @Test func reopeningAnExclusiveStoreFreesTheFallbacksTheDeadProcessHeld() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
+        _ = try await sentToAlice(first)
+        #expect(try await first.fallbacks.claimDue(now: start + 1 + deadline, limit: 10, lease: 600).count == 2)
+        try await first.close()
+        let second = try await Store.openSQLite(directory: directory.path, logger: Logger(label: "test"))
+        #expect(try await second.fallbacks.claimDue(now: start + 2 + deadline, limit: 10, lease: 600).count == 2)
+        try await second.close()
     }
 }
