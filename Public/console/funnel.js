@@ -11,6 +11,13 @@ const steps = [
   ['dismissed', 'Dismissed', 'people dismissed it'],
 ];
 
+// Each variant's reach beside its funnel: how many fetched within a minute, were reached at all, and how soon.
+const reachColumns = [
+  ['fetchedWithin1m', 'Within 1 min', (reach) => formatNumber(reach.fetchedWithin1m ?? 0)],
+  ['reached', 'Reached', (reach) => formatNumber(reach.reached ?? 0)],
+  ['fetchSecondsP50', 'Median fetch', (reach) => (reach.fetchSecondsP50 === undefined ? '–' : `${reach.fetchSecondsP50} s`)],
+];
+
 export function funnel(status) {
   const base = Math.max(status.targeted, 1);
   return h('ol', { class: 'funnel', 'aria-label': 'Delivery funnel' },
@@ -48,14 +55,14 @@ export function variantFunnel(status, variants = []) {
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'Variant'),
         steps.map(([, label]) => h('th', { scope: 'col' }, label)),
-        h('th', { scope: 'col' }, 'Reached'))),
+        reachColumns.map(([, label]) => h('th', { scope: 'col' }, label)))),
       h('tbody', {}, status.variants.map((variant) => {
         const details = variants.find((other) => other.name === variant.name);
         return h('tr', { class: 'variant-row', 'data-variant': variant.name },
           h('th', { scope: 'row' }, variant.name, details ? h('small', {}, ` ${details.weight}%`) : null,
             details ? h('span', { class: 'variant-message', title: details.message }, details.message) : null),
           steps.map(([key, label]) => h('td', { 'data-step': key, 'data-label': label }, formatNumber(variant[key] ?? 0))),
-          h('td', { 'data-step': 'reached', 'data-label': 'Reached' }, formatNumber(variant.reach?.reached ?? 0)));
+          reachColumns.map(([key, label, show]) => h('td', { 'data-step': key, 'data-label': label }, show(variant.reach ?? {}))));
       })),
     ),
   );

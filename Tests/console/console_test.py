@@ -831,6 +831,7 @@ class Console(unittest.TestCase):
         self.assertEqual([row.get_attribute("data-variant") for row in self.browser.find_elements(By.CSS_SELECTOR, rows)], ["A", "B"])
         # Alice is one person: she is in exactly one of the two variants.
         self.wait.until(lambda browser: sorted(cell.text for cell in browser.find_elements(By.CSS_SELECTOR, f"{rows} [data-step='sent']")) == ["0", "1"])
+        self.assertEqual([cell.text for cell in self.browser.find_elements(By.CSS_SELECTOR, f"{rows} [data-step='reached']")], ["0", "0"])
         self.screenshot("campaigns-ab-test")
         status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
         self.assertEqual(status, 200)
