@@ -1,6 +1,7 @@
 // The delivery funnel of one campaign: targeted → sent → fetched → displayed → opened / dismissed, for the whole
 // campaign and, in an A/B test, for each variant.
 import { count, formatNumber, h } from './dom.js';
+import { fetchTime } from './reach.js';
 
 const steps = [
   ['targeted', 'Targeted', 'devices addressed'],
@@ -15,7 +16,7 @@ const steps = [
 const reachColumns = [
   ['fetchedWithin1m', 'Within 1 min', (reach) => formatNumber(reach.fetchedWithin1m ?? 0)],
   ['reached', 'Reached', (reach) => formatNumber(reach.reached ?? 0)],
-  ['fetchSecondsP50', 'Median fetch', (reach) => (reach.fetchSecondsP50 === undefined ? '–' : `${reach.fetchSecondsP50} s`)],
+  ['fetchSecondsP50', 'Median fetch', (reach) => (reach.fetchSecondsP50 === undefined ? '–' : fetchTime(reach.fetchSecondsP50))],
 ];
 
 export function funnel(status) {

@@ -20,7 +20,7 @@ export function reachPanel(status) {
   const percent = (value) => Math.round((value / base) * 100);
   const speed = reach.fetchSecondsP50 === undefined ? null
     : h('p', { class: 'reach-speed' },
-      `Half of the devices that fetched it did within ${seconds(reach.fetchSecondsP50)} of their push; nine in ten within ${seconds(reach.fetchSecondsP90)}.`);
+      `Half of the devices that fetched it did within ${fetchTime(reach.fetchSecondsP50)} of their push; nine in ten within ${fetchTime(reach.fetchSecondsP90)}.`);
   const fallbacks = status.fallbacks?.sent > 0
     ? h('p', { class: 'reach-fallbacks', 'data-fallbacks': String(status.fallbacks.sent) },
       `Fallback alerts: ${count(status.fallbacks.sent, 'device that had not fetched it in time was', 'devices that had not fetched it in time were')} alerted; ${formatNumber(status.fallbacks.fetchedAfter)} fetched it after.`)
@@ -36,7 +36,7 @@ export function reachPanel(status) {
 }
 
 /** "0.4 s", "12 s", "5 min 40 s", "2 h 5 min": a time to fetch as people read it. */
-function seconds(value) {
+export function fetchTime(value) {
   if (value < 10) return `${Number(value.toFixed(1))} s`;
   if (value < 60) return `${Math.round(value)} s`;
   const minutes = Math.floor(value / 60);

@@ -148,8 +148,6 @@ struct PayloadKey: Hashable {
     var language: String?
     var badge: Int?
     var event: PushEvent
-    /// An alert's image link is each device's own.
-    var imageLink: String?
 
     init(_ job: DeliveryJob) {
         notificationId = job.notificationId
@@ -157,7 +155,6 @@ struct PayloadKey: Hashable {
         language = job.language
         badge = job.push.badge
         event = job.push.event
-        imageLink = job.imageLink
     }
 }
 

@@ -67,9 +67,10 @@ public struct FCMHub: NotificationHub {
     /// (one per notification, variant, language and badge), each device's token written in after. Encoding a message
     /// per device through JSONSerialization cost the gateway more CPU than the rest of the push.
     static func messages(for jobs: [DeliveryJob], now: Date = .now) -> [ByteBuffer] {
-        var shared: [PayloadKey: Data] = [:]
+        // An alert's image link is each device's own, so it is part of what a shared message shares.
+        var shared: [FCMPayloadKey: Data] = [:]
         return jobs.map { job in
-            let key = PayloadKey(job)
+            let key = FCMPayloadKey(payload: PayloadKey(job), imageLink: job.imageLink)
             let message = shared[key] ?? message(for: job, token: nil, now: now)
             shared[key] = message
             // `{"message":{…}}` without its two closing braces, then the token, which sorts after every other key.
@@ -134,4 +135,10 @@ extension ByteBuffer {
         }
         writeInteger(UInt8(ascii: "\""))
     }
+}
+
+/// What the FCM messages of one notification share: an APNs push's key, and the alert's image link.
+struct FCMPayloadKey: Hashable {
+    var payload: PayloadKey
+    var imageLink: String?
 }

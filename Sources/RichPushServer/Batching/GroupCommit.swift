@@ -38,9 +38,11 @@ final class GroupCommit<Item: Sendable>: Sendable {
         }
     }
 
-    /// Returns once everything added before the call is written, or failed to be.
+    /// Returns once everything added before the call is written, or failed to be: it waits for the batch that takes
+    /// what is pending now, not for the writer to run out of work, which a steady stream of items would never let it.
     func flushed() async {
-        await state.withLock { $0.writer }?.value
+        if state.withLock({ $0.writer == nil && $0.pending.isEmpty }) { return }
+        try? await commit([])
     }
 
     private func startWriter(_ state: inout State) {

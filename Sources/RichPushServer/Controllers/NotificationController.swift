@@ -25,6 +25,7 @@ struct NotificationController {
     let defaultTimeZone: TimeZone
     /// The fetch deadline of a silent push that names none (`--fallback-after`).
     var defaultFallbackAfter: TimeInterval?
+    let reachCache = ReachCache()
 
     /// The tutorial's message for `POST /api/notifications` without a body.
     static let tutorialMessage = "Check this image out!"
@@ -121,7 +122,7 @@ struct NotificationController {
         let nextDueAt = counts.tally.pending > 0 ? record.nextDueAt(after: clock.now) : nil
         let variants = try await results.variantFunnels(notificationId: record.id, variants: record.variants)
         let statePushes = try await statePushes.counts(notificationId: record.id)
-        let reach = try await results.reach(notificationId: record.id)
+        let reach = try await reachCache.reach(of: record.id, counts: counts) { try await results.reach(notificationId: record.id) }
         return StatusJSON(
             id: record.id, state: state, counts: counts, nextDueAt: nextDueAt, variants: variants, statePushes: statePushes, reach: reach)
     }

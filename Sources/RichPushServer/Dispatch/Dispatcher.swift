@@ -174,7 +174,8 @@ struct Dispatcher: Service {
         let kept = jobs.map { $0.keptFor(policy.defaultLifetime, from: now) }
         let batch = answered.sending(jobs)
         let outcomes = await Self.deliver(
-            imageLinks?.adding(to: kept, now: now) ?? kept, hubs: hubs, circuits: circuits, policy: policy, clock: clock, logger: logger,
+            imageLinks?.adding(to: kept, audiencePlatforms: hubs.audiencePlatforms, now: now) ?? kept, hubs: hubs, circuits: circuits, policy: policy,
+            clock: clock, logger: logger,
             told: batch.told)
         answered.back(batch, outcomes)
     }

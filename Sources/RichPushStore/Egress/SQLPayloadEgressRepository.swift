@@ -11,6 +11,9 @@ public struct SQLPayloadEgressRepository: PayloadEgressRepository {
     public func exchange(process: String, bytesPerSecond: Int, now: Date, freshFor: TimeInterval) async throws -> Int {
         let nowMs = EpochMilliseconds(now)
         return try await engine.transaction(.deferred) { db in
+            // Before its own row is locked: two processes each deleting the other's old row while holding their own
+            // would wait for each other.
+            try await db.delete(from: "payload_egress").where("updated_at", .lessThan, EpochMilliseconds(now - Self.keptFor)).run()
             try await db.raw(
                 """
                 INSERT INTO payload_egress (process_id, bytes_per_second, updated_at)
@@ -18,7 +21,6 @@ public struct SQLPayloadEgressRepository: PayloadEgressRepository {
                 ON CONFLICT (process_id) DO UPDATE SET bytes_per_second = excluded.bytes_per_second, updated_at = excluded.updated_at
                 """
             ).run()
-            try await db.delete(from: "payload_egress").where("updated_at", .lessThan, EpochMilliseconds(now - Self.keptFor)).run()
             // PostgreSQL sums bigints as numeric: the cast reads back as an integer on both engines.
             let others = try await db.raw(
                 """

@@ -52,7 +52,6 @@ extension SQLFeedRepository {
         return counts
     }
 
-    /// An item as its user sees it: in the user's variant of an A/B test.
     /// Records the first fetch by the installation `fetch` names, when that installation is the fetching user's
     /// (any owner's, for a signed link, which names no user), and answers its owner; nil when it names none, or one
     /// that is not hers.
@@ -68,6 +67,7 @@ extension SQLFeedRepository {
         return owner
     }
 
+    /// An item as its user sees it: in the user's variant of an A/B test.
     static func feedItem(_ row: any SQLRow) throws -> FeedItem {
         let name = try row.optionalString("variant")
         let variant = try name.flatMap { name in try SQLNotificationRepository.variants(row.optionalString("variants")).first { $0.name == name } }

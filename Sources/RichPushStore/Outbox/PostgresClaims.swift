@@ -28,7 +28,8 @@ struct PostgresClaims: OutboxClaims {
                 try await SQLOutbox.record(finished, now: now, in: db)
                 try await SQLOutbox.reopenLapsedSequenceClaims(at: nowMs, in: db)
                 let released = try await SQLNotificationRepository.releaseDue(now: now, in: db)
-                let unclaimed = SQLOutbox.unclaimed(SQLOutbox.unleased(at: nowMs), heldBack: limits.heldBack)
+                let pacedAhead = try await SQLOutbox.pacedAhead(at: nowMs, in: db)
+                let unclaimed = SQLOutbox.unclaimed(SQLOutbox.unleased(at: nowMs), heldBack: limits.heldBack, pacedAhead: pacedAhead)
                 let skipLocked = SQLOutbox.skipLockedClause(db)
                 let due = SQLOutbox.due(
                     unclaimed: unclaimed, nowMs: nowMs, after: start, audiencePlatforms: audiencePlatforms, limit: limit, skipLocked: skipLocked)
@@ -41,14 +42,16 @@ struct PostgresClaims: OutboxClaims {
                 var ranges: [SQLOutbox.SequenceRange] = []
                 if claimed.count < limit {
                     let inSequences = try await SQLOutbox.claimSequences(
-                        upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones, heldBack: limits.heldBack,
+                        upTo: limit - claimed.count, audiencePlatforms: audiencePlatforms, withZones: withZones,
+                        heldBack: limits.heldBack.union(pacedAhead),
                         in: db)
                     claimed += inSequences.claimed
                     ranges = inSequences.ranges
                 }
                 claimed += try await SQLOutbox.takeAudiences(
                     on: audiencePlatforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: skipLocked, in: db, take: take)
-                let batch = try await SQLOutbox.batch(of: claimed, now: now, limits: limits, letGo: { _ in }, in: db)
+                let batch = try await SQLOutbox.batch(
+                    of: claimed, now: now, limits: limits, audiencePlatforms: audiencePlatforms, letGo: { _ in }, in: db)
                 let inSequence = try await SQLOutbox.leaseSequenceRanges(ranges, of: batch.deliveries, until: leaseUntil, in: db)
                 return (batch, last, readOn, inSequence)
             }

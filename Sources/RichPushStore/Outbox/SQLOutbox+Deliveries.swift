@@ -5,10 +5,12 @@ import SQLKit
 extension SQLOutbox {
     /// The batch of claimed deliveries, in id order, with their notifications and the unread counts their badges
     /// show. Those of expired notifications are
-    /// marked expired, and those to installations a hub reported gone fail, without being sent; `limits` hold
-    /// marketers' notifications back, and the claimer lets go of those they hold back (`letGo`).
+    /// marked expired, and those to installations a hub reported gone fail, without being sent; a campaign's delivery
+    /// rate and `limits` hold deliveries back, and the claimer lets go of those they hold back (`letGo`). Deliveries on
+    /// `audiencePlatforms` go as their hub's one send to the whole audience: no pace can spread that.
     static func batch(
-        of claimed: [ClaimedRow], now: Date, limits: CampaignLimits, letGo: ([Int64]) -> Void, in db: any SQLDatabase
+        of claimed: [ClaimedRow], now: Date, limits: CampaignLimits, audiencePlatforms: Set<Platform>, letGo: ([Int64]) -> Void,
+        in db: any SQLDatabase
     ) async throws -> ClaimedBatch {
         guard !claimed.isEmpty else { return ClaimedBatch(limitsActive: limits.isActive) }
         let nowMs = EpochMilliseconds(now)
@@ -36,8 +38,10 @@ extension SQLOutbox {
             expired, as: .expired, code: "notification.expired",
             message: "the notification expired before the device was reached", at: nowMs, in: db)
         let marketing = Set(notifications.filter { $0.value.purpose == .marketing }.keys)
+        // Paced first: a delivery whose turn is later is not counted against its user's cap until it goes.
+        live = try await Self.pacing(
+            live, rates: notifications.compactMapValues(\.deliveryRate), audiencePlatforms: audiencePlatforms, now: now, letGo: letGo, in: db)
         live = try await Self.applying(limits, to: live, marketing: marketing, now: now, letGo: letGo, in: db)
-        live = try await Self.pacing(live, rates: notifications.compactMapValues(\.deliveryRate), now: now, letGo: letGo, in: db)
         var batch = ClaimedBatch(
             deliveries: live.sorted { $0.deliveryId < $1.deliveryId }.map(\.delivery), notifications: notifications,
             limitsActive: limits.isActive)
@@ -147,12 +151,18 @@ extension SQLOutbox {
             of: deliveries.map(\.notificationId), now: dateFromMilliseconds(nowMs), in: db)
     }
 
-    /// `unclaimed` (nil for every delivery) narrowed to deliveries of notifications not in `heldBack`.
-    static func unclaimed(_ unclaimed: (any SQLExpression)?, heldBack: Set<Int64>) -> (any SQLExpression)? {
-        guard !heldBack.isEmpty else { return unclaimed }
-        let notHeld = SQLQueryString("NOT \(SQLIdSet("notification_id", in: heldBack))")
-        guard let unclaimed else { return notHeld }
-        return SQLBinaryExpression(unclaimed, .and, notHeld)
+    /// `unclaimed` (nil for every delivery) narrowed to deliveries of notifications not in `heldBack`, and, of those
+    /// `pacedAhead`, to the deliveries that have their turn already.
+    static func unclaimed(_ unclaimed: (any SQLExpression)?, heldBack: Set<Int64>, pacedAhead: Set<Int64>) -> (any SQLExpression)? {
+        var terms = unclaimed.map { [$0] } ?? []
+        if !heldBack.isEmpty { terms.append(SQLQueryString("NOT \(SQLIdSet("notification_id", in: heldBack))")) }
+        if !pacedAhead.isEmpty {
+            terms.append(
+                SQLQueryString(
+                    "NOT (\(SQLIdSet("notification_id", in: pacedAhead)) AND COALESCE(error_code, '') <> \(literal: Wait.pace.code))"))
+        }
+        guard let first = terms.first else { return nil }
+        return terms.dropFirst().reduce(first) { SQLBinaryExpression($0, .and, $1) }
     }
 
     /// Pending deliveries that no other claim holds (`unclaimed`, nil where none does) and whose notification has been

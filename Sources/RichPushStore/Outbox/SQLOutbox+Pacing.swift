@@ -11,22 +11,27 @@ extension SQLOutbox {
     /// pace. A pace left idle does not bank turns: after a pause the next turn is now.
     ///
     /// Turns fall due in steps of a tenth of a second, so a claim lets go every delivery whose turn came since the
-    /// last, and a fast pace costs ten claims a second rather than one a push.
+    /// last, and a fast pace costs ten claims a second rather than one a push. Deliveries on `audiencePlatforms` take
+    /// no turn: their hub sends to the whole audience at once.
     static func pacing(
-        _ claimed: [ClaimedRow], rates: [Int64: Int], now: Date, letGo: ([Int64]) -> Void, in db: any SQLDatabase
+        _ claimed: [ClaimedRow], rates: [Int64: Int], audiencePlatforms: Set<Platform>, now: Date, letGo: ([Int64]) -> Void,
+        in db: any SQLDatabase
     ) async throws -> [ClaimedRow] {
         guard !rates.isEmpty else { return claimed }
+        let nowMs = EpochMilliseconds(now)
         var passing: [ClaimedRow] = []
         var unpaced: [Int64: [ClaimedRow]] = [:]
+        var waiting: [Postponement: [DeliveryKey]] = [:]
         for delivery in claimed {
-            if rates[delivery.notificationId] != nil, delivery.waitedFor != Wait.pace.code {
+            if rates[delivery.notificationId] == nil || audiencePlatforms.contains(delivery.platform) {
+                passing.append(delivery)
+            } else if delivery.waitedFor != Wait.pace.code {
                 unpaced[delivery.notificationId, default: []].append(delivery)
             } else {
+                // Its turn has come: claims read the pending index by due time, and only audiences are taken before.
                 passing.append(delivery)
             }
         }
-        let nowMs = EpochMilliseconds(now)
-        var waiting: [Postponement: [DeliveryKey]] = [:]
         for (id, deliveries) in unpaced.sorted(by: { $0.key < $1.key }) {
             let interval = 60_000 / Double(rates[id]!)
             var turn = Double(max(try await lockPace(of: id, startingAt: nowMs, in: db), nowMs))
@@ -44,6 +49,19 @@ extension SQLOutbox {
         try await postpone(waiting, for: .pace, in: db)
         letGo(waiting.values.flatMap { $0.map(\.deliveryId) })
         return passing
+    }
+
+    /// How far ahead of now turns are handed out: a claim takes no delivery without a turn of a campaign whose next
+    /// turn is further ahead (``pacedAhead(at:in:)``), so a large campaign's deliveries get their turns as they come
+    /// near instead of all at once, which had its deliveries whose turn came wait behind the rest until every one had
+    /// its turn.
+    static let turnsAhead: Int64 = 1000
+
+    /// The notifications whose pace has handed out turns further than ``turnsAhead`` past `nowMs`.
+    static func pacedAhead(at nowMs: Int64, in db: any SQLDatabase) async throws -> Set<Int64> {
+        Set(
+            try await db.select().column("notification_id").from("delivery_paces").where("next_at", .greaterThan, nowMs + turnsAhead).all()
+                .map { try $0.int64("notification_id") })
     }
 
     /// The next turn of notification `id`'s pace (`nowMs` for a pace not yet begun), with its row locked until the

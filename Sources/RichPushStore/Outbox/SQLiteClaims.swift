@@ -24,7 +24,9 @@ struct SQLiteClaims: OutboxClaims {
             let batch = try await engine.transaction(.deferred) { db in
                 try await SQLOutbox.record(finished, now: now, in: db)
                 _ = try await SQLNotificationRepository.releaseDue(now: now, in: db)
-                let unclaimed = SQLOutbox.unclaimed(try await Self.notHeld(held, at: nowMs, in: db), heldBack: limits.heldBack)
+                let unclaimed = SQLOutbox.unclaimed(
+                    try await Self.notHeld(held, at: nowMs, in: db), heldBack: limits.heldBack,
+                    pacedAhead: try await SQLOutbox.pacedAhead(at: nowMs, in: db))
                 let due = SQLOutbox.due(unclaimed: unclaimed, nowMs: nowMs, after: nil, audiencePlatforms: audiencePlatforms, limit: limit)
                 func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedRow] {
                     let claimed = try await SQLOutbox.take(predicate, leasingUntil: nil, withZones: withZones, in: db)
@@ -35,7 +37,8 @@ struct SQLiteClaims: OutboxClaims {
                 var claimed = try await take(SQLBinaryExpression(SQLIdentifier("id"), .in, due.column("id").query))
                 claimed += try await SQLOutbox.takeAudiences(
                     on: audiencePlatforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: nil, in: db, take: take)
-                return try await SQLOutbox.batch(of: claimed, now: now, limits: limits, letGo: held.release, in: db)
+                return try await SQLOutbox.batch(
+                    of: claimed, now: now, limits: limits, audiencePlatforms: audiencePlatforms, letGo: held.release, in: db)
             }
             held.release(finished.map(\.job.deliveryId))
             return batch
