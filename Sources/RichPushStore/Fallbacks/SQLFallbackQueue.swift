@@ -38,7 +38,7 @@ public struct SQLFallbackQueue: DeliveryQueue {
         return try await engine.transaction { db in
             try await Self.record(finished, now: now, in: db)
             let nowMs = EpochMilliseconds(now)
-            let due = try await db.select().column("delivery_id").from("fallbacks").where("state", .equal, FallbackState.pending)
+            let due = try await db.select().column("delivery_id").from("fallbacks").where(FallbackState.isPending)
                 .where("due_at", .lessThanOrEqual, nowMs).where(SQLOutbox.unleased(at: nowMs)).orderBy("due_at").limit(limit)
                 .skippingLocked(SQLOutbox.skipLockedClause(db)).all().map { try $0.int64("delivery_id") }
             guard !due.isEmpty else { return ClaimedBatch() }
@@ -81,7 +81,7 @@ public struct SQLFallbackQueue: DeliveryQueue {
 
     public func nextDeliveryDue(now: Date = .now) async throws -> Date? {
         try await engine.read { db in
-            try await db.select().column("due_at").from("fallbacks").where("state", .equal, FallbackState.pending)
+            try await db.select().column("due_at").from("fallbacks").where(FallbackState.isPending)
                 .where(SQLOutbox.unleased(at: EpochMilliseconds(now))).orderBy("due_at").limit(1).first()?.optionalDate("due_at")
         }
     }
@@ -113,6 +113,9 @@ public struct SQLFallbackQueue: DeliveryQueue {
 /// Where a fallback stands.
 enum FallbackState {
     static let pending = "pending"
+    /// `state = 'pending'` with the state a literal, so the planners can read the partial index of pending fallbacks
+    /// by due time (a bound value matched no index: each claim sorted every fallback of the table).
+    static let isPending = SQLBinaryExpression(SQLIdentifier("state"), .equal, SQLLiteral.string(pending))
     static let sent = "sent"
     static let failed = "failed"
     static let skipped = "skipped"
