@@ -6,8 +6,8 @@ import Testing
 
 @Suite("The reach of statuses read again and again")
 struct ReachCacheTests {
-    func counts(sent: Int, fetched: Int) -> NotificationCounts {
-        NotificationCounts(tally: DeliveryTally(sent: sent), fetched: fetched, displayed: 0, opened: 0, dismissed: 0, errors: [])
+    func counts(sent: Int, fetched: Int, pending: Int = 10) -> NotificationCounts {
+        NotificationCounts(tally: DeliveryTally(pending: pending, sent: sent), fetched: fetched, displayed: 0, opened: 0, dismissed: 0, errors: [])
     }
 
     @Test func aStatusReadAgainWithNothingNewFetchedReusesTheReachAndANewFetchCountsItAgain() async throws {
@@ -27,5 +27,14 @@ struct ReachCacheTests {
         let grown = await read(counts(sent: 12, fetched: 3))
         #expect(counted.withLock { $0 } == 2)
         #expect(grown.total.reached == 3)
+    }
+
+    @Test func theStatusThatEndsASendCountsItsReachAfresh() async throws {
+        let cache = ReachCache()
+        func read(_ counts: NotificationCounts) async -> NotificationReach {
+            await cache.reach(of: 1, counts: counts) { NotificationReach(total: Reach(notReached: counts.tally.sent)) }
+        }
+        _ = await read(counts(sent: 0, fetched: 0, pending: 1))
+        #expect(await read(counts(sent: 1, fetched: 0, pending: 0)).total.notReached == 1)
     }
 }

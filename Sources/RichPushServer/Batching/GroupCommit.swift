@@ -7,6 +7,10 @@ final class GroupCommit<Item: Sendable>: Sendable {
         var pending: [Item] = []
         /// Those waiting for the pending items to be written.
         var waiting: [CheckedContinuation<Void, any Error>] = []
+        /// Those waiting, without items of their own, for the pending items to be written.
+        var flushingPending: [CheckedContinuation<Void, Never>] = []
+        /// Those waiting, without items of their own, for the batch being written.
+        var flushingCurrent: [CheckedContinuation<Void, Never>] = []
         /// Writes batches while there are any; nil when idle.
         var writer: Task<Void, Never>?
     }
@@ -39,10 +43,22 @@ final class GroupCommit<Item: Sendable>: Sendable {
     }
 
     /// Returns once everything added before the call is written, or failed to be: it waits for the batch that takes
-    /// what is pending now, not for the writer to run out of work, which a steady stream of items would never let it.
+    /// what is pending now (or the one being written, when nothing is pending), not for the writer to run out of
+    /// work, which a steady stream of items would never let it do.
     func flushed() async {
-        if state.withLock({ $0.writer == nil && $0.pending.isEmpty }) { return }
-        try? await commit([])
+        await withCheckedContinuation { (flushed: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if !state.pending.isEmpty {
+                    state.flushingPending.append(flushed)
+                } else if state.writer != nil {
+                    state.flushingCurrent.append(flushed)
+                } else {
+                    return true
+                }
+                return false
+            }
+            if done { flushed.resume() }
+        }
     }
 
     private func startWriter(_ state: inout State) {
@@ -53,14 +69,19 @@ final class GroupCommit<Item: Sendable>: Sendable {
 
     private func writeBatches() async {
         while true {
-            let (batch, waiting) = state.withLock { state in
-                let taken = (state.pending, state.waiting)
+            let (batch, waiting, flushing, idle) = state.withLock { state in
+                let taken = (state.pending, state.waiting, state.flushingPending)
                 state.pending.removeAll(keepingCapacity: true)
                 state.waiting.removeAll(keepingCapacity: true)
+                state.flushingPending.removeAll(keepingCapacity: true)
+                // Those who wait for the batch just written are done.
+                let written = state.flushingCurrent
+                state.flushingCurrent = taken.0.isEmpty && taken.1.isEmpty ? [] : taken.2
                 if taken.0.isEmpty && taken.1.isEmpty { state.writer = nil }
-                return taken
+                return (taken.0, taken.1, written, taken.0.isEmpty && taken.1.isEmpty)
             }
-            if batch.isEmpty && waiting.isEmpty { return }
+            for flushed in flushing { flushed.resume() }
+            if idle { return }
             do {
                 try await write(batch)
                 for written in waiting { written.resume() }

@@ -5,21 +5,20 @@ import Synchronization
 /// not count a large campaign's every delivery each time: the reach is counted over them, the rest of the status
 /// read from tallies.
 ///
-/// A reach is counted again when the status counts more fetches or displays (what makes it grow), and otherwise, when
-/// more deliveries or fallbacks went out, once it is a second old.
+/// A reach is counted again when the status counts more fetches or displays (what makes it grow), or more deliveries
+/// sent: at once once none is pending, so the status that ends a send is exact, and at most once a second while
+/// the rest are still being sent.
 final class ReachCache: Sendable {
-    /// What changes a reach.
+    /// What changes a reach: fallbacks going out do not, until their devices fetch.
     private struct Counts: Equatable {
         var fetched: Int
         var displayed: Int
         var sent: Int
-        var fallbacksSent: Int
 
         init(_ counts: NotificationCounts) {
             fetched = counts.fetched
             displayed = counts.displayed
             sent = counts.tally.sent
-            fallbacksSent = counts.fallbacks.sent
         }
     }
 
@@ -38,8 +37,10 @@ final class ReachCache: Sendable {
     func reach(of id: Int64, counts: NotificationCounts, count: () async throws -> NotificationReach) async rethrows -> NotificationReach {
         let now = ContinuousClock.now
         let current = Counts(counts)
-        if let entry = entries.withLock({ $0[id] }), entry.counts.fetched == current.fetched, entry.counts.displayed == current.displayed,
-            entry.counts == current || now - entry.countedAt < Self.freshFor
+        if let entry = entries.withLock({ $0[id] }),
+            entry.counts == current
+                || (entry.counts.fetched == current.fetched && entry.counts.displayed == current.displayed && counts.tally.pending > 0
+                    && now - entry.countedAt < Self.freshFor)
         {
             return entry.reach
         }
