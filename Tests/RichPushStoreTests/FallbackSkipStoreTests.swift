@@ -65,12 +65,18 @@ struct FallbackSkipStoreTests {
         }
     }
 
+    /// Alice's phone, sent a silent push at `start + 1` of a notification with a fetch deadline.
+    func sentToAlicesPhone(_ store: Store, purpose: NotificationPurpose = .transactional) async throws -> NotificationRecord {
+        try await store.register("phone", owner: "alice", platform: .apns)
+        let (notification, _) = try await store.send("username:alice", deliverAt: start, purpose: purpose, fallbackAfter: deadline)
+        let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
+        try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+        return notification
+    }
+
     @Test(arguments: Engine.allCases) func aRecallEndsTheFallbacksStillToComeAtOnce(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            try await store.register("phone", owner: "alice", platform: .apns)
-            let (notification, _) = try await store.send("username:alice", deliverAt: start, fallbackAfter: deadline)
-            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
-            try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+            let notification = try await sentToAlicesPhone(store)
             #expect(try await store.fallbacks.nextDeliveryDue(now: start + 2) == due)
             _ = try await store.notifications.remove(id: notification.id, audit: { _ in nil }, now: start + 2)
             #expect(try await store.fallbacks.nextDeliveryDue(now: start + 2) == nil)
@@ -79,10 +85,7 @@ struct FallbackSkipStoreTests {
 
     @Test(arguments: Engine.allCases) func aMarketersFallbackDueInQuietHoursWaitsUntilTheyEndOnTheDevicesClock(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            try await store.register("phone", owner: "alice", platform: .apns)
-            _ = try await store.send("username:alice", deliverAt: start, purpose: .marketing, fallbackAfter: deadline)
-            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
-            try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+            _ = try await sentToAlicesPhone(store, purpose: .marketing)
             // The fallback falls due at 08:10:01 UTC, inside the device's quiet hours.
             let mornings = CampaignLimits(quietHours: QuietHours(parsing: "08:00-09:00")!)
             let nineOClock = start + 3600
@@ -100,10 +103,7 @@ struct FallbackSkipStoreTests {
 
     @Test(arguments: Engine.allCases) func quietHoursDoNotHoldTheFallbackOfATransactionalNotification(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            try await store.register("phone", owner: "alice", platform: .apns)
-            _ = try await store.send("username:alice", deliverAt: start, purpose: .transactional, fallbackAfter: deadline)
-            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
-            try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+            _ = try await sentToAlicesPhone(store, purpose: .transactional)
             let mornings = CampaignLimits(quietHours: QuietHours(parsing: "08:00-09:00")!)
             let batch = try await store.fallbacks.claimDue(
                 recording: [(job: ClaimedDelivery, outcome: DeliveryOutcome)](), now: due, limit: 10, lease: 60, limits: mornings)
