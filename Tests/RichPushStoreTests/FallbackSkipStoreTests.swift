@@ -52,12 +52,8 @@ struct FallbackSkipStoreTests {
     @Test(arguments: Engine.allCases, Meanwhile.allCases)
     func aDueFallbackIsNotSentAfter(_ engine: Engine, _ meanwhile: Meanwhile) async throws {
         try await withStore(engine) { store in
-            try await store.register("phone", owner: "alice", platform: .apns)
-            try await store.register("tablet", owner: "alice", platform: .direct)
-            let (notification, _) = try await store.send(
-                "username:alice", deliverAt: start, expiresAt: meanwhile == .expired ? due - 1 : nil, fallbackAfter: deadline)
-            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
-            try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+            let notification = try await store.sentWithFetchDeadline(
+                deadline, toAlices: [("phone", .apns), ("tablet", .direct)], at: start, expiresAt: meanwhile == .expired ? due - 1 : nil)
             try await meanwhile.happen(to: notification, in: store, at: due - 1)
             #expect(try await store.fallbacks.claimDue(now: due, limit: 10, lease: 60).isEmpty)
             #expect(try await store.fallbacks.nextDeliveryDue(now: due) == nil)
@@ -67,11 +63,7 @@ struct FallbackSkipStoreTests {
 
     /// Alice's phone, sent a silent push at `start + 1` of a notification with a fetch deadline.
     func sentToAlicesPhone(_ store: Store, purpose: NotificationPurpose = .transactional) async throws -> NotificationRecord {
-        try await store.register("phone", owner: "alice", platform: .apns)
-        let (notification, _) = try await store.send("username:alice", deliverAt: start, purpose: purpose, fallbackAfter: deadline)
-        let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
-        try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
-        return notification
+        try await store.sentWithFetchDeadline(deadline, toAlices: [("phone", .apns)], at: start, purpose: purpose)
     }
 
     @Test(arguments: Engine.allCases) func aRecallEndsTheFallbacksStillToComeAtOnce(_ engine: Engine) async throws {

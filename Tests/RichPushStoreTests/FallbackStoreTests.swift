@@ -13,12 +13,7 @@ struct FallbackStoreTests {
     /// Alice's phone (APNs) and tablet (FCM) sent a silent push of a notification with a fetch deadline, accepted by
     /// their hubs at `start + 1`.
     func sentToAlice(_ store: Store, pushStyle: PushStyle = .silent) async throws -> NotificationRecord {
-        try await store.register("phone", owner: "alice", platform: .apns)
-        try await store.register("tablet", owner: "alice", platform: .fcm)
-        let (notification, _) = try await store.send("username:alice", deliverAt: start, pushStyle: pushStyle, fallbackAfter: deadline)
-        let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
-        try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
-        return notification
+        try await store.sentWithFetchDeadline(deadline, toAlices: [("phone", .apns), ("tablet", .fcm)], at: start, pushStyle: pushStyle)
     }
 
     @Test(arguments: Engine.allCases) func aSilentPushNotFetchedByItsDeadlineGetsOneAlertFallback(_ engine: Engine) async throws {

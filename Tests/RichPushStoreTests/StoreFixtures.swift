@@ -28,4 +28,18 @@ extension Store {
                 deliverAt: deliverAt, expiresAt: expiresAt, createdBy: sender, idempotencyKey: key, content: content,
                 purpose: purpose, fallbackAfter: fallbackAfter, deliveryRate: deliveryRate))
     }
+
+    /// Alice's `devices` registered, each sent the silent push of a notification to her due at `start` with a fetch
+    /// deadline of `deadline`, every push accepted by its hub at `start + 1`.
+    func sentWithFetchDeadline(
+        _ deadline: TimeInterval, toAlices devices: [(id: String, platform: Platform)], at start: Date, expiresAt: Date? = nil,
+        pushStyle: PushStyle = .silent, purpose: NotificationPurpose = .transactional
+    ) async throws -> NotificationRecord {
+        for device in devices { try await register(device.id, owner: "alice", platform: device.platform) }
+        let (notification, _) = try await send(
+            "username:alice", deliverAt: start, expiresAt: expiresAt, pushStyle: pushStyle, purpose: purpose, fallbackAfter: deadline)
+        let jobs = try await claimJobs(now: start, limit: 10, lease: 60)
+        try await outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 1)
+        return notification
+    }
 }

@@ -70,15 +70,16 @@ final class GroupCommit<Item: Sendable>: Sendable {
     private func writeBatches() async {
         while true {
             let (batch, waiting, flushing, idle) = state.withLock { state in
-                let taken = (state.pending, state.waiting, state.flushingPending)
+                let taken = (state.pending, state.waiting)
+                let idle = taken.0.isEmpty && taken.1.isEmpty
+                // Those who waited for the batch just written are done; those of the pending items wait for the next.
+                let written = state.flushingCurrent
+                state.flushingCurrent = state.flushingPending
                 state.pending.removeAll(keepingCapacity: true)
                 state.waiting.removeAll(keepingCapacity: true)
                 state.flushingPending.removeAll(keepingCapacity: true)
-                // Those who wait for the batch just written are done.
-                let written = state.flushingCurrent
-                state.flushingCurrent = taken.0.isEmpty && taken.1.isEmpty ? [] : taken.2
-                if taken.0.isEmpty && taken.1.isEmpty { state.writer = nil }
-                return (taken.0, taken.1, written, taken.0.isEmpty && taken.1.isEmpty)
+                if idle { state.writer = nil }
+                return (taken.0, taken.1, written, idle)
             }
             for flushed in flushing { flushed.resume() }
             if idle { return }

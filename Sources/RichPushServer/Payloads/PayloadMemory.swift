@@ -25,12 +25,6 @@ final class PayloadMemory: Sendable {
         let notificationId: Int64
         let username: String?
         let installationId: String?
-
-        init(_ fetch: PayloadFetch) {
-            notificationId = fetch.notificationId
-            username = fetch.username
-            installationId = fetch.installationId
-        }
     }
 
     let notificationRepository: any NotificationRepository
@@ -83,8 +77,9 @@ final class PayloadMemory: Sendable {
 
     /// Records a first fetch (in the recorder's next batch); later fetches cost a cache lookup.
     func recordFetch(_ fetch: PayloadFetch) {
-        guard !isFetchRecorded(fetch) else { return }
-        fetchesRecorded.set(FetchKey(fetch), true)
+        let key = FetchKey(notificationId: fetch.notificationId, username: fetch.username, installationId: fetch.installationId)
+        guard !isFetchRecorded(key) else { return }
+        fetchesRecorded.set(key, true)
         fetches.record(fetch)
     }
 
@@ -104,8 +99,8 @@ final class PayloadMemory: Sendable {
     }
 
     /// Whether the first such fetch is recorded already.
-    func isFetchRecorded(_ fetch: PayloadFetch) -> Bool {
-        fetchesRecorded[FetchKey(fetch)] != nil
+    func isFetchRecorded(_ key: FetchKey) -> Bool {
+        fetchesRecorded[key] != nil
     }
 
     /// Drops a notification this process just changed.

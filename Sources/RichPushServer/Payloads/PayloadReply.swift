@@ -99,8 +99,7 @@ struct MemoryPayloadReplies: Sendable {
             case .served(_, let recordsFetch) = PayloadAccess.decide(record, caller: caller, isRecipient: isRecipient, at: clock.now)
         else { return nil }
         if recordsFetch,
-            !payloads.isFetchRecorded(
-                PayloadFetch(notificationId: id, username: caller.username, installationId: installationId, at: clock.now))
+            !payloads.isFetchRecorded(.init(notificationId: id, username: caller.username, installationId: installationId))
         {
             return nil
         }
