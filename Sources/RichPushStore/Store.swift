@@ -13,6 +13,8 @@ public struct Store: Sendable {
     let logger: Logger
     /// How this process's dispatchers claim from the outbox on this engine, and what they hold between claims.
     let claims: any OutboxClaims
+    /// The fallbacks this process's claims hold in memory, on an exclusive engine; nil on a shared one.
+    let heldFallbacks: HeldDeliveries?
     /// Platforms whose installations are copied into a remote hub's registrations (Notification Hubs): their
     /// changes queue a sync in the same transaction.
     public var mirroredPlatforms: Set<Platform> = []
@@ -24,6 +26,7 @@ public struct Store: Sendable {
         self.engine = engine
         self.logger = logger
         self.claims = engine.isExclusive ? SQLiteClaims(engine: engine) : PostgresClaims(engine: engine)
+        self.heldFallbacks = engine.isExclusive ? HeldDeliveries() : nil
     }
 
     /// Opens the embedded SQLite store in `directory` (created if missing) and brings its schema up to date.
@@ -89,7 +92,7 @@ public struct Store: Sendable {
     public var webhooks: SQLWebhookRepository { SQLWebhookRepository(engine: engine) }
     public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }
     public var fallbacks: SQLFallbackQueue {
-        SQLFallbackQueue(engine: engine, isShared: claims.isShared, audiencePlatforms: audiencePlatforms)
+        SQLFallbackQueue(engine: engine, held: heldFallbacks, audiencePlatforms: audiencePlatforms)
     }
     public var outbox: SQLOutbox {
         SQLOutbox(engine: engine, claims: claims, audiencePlatforms: audiencePlatforms)

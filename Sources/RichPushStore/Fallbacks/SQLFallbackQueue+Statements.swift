@@ -37,10 +37,14 @@ extension SQLFallbackQueue {
     {
         guard !results.isEmpty else { return }
         let nowMs = EpochMilliseconds(now)
-        let sent = results.filter { $0.outcome == .sent }.map(\.job.deliveryId)
-        for chunk in sent.chunked(SQLNotificationRepository.insertChunk) {
-            try await db.update("fallbacks").set("state", to: FallbackState.sent).set("finished_at", to: nowMs).set("lease_until", to: Int64?.none)
-                .set("reason", to: String?.none).where(SQLIdSet("delivery_id", in: Array(chunk))).run()
+        // Each row is given the attempt its claim made: a claim that held it in memory did not count it in the row.
+        let sent = Dictionary(grouping: results.filter { $0.outcome == .sent }.map(\.job), by: \.attempt)
+        for (attempt, jobs) in sent.sorted(by: { $0.key < $1.key }) {
+            for chunk in jobs.map(\.deliveryId).chunked(SQLNotificationRepository.insertChunk) {
+                try await db.update("fallbacks").set("state", to: FallbackState.sent).set("finished_at", to: nowMs)
+                    .set("lease_until", to: Int64?.none).set("reason", to: String?.none).set("attempts", to: Int64(attempt))
+                    .where(SQLIdSet("delivery_id", in: Array(chunk))).run()
+            }
         }
         for (job, outcome) in results {
             let row = db.update("fallbacks").set("lease_until", to: Int64?.none).where("delivery_id", .equal, job.deliveryId)
@@ -48,13 +52,14 @@ extension SQLFallbackQueue {
             case .sent:
                 continue
             case .retry(let after, let code, _):
-                try await row.set("due_at", to: EpochMilliseconds(now + after)).set("reason", to: code).run()
+                try await row.set("due_at", to: EpochMilliseconds(now + after)).set("reason", to: code).set("attempts", to: Int64(job.attempt)).run()
             case .postponed(let after, let code, _):
                 // Not attempted: the attempt its claim counted is given back.
                 try await row.set("due_at", to: EpochMilliseconds(now + after)).set("reason", to: code)
                     .set("attempts", to: Int64(job.attempt - 1)).run()
             case .failed(let code, _), .deviceGone(let code, _):
-                try await row.set("state", to: FallbackState.failed).set("finished_at", to: nowMs).set("reason", to: code).run()
+                try await row.set("state", to: FallbackState.failed).set("finished_at", to: nowMs).set("reason", to: code)
+                    .set("attempts", to: Int64(job.attempt)).run()
                 if case .deviceGone = outcome { try await SQLOutbox.markGone(job.installationId, code: code, at: nowMs, in: db) }
             }
         }
@@ -104,47 +109,42 @@ extension SQLFallbackQueue {
         }
     }
 
-    /// The fallbacks `ids`, each with the attempt this claim makes and what decides whether it still goes.
-    static func candidates(_ ids: [Int64], in db: any SQLDatabase) async throws -> [Candidate] {
-        var candidates: [Candidate] = []
-        for chunk in ids.chunked(SQLNotificationRepository.insertChunk) {
-            let rows = try await db.raw(
-                """
-                SELECT fb.delivery_id, fb.notification_id, fb.installation_id, fb.owner, fb.attempts,
-                    i.owner AS installation_owner, i.platform, i.push_channel, i.language, i.dead_at, i.time_zone,
-                    f.fetched_at, f.read_state, f.user_action_state, f.removed_at, f.variant,
-                    n.canceled_at, n.deleted_at, n.expires_at, n.purpose,
-                    (SELECT COUNT(*) FROM receipts r JOIN installations ri ON ri.id = r.installation_id
-                        WHERE r.notification_id = fb.notification_id AND r.event = \(bind: ReceiptEvent.displayed.rawValue)
-                            AND ri.owner = fb.owner) AS receipts
-                FROM fallbacks fb
-                JOIN notifications n ON n.id = fb.notification_id
-                LEFT JOIN installations i ON i.id = fb.installation_id
-                LEFT JOIN feed_entries f ON f.notification_id = fb.notification_id AND f.username = fb.owner
-                WHERE \(SQLIdSet("delivery_id", of: "fb", in: Array(chunk)))
-                """
-            ).all()
-            for row in rows {
-                let platform = try row.optionalString("platform").flatMap(Platform.init(rawValue:)) ?? .direct
-                candidates.append(
-                    Candidate(
-                        delivery: ClaimedDelivery(
-                            deliveryId: try row.int64("delivery_id"), attempt: try row.int("attempts") + 1,
-                            notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
-                            owner: try row.string("owner"), platform: platform, pushChannel: try row.optionalString("push_channel") ?? "",
-                            language: try row.optionalString("language"), variant: try row.optionalString("variant")),
-                        installationOwner: try row.optionalString("installation_owner"), deviceGone: try row.optionalDate("dead_at") != nil,
-                        timeZone: try row.optionalString("time_zone"), fetched: try row.optionalDate("fetched_at") != nil,
-                        displayed: try row.int("receipts") > 0,
-                        readState: try row.optionalString("read_state").flatMap(ReadState.init(rawValue:)),
-                        userActionState: try row.optionalString("user_action_state").flatMap(UserActionState.init(rawValue:)),
-                        removed: try row.optionalDate("removed_at") != nil,
-                        recalled: try row.optionalDate("canceled_at") != nil || row.optionalDate("deleted_at") != nil,
-                        expiresAt: try row.optionalDate("expires_at"),
-                        purpose: try row.enumeration("purpose", as: NotificationPurpose.self)))
-            }
+    /// The fallbacks `filter` picks, each with the attempt this claim makes and what decides whether it still goes.
+    static func candidates(_ filter: any SQLExpression, in db: any SQLDatabase) async throws -> [Candidate] {
+        let rows = try await db.raw(
+            """
+            SELECT fb.delivery_id, fb.notification_id, fb.installation_id, fb.owner, fb.attempts,
+                i.owner AS installation_owner, i.platform, i.push_channel, i.language, i.dead_at, i.time_zone,
+                f.fetched_at, f.read_state, f.user_action_state, f.removed_at, f.variant,
+                n.canceled_at, n.deleted_at, n.expires_at, n.purpose,
+                (SELECT COUNT(*) FROM receipts r JOIN installations ri ON ri.id = r.installation_id
+                    WHERE r.notification_id = fb.notification_id AND r.event = \(bind: ReceiptEvent.displayed.rawValue)
+                        AND ri.owner = fb.owner) AS receipts
+            FROM fallbacks fb
+            JOIN notifications n ON n.id = fb.notification_id
+            LEFT JOIN installations i ON i.id = fb.installation_id
+            LEFT JOIN feed_entries f ON f.notification_id = fb.notification_id AND f.username = fb.owner
+            WHERE \(filter)
+            """
+        ).all()
+        return try rows.map { row in
+            let platform = try row.optionalString("platform").flatMap(Platform.init(rawValue:)) ?? .direct
+            return Candidate(
+                delivery: ClaimedDelivery(
+                    deliveryId: try row.int64("delivery_id"), attempt: try row.int("attempts") + 1,
+                    notificationId: try row.int64("notification_id"), installationId: try row.string("installation_id"),
+                    owner: try row.string("owner"), platform: platform, pushChannel: try row.optionalString("push_channel") ?? "",
+                    language: try row.optionalString("language"), variant: try row.optionalString("variant")),
+                installationOwner: try row.optionalString("installation_owner"), deviceGone: try row.optionalDate("dead_at") != nil,
+                timeZone: try row.optionalString("time_zone"), fetched: try row.optionalDate("fetched_at") != nil,
+                displayed: try row.int("receipts") > 0,
+                readState: try row.optionalString("read_state").flatMap(ReadState.init(rawValue:)),
+                userActionState: try row.optionalString("user_action_state").flatMap(UserActionState.init(rawValue:)),
+                removed: try row.optionalDate("removed_at") != nil,
+                recalled: try row.optionalDate("canceled_at") != nil || row.optionalDate("deleted_at") != nil,
+                expiresAt: try row.optionalDate("expires_at"),
+                purpose: try row.enumeration("purpose", as: NotificationPurpose.self))
         }
-        return candidates
     }
 
     /// How many fallbacks of notification `id` were sent, and how many of their devices (or, for a device whose fetch

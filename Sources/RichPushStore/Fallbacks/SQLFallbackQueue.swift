@@ -6,15 +6,17 @@ import SQLKit
 /// notification's payload within its `fallback.after` of the silent push.
 ///
 /// A fallback is made in the transaction that records its silent push as sent (``schedule(_:now:in:)``), so a crash
-/// loses none, and keyed by its delivery, so none is made twice. A claim leases the due ones in their rows (on both
-/// engines: fallbacks are a share of a campaign, claimed a batch at a time, where the outbox's claims are tuned for
-/// the fan-out itself) and ends, without sending them, those whose user fetched, showed, read, dismissed or removed
-/// the notification on any device meanwhile, or whose notification was recalled, canceled or expired, or whose device
-/// is gone. The rest come back as deliveries of an alert-style notification, of which ``PushComposer`` builds the
-/// pushes as it does for the outbox.
+/// loses none, and keyed by its delivery, so none is made twice. A claim takes the due ones, leased in their rows on a
+/// shared store and held in memory on an exclusive one (as ``SQLiteClaims`` holds deliveries: writing the lease into
+/// every row had made a fallback cost twice a silent push's writes), and ends, without sending them, those whose user
+/// fetched, showed, read, dismissed or removed the notification on any device meanwhile, or whose notification was
+/// recalled, canceled or expired, or whose device is gone. The rest come back as deliveries of an alert-style
+/// notification, of which ``PushComposer`` builds the pushes as it does for the outbox.
 public struct SQLFallbackQueue: DeliveryQueue {
     let engine: any DatabaseEngine
-    public let isShared: Bool
+    /// What this process's claims hold on an exclusive store; nil on a shared one, whose claims lease rows.
+    let held: HeldDeliveries?
+    public var isShared: Bool { held == nil }
     /// Platforms whose hub sends a notification once to its whole audience: it cannot send one device's fallback.
     let audiencePlatforms: Set<Platform>
 
@@ -33,50 +35,69 @@ public struct SQLFallbackQueue: DeliveryQueue {
         limits: CampaignLimits = CampaignLimits()
     ) async throws -> ClaimedBatch {
         let audiencePlatforms = self.audiencePlatforms
+        let held = self.held
         // Most looks find nothing due: a read answers them without taking the writer.
         if finished.isEmpty, try await nextDeliveryDue(now: now).map({ $0 > now }) ?? true { return ClaimedBatch() }
-        return try await engine.transaction { db in
-            try await Self.record(finished, now: now, in: db)
-            let nowMs = EpochMilliseconds(now)
-            let due = try await db.select().column("delivery_id").from("fallbacks").where(FallbackState.isPending)
-                .where("due_at", .lessThanOrEqual, nowMs).where(SQLOutbox.unleased(at: nowMs)).orderBy("due_at").limit(limit)
-                .skippingLocked(SQLOutbox.skipLockedClause(db)).all().map { try $0.int64("delivery_id") }
-            guard !due.isEmpty else { return ClaimedBatch() }
-            var ended: [String: [Int64]] = [:]
-            var quiet: [Date: [Int64]] = [:]
-            var live: [ClaimedDelivery] = []
-            for candidate in try await Self.candidates(due, in: db) {
-                if let reason = candidate.reasonToSkip(at: now, audiencePlatforms: audiencePlatforms) {
-                    ended[reason, default: []].append(candidate.delivery.deliveryId)
-                } else if let end = candidate.quietUntil(limits, now: now) {
-                    quiet[end, default: []].append(candidate.delivery.deliveryId)
-                } else {
-                    live.append(candidate.delivery)
+        var taken: [Int64] = []
+        do {
+            let batch = try await engine.transaction { db in
+                try await Self.record(finished, now: now, in: db)
+                let nowMs = EpochMilliseconds(now)
+                let due = SQLSubqueryBuilder()
+                _ = due.column("delivery_id").from("fallbacks").where(FallbackState.isPending).where("due_at", .lessThanOrEqual, nowMs)
+                    .where(SQLOutbox.unleased(at: nowMs))
+                if let notHeld = try await held?.notHeld(at: nowMs, in: "fallbacks", id: "delivery_id", pending: FallbackState.isPending, db: db) {
+                    _ = due.where(notHeld)
                 }
+                _ = due.orderBy("due_at").limit(limit).skippingLocked(SQLOutbox.skipLockedClause(db))
+                var ended: [String: [Int64]] = [:]
+                var quiet: [Date: [Int64]] = [:]
+                var live: [ClaimedDelivery] = []
+                for candidate in try await Self.candidates(SQLBinaryExpression(SQLColumn("delivery_id", table: "fb"), .in, due.query), in: db) {
+                    if let reason = candidate.reasonToSkip(at: now, audiencePlatforms: audiencePlatforms) {
+                        ended[reason, default: []].append(candidate.delivery.deliveryId)
+                    } else if let end = candidate.quietUntil(limits, now: now) {
+                        quiet[end, default: []].append(candidate.delivery.deliveryId)
+                    } else {
+                        live.append(candidate.delivery)
+                    }
+                }
+                for (reason, ids) in ended.sorted(by: { $0.key < $1.key }) {
+                    try await db.update("fallbacks").set("state", to: FallbackState.skipped).set("finished_at", to: nowMs)
+                        .set("lease_until", to: Int64?.none).set("reason", to: reason).where(SQLIdSet("delivery_id", in: ids)).run()
+                }
+                for (end, ids) in quiet.sorted(by: { $0.key < $1.key }) {
+                    try await db.update("fallbacks").set("due_at", to: EpochMilliseconds(end)).set("reason", to: "delivery.quietHours")
+                        .where(SQLIdSet("delivery_id", in: ids)).run()
+                }
+                guard !live.isEmpty else { return ClaimedBatch() }
+                if let held {
+                    taken = live.map(\.deliveryId)
+                    held.hold(taken, until: EpochMilliseconds(now + lease))
+                } else {
+                    try await db.update("fallbacks").set("lease_until", to: EpochMilliseconds(now + lease))
+                        .set("attempts", to: SQLOutbox.oneMoreAttempt).where(SQLIdSet("delivery_id", in: live.map(\.deliveryId))).run()
+                }
+                var notifications = try await SQLOutbox.claimedNotifications(Set(live.map(\.notificationId)), in: db)
+                for id in notifications.keys { notifications[id]?.pushStyle = .alert }
+                var batch = ClaimedBatch(deliveries: live.sorted { $0.deliveryId < $1.deliveryId }, notifications: notifications)
+                let badgeOwners = batch.ownersShowingUnreadCount
+                if !badgeOwners.isEmpty { batch.unreadCounts = try await SQLFeedRepository.unreadCounts(of: badgeOwners, now: now, in: db) }
+                return batch
             }
-            for (reason, ids) in ended.sorted(by: { $0.key < $1.key }) {
-                try await db.update("fallbacks").set("state", to: FallbackState.skipped).set("finished_at", to: nowMs)
-                    .set("lease_until", to: Int64?.none).set("reason", to: reason).where(SQLIdSet("delivery_id", in: ids)).run()
-            }
-            for (end, ids) in quiet.sorted(by: { $0.key < $1.key }) {
-                try await db.update("fallbacks").set("due_at", to: EpochMilliseconds(end)).set("reason", to: "delivery.quietHours")
-                    .where(SQLIdSet("delivery_id", in: ids)).run()
-            }
-            guard !live.isEmpty else { return ClaimedBatch() }
-            try await db.update("fallbacks").set("lease_until", to: EpochMilliseconds(now + lease)).set("attempts", to: SQLOutbox.oneMoreAttempt)
-                .where(SQLIdSet("delivery_id", in: live.map(\.deliveryId))).run()
-            var notifications = try await SQLOutbox.claimedNotifications(Set(live.map(\.notificationId)), in: db)
-            for id in notifications.keys { notifications[id]?.pushStyle = .alert }
-            var batch = ClaimedBatch(deliveries: live.sorted { $0.deliveryId < $1.deliveryId }, notifications: notifications)
-            let badgeOwners = batch.ownersShowingUnreadCount
-            if !badgeOwners.isEmpty { batch.unreadCounts = try await SQLFeedRepository.unreadCounts(of: badgeOwners, now: now, in: db) }
+            held?.release(finished.map(\.job.deliveryId))
             return batch
+        } catch {
+            // Nothing of the claim was committed: what it held is free again.
+            held?.release(taken)
+            throw error
         }
     }
 
     public func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         guard !results.isEmpty else { return }
         try await engine.transaction { db in try await Self.record(results, now: now, in: db) }
+        held?.release(results.map(\.job.deliveryId))
     }
 
     public func nextDeliveryDue(now: Date = .now) async throws -> Date? {
@@ -88,6 +109,7 @@ public struct SQLFallbackQueue: DeliveryQueue {
 
     public func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date = .now) async throws {
         guard !jobs.isEmpty else { return }
+        if let held { return held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease)) }
         try await engine.transaction { db in
             for chunk in jobs.map(\.deliveryId).chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("fallbacks").set("lease_until", to: EpochMilliseconds(now + lease))
@@ -104,7 +126,7 @@ public struct SQLFallbackQueue: DeliveryQueue {
     }
 
     /// Frees every lease: on an exclusive store at start, the claims of a process that ended are nobody's.
-    func releaseAllClaims(in db: any SQLDatabase) async throws {
+    static func releaseAllClaims(in db: any SQLDatabase) async throws {
         try await db.update("fallbacks").set("lease_until", to: Int64?.none).where("state", .equal, FallbackState.pending)
             .where("lease_until", .isNot, SQLLiteral.null).run()
     }

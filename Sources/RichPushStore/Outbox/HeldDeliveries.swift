@@ -1,3 +1,4 @@
+import SQLKit
 import Synchronization
 
 /// The deliveries this process's dispatchers hold, each until its lease runs out, on an engine whose data no other
@@ -37,5 +38,20 @@ final class HeldDeliveries: Sendable {
         leases.withLock { leases in
             for id in ids where leases[id] != nil { leases[id] = until }
         }
+    }
+}
+
+extension HeldDeliveries {
+    /// Leaves out of a claim from `table` the rows held at `nowMs` (by their column `id`); nil when none is held. Holds
+    /// that ran out count the attempt their claim made in their rows still `pending`, as a lease running out in a row
+    /// does.
+    func notHeld(at nowMs: Int64, in table: String, id: String, pending: any SQLExpression, db: any SQLDatabase) async throws
+        -> (any SQLExpression)?
+    {
+        let (ids, lapsed) = held(at: nowMs)
+        for chunk in lapsed.chunked(SQLNotificationRepository.insertChunk) {
+            try await db.update(table).set("attempts", to: SQLOutbox.oneMoreAttempt).where(SQLIdSet(id, in: chunk)).where(pending).run()
+        }
+        return ids.isEmpty ? nil : SQLQueryString("NOT \(SQLIdSet(id, in: ids))")
     }
 }

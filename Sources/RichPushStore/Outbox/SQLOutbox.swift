@@ -44,7 +44,7 @@ public struct SQLOutbox: Outbox {
             try await db.update("deliveries").set("lease_until", to: Int64?.none)
                 .where(DeliveryState.isPending).where("lease_until", .isNot, SQLLiteral.null).run()
             try await db.update("state_pushes").set("claimed_until", to: Int64?.none).where("claimed_until", .isNot, SQLLiteral.null).run()
-            try await SQLFallbackQueue(engine: engine, isShared: false, audiencePlatforms: audiencePlatforms).releaseAllClaims(in: db)
+            try await SQLFallbackQueue.releaseAllClaims(in: db)
         }
     }
 

@@ -25,7 +25,8 @@ struct SQLiteClaims: OutboxClaims {
                 try await SQLOutbox.record(finished, now: now, in: db)
                 _ = try await SQLNotificationRepository.releaseDue(now: now, in: db)
                 let unclaimed = SQLOutbox.unclaimed(
-                    try await Self.notHeld(held, at: nowMs, in: db), heldBack: limits.heldBack,
+                    try await held.notHeld(at: nowMs, in: "deliveries", id: "id", pending: DeliveryState.isPending, db: db),
+                    heldBack: limits.heldBack,
                     pacedAhead: try await SQLOutbox.pacedAhead(at: nowMs, in: db))
                 let due = SQLOutbox.due(unclaimed: unclaimed, nowMs: nowMs, after: nil, audiencePlatforms: audiencePlatforms, limit: limit)
                 func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedRow] {
@@ -61,17 +62,5 @@ struct SQLiteClaims: OutboxClaims {
 
     func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date) async throws {
         held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease))
-    }
-
-    /// Leaves out the deliveries `held` holds at `nowMs`; nil when it holds none. Holds that ran out count the attempt
-    /// their claim made, as a lease running out in a row does.
-    private static func notHeld(_ held: HeldDeliveries, at nowMs: Int64, in db: any SQLDatabase) async throws -> (any SQLExpression)? {
-        let (ids, lapsed) = held.held(at: nowMs)
-        for chunk in lapsed.chunked(SQLNotificationRepository.insertChunk) {
-            try await db.update("deliveries")
-                .set("attempts", to: SQLOutbox.oneMoreAttempt)
-                .where(SQLIdSet("id", in: chunk)).where(DeliveryState.isPending).run()
-        }
-        return ids.isEmpty ? nil : SQLQueryString("NOT \(SQLIdSet("id", in: ids))")
     }
 }
