@@ -22,6 +22,7 @@ public struct ServerConfiguration: Sendable {
     public var adminUsername = ServeSettings.adminUser.defaultValue
     public var adminPassword: String?
     public var logLevel = ServeSettings.logLevel.defaultValue
+    public var logFormat = ServeSettings.logFormat.defaultValue
     /// How often an idle stream carries a comment line.
     public var heartbeatInterval = ServeSettings.heartbeatInterval.defaultValue
     /// What stream heartbeats are timed by; tests move theirs forward instead of waiting.
@@ -116,6 +117,7 @@ public struct ServerConfiguration: Sendable {
         adminUsername = try sources.value(S.adminUser)
         adminPassword = try sources.value(S.adminPassword)
         logLevel = try sources.value(S.logLevel)
+        logFormat = try sources.value(S.logFormat)
         heartbeatInterval = try sources.value(S.heartbeatInterval)
         dispatchLease = try sources.value(S.dispatchLease).timeInterval
         dispatchBatchSize = try sources.value(S.dispatchBatchSize)

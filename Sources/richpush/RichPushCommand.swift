@@ -1,4 +1,5 @@
 import ArgumentParser
+import RichPushCore
 
 @main
 struct RichPushCommand: AsyncParsableCommand {
@@ -9,6 +10,7 @@ struct RichPushCommand: AsyncParsableCommand {
             Every flag also has an environment form (--data-dir ↔ RICHPUSH_DATA_DIR). A flag wins over the \
             environment, the environment over the --config file, that over the default.
             """,
+        version: Release.version,
         subcommands: [Serve.self, User.self, Send.self, Status.self, Export.self]
     )
 }

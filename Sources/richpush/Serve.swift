@@ -46,6 +46,7 @@ struct Serve: AsyncParsableCommand {
     @Option(ServeSettings.tlsCertificateFile) var tlsCertificateFile
     @Option(ServeSettings.tlsKeyFile) var tlsKeyFile
     @Option(ServeSettings.logLevel) var logLevel
+    @Option(ServeSettings.logFormat) var logFormat
 
     /// The flags given: every option's, the store's and the hubs' among them, and the one switch.
     var given: GivenFlags {
@@ -62,7 +63,10 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        switch configuration.logFormat {
+        case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        case .json: LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+        }
         try await runGateway(configuration)
     }
 }

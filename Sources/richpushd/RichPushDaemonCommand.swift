@@ -23,7 +23,8 @@ struct RichPushDaemonCommand: ParsableCommand {
 
             State (the installation id, the stream position) lives in $XDG_STATE_HOME/richpush, payloads in \
             $XDG_CACHE_HOME/richpush.
-            """
+            """,
+        version: Release.version
     )
 
     @Option(DaemonSettings.server) var server

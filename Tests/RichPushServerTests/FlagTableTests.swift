@@ -53,6 +53,18 @@ struct FlagTableTests {
         #expect(table == expected, "the README's table after \(section)")
     }
 
+    @Test func thePackagedConfigFileIsTheOneTheSettingsMake() throws {
+        let file = (try? String(contentsOf: repositoryRoot.appendingPathComponent("dist/richpush.conf"), encoding: .utf8)) ?? ""
+        if file != ServeSettings.packagedConfigFile {
+            // The file to copy into dist/.
+            let output = repositoryRoot.appendingPathComponent(".test-output")
+            try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+            try ServeSettings.packagedConfigFile.write(to: output.appendingPathComponent("richpush.conf"), atomically: true, encoding: .utf8)
+        }
+        #expect(file == ServeSettings.packagedConfigFile, "dist/richpush.conf")
+        #expect(try ConfigFile(parsing: file).values == ["data-dir": "/var/lib/richpush"])
+    }
+
     /// The first `| flag | env |` table after the heading `section`, as text.
     static func table(after section: String) throws -> String {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
@@ -84,6 +96,7 @@ struct FlagTableTests {
             }
         }
         help["--help"] = nil
+        help["--version"] = nil
         return help
     }
 }

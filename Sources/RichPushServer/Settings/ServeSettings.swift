@@ -102,6 +102,9 @@ public enum ServeSettings {
     public static let logLevel = Setting<Logger.Level>(
         "log-level", "How much the log says", default: .info, defaultText: "info", defaultIsLiteral: true,
         expected: "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "), parse: Logger.Level.init(rawValue:))
+    public static let logFormat = Setting<LogFormat>(
+        "log-format", "How log lines are written to standard error: text, or one JSON object a line for log shippers", default: .text,
+        defaultText: "text", defaultIsLiteral: true, expected: "text or json", parse: LogFormat.init(rawValue:))
     /// The first admin, created on the first start of an empty store: from the environment or the file, never a flag
     /// (other users see flags in `ps`).
     public static let adminUser = Setting<String>(
@@ -121,8 +124,21 @@ public enum ServeSettings {
             maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, fallbackAfter, payloadEgressLimit,
             protectedTagPrefixes,
             quietHours,
-            tlsCertificateFile, tlsKeyFile, logLevel, adminUser, adminPassword,
+            tlsCertificateFile, tlsKeyFile, logLevel, logFormat, adminUser, adminPassword,
         ] + ServeHubSettings.all
+
+    /// `/etc/richpush/richpush.conf` as the Debian package installs it (`dist/richpush.conf`, which a test holds to
+    /// this): the store in the system unit's state directory, every other setting at its default, commented out.
+    public static var packagedConfigFile: String {
+        SettingTable.configFile(
+            all, chosen: ["data-dir": "/var/lib/richpush"],
+            header: """
+                The settings of `richpush serve` as the system unit runs it (`systemctl restart richpush` after a change).
+                One `name = value` a line, names as the flags (`man richpush.serve`); a flag or its RICHPUSH_* variable
+                wins over a line. Secrets (admin-password, hub keys) may be set here: the file is readable by root and
+                the richpush group alone.
+                """)
+    }
 
     /// The settings of `richpush user add`'s store: it opens the store `serve` with the same settings uses.
     public static let store: [any SettingDescription] = [dataDirectory, databaseURL, config]
