@@ -52,6 +52,22 @@ struct FallbackStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func aUsersFirstFetchEndsHerFallbacksBeforeTheirDeadline(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let notification = try await sentToAlice(store)
+            try await store.register("desk", owner: "bob", platform: .apns, tags: [])
+            let (toBob, _) = try await store.send("username:bob", deliverAt: start, fallbackAfter: deadline)
+            let jobs = try await store.claimJobs(now: start, limit: 10, lease: 60)
+            try await store.outbox.recordOutcomes(jobs.map { ($0, DeliveryOutcome.sent) }, now: start + 100)
+            try await store.feeds.recordFetches([PayloadFetch(notificationId: notification.id, username: "alice", at: start + 105)])
+            // Long before the deadline nothing of Alice's is left to look at (hers fell due 99 s before Bob's); Bob, who
+            // fetched nothing, still has his.
+            #expect(try await store.fallbacks.nextDeliveryDue(now: start + 106) == start + 100 + deadline)
+            let batch = try await store.fallbacks.claimDue(now: start + 100 + deadline, limit: 10, lease: 60)
+            #expect(batch.map(\.notificationId) == [toBob.id])
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aDismissedOrRecalledNotificationGetsNoFallback(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let dismissed = try await sentToAlice(store)

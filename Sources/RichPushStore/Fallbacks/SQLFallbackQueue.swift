@@ -118,11 +118,16 @@ public struct SQLFallbackQueue: DeliveryQueue {
         }
     }
 
-    /// Ends the fallbacks of notification `id` still to be sent, in the transaction that recalls or cancels it.
-    static func skipPending(of id: Int64, reason: String, now: Date, in db: any SQLDatabase) async throws {
-        try await db.update("fallbacks").set("state", to: FallbackState.skipped).set("finished_at", to: EpochMilliseconds(now))
+    /// Ends the fallbacks of notification `id` still to be sent (to `owner` alone, when given) for `reason`: in the
+    /// transaction that recalls or cancels it, or in the one that records a user's first fetch of its payload. A claim
+    /// would end hers anyway (it checks the fetch again, and the displays, reads and dismissals that follow a fetch);
+    /// ending them as the fetches come leaves a deadline's claims the fallbacks that go.
+    static func skipPending(of id: Int64, owner: String? = nil, reason: String, now: Date, in db: any SQLDatabase) async throws {
+        let update = db.update("fallbacks").set("state", to: FallbackState.skipped).set("finished_at", to: EpochMilliseconds(now))
             .set("lease_until", to: Int64?.none).set("reason", to: reason).where("notification_id", .equal, id)
-            .where("state", .equal, FallbackState.pending).run()
+            .where("state", .equal, FallbackState.pending)
+        if let owner { _ = update.where("owner", .equal, owner) }
+        try await update.run()
     }
 
     /// Frees every lease: on an exclusive store at start, the claims of a process that ended are nobody's.

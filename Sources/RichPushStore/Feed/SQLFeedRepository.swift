@@ -104,6 +104,8 @@ public struct SQLFeedRepository: FeedRepository {
                     .where("notification_id", .equal, fetch.notificationId).where("username", .equal, username)
                     .where("fetched_at", .is, SQLLiteral.null).returning("notification_id").first()
                 if changed != nil {
+                    try await SQLFallbackQueue.skipPending(
+                        of: fetch.notificationId, owner: username, reason: "payload.fetched", now: fetch.at, in: db)
                     first.append(
                         WebhookEventDraft(
                             type: .payloadFetched, data: WebhookEventData(notificationId: fetch.notificationId, username: username)))

@@ -27,4 +27,12 @@ extension Migrations {
         try await db.raw("CREATE INDEX fallbacks_pending_due ON fallbacks (due_at) WHERE state = 'pending'").run()
         try await db.create(index: "fallbacks_by_notification").on("fallbacks").column("notification_id").column("state").run()
     }
+
+    /// A user's first fetch of a payload ends her pending fallbacks of it at once (``SQLFallbackQueue/skipPending(of:owner:reason:now:in:)``),
+    /// found by notification, state and owner: the fetches of a campaign's users, spread over its deadline, end what
+    /// its fallback claims would otherwise read and end all at once when the deadline comes.
+    static func indexPendingFallbacksByOwner(_ db: any SQLDatabase) async throws {
+        try await db.drop(index: "fallbacks_by_notification").run()
+        try await db.create(index: "fallbacks_by_notification").on("fallbacks").column("notification_id").column("state").column("owner").run()
+    }
 }
