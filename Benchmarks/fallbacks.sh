@@ -11,6 +11,8 @@
 # its hub accepted to the last (the deliveries' sentAt and fallbackSentAt), which leaves out the POST's answer and the
 # gateway's start.
 #
+# Draws the median round's pushes a second over time into docs/img/fallbacks.png (support/chart.py).
+#
 # What the figures leave out: the deadline's minute itself (the gateway sleeps through it: the figure is the fan-out
 # of the fallbacks, not the pace at which their deadlines come), a round trip to a remote hub (hub-round-trip.sh
 # measures that), PostgreSQL, and the fetches' own cost (70% of the users fetch once each, before the deadline).
@@ -74,14 +76,15 @@ for round in $(seq 1 "$rounds"); do
     while [ "$(fallbacks_sent "$base/api/notifications/$id/status")" -lt "$expected" ]; do sleep "$bench_poll_seconds"; done
     done_at=$(date +%s.%N)
     # The gateway's own times: the first and last push of each kind its hub accepted, from the deliveries' export.
-    spans=$(curl -sf "${admin[@]}" "$base/api/notifications/$id/deliveries?format=csv" | python3 -c '
+    curl -sf "${admin[@]}" "$base/api/notifications/$id/deliveries?format=csv" >"$bench_work/deliveries-$round.csv"
+    spans=$(python3 -c '
 import csv, sys
 from datetime import datetime
 def span(rows, column):
     times = sorted(datetime.fromisoformat(row[column].replace("Z", "+00:00")).timestamp() for row in rows if row[column])
     return times[-1] - times[0]
 rows = list(csv.DictReader(sys.stdin))
-print(span(rows, "sentAt"), span(rows, "fallbackSentAt"))')
+print(span(rows, "sentAt"), span(rows, "fallbackSentAt"))' <"$bench_work/deliveries-$round.csv")
     echo "$start $finished $restart $done_at $spans" >>"$bench_work/rounds"
     kill -TERM "${bench_pids[-1]}"
     wait "${bench_pids[-1]}" || true
@@ -107,4 +110,9 @@ print(f"  median round: {silent:.0f} silent pushes/s from the POST; every fallba
 print(f"  dispatch alone, from the first push its hub accepted to the last: silent {silent_dispatch:.0f}/s, fallbacks"
       f" {fallback_dispatch:.0f}/s")
 print(f"  ratio (fallbacks / silent pushes, dispatch alone) {ratio:.2f}x   (rounds: {', '.join(f'{r[0]:.2f}x' for r in rounds)})")
+with open(sys.argv[3] + ".median", "w") as median:
+    print(sorted(range(len(rounds)), key=lambda i: rounds[i])[len(rounds) // 2] + 1, file=median)
 PY
+median=$(cat "$bench_work/rounds.median")
+bench_chart rate fallbacks "Silent pushes and their fallbacks, the median round ($devices APNs installations, SQLite)" \
+    "silent pushes=$bench_work/deliveries-$median.csv:sentAt" "fallbacks=$bench_work/deliveries-$median.csv:fallbackSentAt"

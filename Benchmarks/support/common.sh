@@ -365,3 +365,12 @@ print(json.dumps({"type": "service_account", "project_id": "richpush-bench", "pr
 PY
     fcm_flags=(--fcm-service-account-file "$account" --fcm-endpoint "https://localhost:$sink_port" --tls-ca-file "$tls/ca.pem")
 }
+
+# bench_chart KIND NAME TITLE ARGS…: draws the chart NAME.png of this run into $BENCH_CHART_DIR (docs/img unless set),
+# where docs/performance.md shows it; see support/chart.py for the kinds and their arguments.
+bench_chart() {
+    local kind=$1 name=$2 title=$3
+    shift 3
+    python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet --break-system-packages matplotlib >&2
+    python3 Benchmarks/support/chart.py "$kind" "${BENCH_CHART_DIR:-docs/img}/$name.png" "$title" "$@"
+}

@@ -1,7 +1,7 @@
 public import RichPushCore
 
 /// The remote hubs' settings of `richpush serve`, each declared once; each hub is off unless its settings are given.
-/// `ServeSettings` lists them for `--help`, the README's table and the configuration, and the hubs name them in the
+/// `ServeSettings` lists them for `--help`, the table of docs/configuration.md and the configuration, and the hubs name them in the
 /// sentences that refuse them.
 public enum ServeHubSettings {
     public static let apnsKeyFile = Setting.text("apns-key-file", "APNs token-auth key (.p8, ES256)", defaultText: "APNs off")
@@ -48,7 +48,7 @@ public enum ServeHubSettings {
         "HTTP/2 connections APNs and FCM each open to their origin while requests wait for a stream; WNS and Web Push keep one",
         in: 1...64, default: HubSettings().maximumConnections)
 
-    /// In the order of `--help` and the README's table.
+    /// In the order of `--help` and the table of docs/configuration.md.
     public static let all: [any SettingDescription] = [
         apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic, apnsEndpoint, fcmServiceAccountFile, fcmEndpoint, notificationHubsConnectionString,
         notificationHubsHub, notificationHubsEndpoint, wnsClientId, wnsClientSecret, wnsTokenEndpoint, wnsScope, wnsChannelHosts, vapidKeyFile,

@@ -4,7 +4,7 @@ import RichPushCore
 import RichPushHubs
 import RichPushServer
 
-/// The remote hubs of `serve`; each is off unless its settings are given (the README's "Remote hubs").
+/// The remote hubs of `serve`; each is off unless its settings are given (docs/hubs.md).
 struct HubOptions: ParsableArguments {
     @Option(ServeHubSettings.apnsKeyFile) var apnsKeyFile
     @Option(ServeHubSettings.apnsKeyId) var apnsKeyId

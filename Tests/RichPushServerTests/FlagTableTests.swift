@@ -7,26 +7,32 @@ import TestSupport
 import Testing
 
 /// The settings' one declaration against what users read: each program's `--help` lists exactly its settings' flags
-/// with their help, and the README's tables are the ones the declarations make.
+/// with their help, and the documentation's tables are the ones the declarations make.
 @Suite("The settings' tables and help")
 struct FlagTableTests {
     struct Program: Sendable, CustomTestStringConvertible {
         let executable: String
         let arguments: [String]
         let settings: [any SettingDescription]
-        /// The README heading whose first flag table lists them; nil when the program has no table of its own.
-        let section: String?
+        /// The page of `docs/` and its heading whose first flag table lists them; nil when the program has no table of
+        /// its own.
+        let section: (page: String, heading: String)?
 
         var testDescription: String { ([executable] + arguments.dropLast()).joined(separator: " ") }
     }
 
     static let programs = [
-        Program(executable: "richpush", arguments: ["serve", "--help"], settings: ServeSettings.all, section: "## Configuration"),
-        Program(executable: "richpush", arguments: ["user", "add", "--help"], settings: UserAddSettings.all, section: "### Adding users"),
-        Program(executable: "richpush", arguments: ["send", "--help"], settings: CommandLineSettings.send, section: "## Sending from the terminal"),
+        Program(
+            executable: "richpush", arguments: ["serve", "--help"], settings: ServeSettings.all, section: ("configuration.md", "# Configuration")),
+        Program(
+            executable: "richpush", arguments: ["user", "add", "--help"], settings: UserAddSettings.all,
+            section: ("configuration.md", "## Adding users")),
+        Program(
+            executable: "richpush", arguments: ["send", "--help"], settings: CommandLineSettings.send,
+            section: ("cli.md", "# Sending from the terminal")),
         Program(executable: "richpush", arguments: ["status", "--help"], settings: CommandLineSettings.status, section: nil),
         Program(executable: "richpush", arguments: ["export", "--help"], settings: CommandLineSettings.connection, section: nil),
-        Program(executable: "richpushd", arguments: ["--help"], settings: DaemonSettings.all, section: "## richpushd"),
+        Program(executable: "richpushd", arguments: ["--help"], settings: DaemonSettings.all, section: ("daemon.md", "# richpushd")),
     ]
 
     @Test(arguments: programs)
@@ -40,17 +46,17 @@ struct FlagTableTests {
     }
 
     @Test(arguments: programs.filter { $0.section != nil })
-    func theReadmesTableIsTheOneTheSettingsMake(program: Program) throws {
+    func theDocumentedTableIsTheOneTheSettingsMake(program: Program) throws {
         let section = try #require(program.section)
         let expected = SettingTable.markdown(program.settings)
-        let table = try Self.table(after: section)
+        let table = try Self.table(in: section.page, after: section.heading)
         if table != expected {
-            // The table to paste into the README.
+            // The table to paste into the page.
             let output = repositoryRoot.appendingPathComponent(".test-output/settings-tables")
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-            try expected.write(to: output.appendingPathComponent(section.filter(\.isLetter) + ".md"), atomically: true, encoding: .utf8)
+            try expected.write(to: output.appendingPathComponent(section.heading.filter(\.isLetter) + ".md"), atomically: true, encoding: .utf8)
         }
-        #expect(table == expected, "the README's table after \(section)")
+        #expect(table == expected, "the table of docs/\(section.page) after \(section.heading)")
     }
 
     @Test func thePackagedConfigFileIsTheOneTheSettingsMake() throws {
@@ -65,13 +71,13 @@ struct FlagTableTests {
         #expect(try ConfigFile(parsing: file).values == ["data-dir": "/var/lib/richpush"])
     }
 
-    /// The first `| flag | env |` table after the heading `section`, as text.
-    static func table(after section: String) throws -> String {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+    /// The first `| flag | env |` table of `docs/page` after the heading `section`, as text.
+    static func table(in page: String, after section: String) throws -> String {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs").appendingPathComponent(page), encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let heading = lines.firstIndex(where: { $0 == section || $0.hasPrefix(section + ":") }),
             let header = lines[heading...].firstIndex(where: { $0.hasPrefix("| flag | env |") })
-        else { throw TestFailure("no flag table after \(section)") }
+        else { throw TestFailure("no flag table after \(section) in docs/\(page)") }
         return lines[header...].prefix { $0.hasPrefix("|") }.map { $0 + "\n" }.joined()
     }
 

@@ -1,5 +1,5 @@
 """A web app on another origin, in headless Chromium: a page served from PAGE_PORT calls the gateway at BASE with
-credentials, and signs in once for a session cookie that fetch and EventSource then carry, as the README's web client
+credentials, and signs in once for a session cookie that fetch and EventSource then carry, as the web client of docs/api.md
 does. The gateway allows http://127.0.0.1:PAGE_PORT (`--cors-origins`);
 the same page reached as http://localhost:PAGE_PORT is another origin, and the browser must refuse it the answers.
 
@@ -38,7 +38,7 @@ const headers = {Authorization: "Basic " + btoa("admin:" + query.get("password")
 </script>"""
 
 
-# The README's web client: a session signed in once, then only the cookie and the session's CSRF value; the direct
+# The web client of docs/api.md: a session signed in once, then only the cookie and the session's CSRF value; the direct
 # stream through EventSource. The title tells what came of it.
 SESSION_PAGE = """<!doctype html><title>waiting</title><script>
 const query = new URLSearchParams(location.search);

@@ -1,7 +1,7 @@
 public import Foundation
 public import RichPushCore
 
-/// The settings of `richpush send`, `status` and `export`, each declared once: their `--help`, the README's table and
+/// The settings of `richpush send`, `status` and `export`, each declared once: their `--help`, the table of docs/cli.md and
 /// ``Connection`` and ``SendPlan`` read them from here.
 public enum CommandLineSettings {
     // How the commands reach the gateway.
@@ -72,7 +72,7 @@ public enum CommandLineSettings {
     public static let connection: [any SettingDescription] = [
         server, user, passwordFile, passwordStandardInput, tokenFile, caFile, json, timeout, config,
     ]
-    /// `richpush send`'s, in the order of `--help` and the README's table.
+    /// `richpush send`'s, in the order of `--help` and the table of docs/cli.md.
     public static let send: [any SettingDescription] =
         connection + [
             image, url, text, message, to, at, atLocal, expiresIn, fallbackAfter, rate, pushStyle, idempotencyKey, title, sound, badge, category,

@@ -2,7 +2,7 @@
 // own providers (command-line arguments parsed on their own, environment, JSON or YAML files), while the commands'
 // flags are swift-argument-parser's, with their help, and the config files are `name = value` lines that
 // richpushd.conf users already have. One typed declaration per setting, read through ``SettingSources``, gives the
-// same order (flag, environment, file, default), the same sentences and the README's tables from one place.
+// same order (flag, environment, file, default), the same sentences and the documentation's tables from one place.
 
 /// One setting of a command, declared once.
 ///
@@ -22,7 +22,7 @@ public struct Setting<Value: Sendable>: Sendable {
     }
 
     public let name: String
-    /// What it does, as `--help` and the README's tables say it.
+    /// What it does, as `--help` and the documentation's tables say it.
     public let summary: String
     /// The value when no source gives one.
     public let defaultValue: Value

@@ -1,4 +1,4 @@
-/// What a program's help and the README say of one setting, whatever its type.
+/// What a program's help and the documentation say of one setting, whatever its type.
 public protocol SettingDescription: Sendable {
     var name: String { get }
     var summary: String { get }
@@ -12,8 +12,8 @@ public protocol SettingDescription: Sendable {
 
 extension Setting: SettingDescription {}
 
-/// A program's settings as the README's table shows them: the flag, the environment variable, the default, what it
-/// does. The README's tables are this text, which a test holds them to.
+/// A program's settings as the documentation's tables show them: the flag, the environment variable, the default, what it
+/// does. The tables of `docs/` are this text, which a test holds them to.
 public enum SettingTable {
     public static func markdown(_ settings: [any SettingDescription]) -> String {
         var lines = ["| flag | env | default | what |", "|---|---|---|---|"]

@@ -1,6 +1,6 @@
 public import RichPushCore
 
-/// Every setting of `richpushd`, each declared once: its `--help`, the README's table and ``DaemonConfiguration``
+/// Every setting of `richpushd`, each declared once: its `--help`, the table of docs/daemon.md and ``DaemonConfiguration``
 /// read them from here.
 public enum DaemonSettings {
     public static let server = Setting.text("server", "The gateway's URL, such as https://push.example.com", defaultText: "required")
@@ -38,7 +38,7 @@ public enum DaemonSettings {
     public static let once = Setting.switch("once", "Show what arrived since the last run, then exit", defaultText: "off")
     public static let verbose = Setting.switch("verbose", "Log every event, alert and report", defaultText: "off")
 
-    /// In the order of `--help` and the README's table.
+    /// In the order of `--help` and the table of docs/daemon.md.
     public static let all: [any SettingDescription] = [
         server, user, passwordFile, passwordStandardInput, tokenFile, tags, openCommand, cacheSize, imageSize, heartbeatTimeout, caFile,
         config, once, verbose,

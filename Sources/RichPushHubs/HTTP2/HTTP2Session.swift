@@ -10,7 +10,7 @@ import Synchronization
 // not on swift-nio-http2's multiplexer or async-http-client: a fan-out writes thousands of one-request streams, and a
 // channel and a pipeline per stream, a header table walked with case-insensitive comparisons per header and an
 // allocation per answer's header were most of what a push cost. Written this way the fan-out keeps near h2load's
-// pace (README, Performance). NIOHTTP2 supplies the error codes, and the tests check the coders
+// pace (docs/performance.md). NIOHTTP2 supplies the error codes, and the tests check the coders
 // against NIOHPACK's.
 
 /// A pool of long-lived HTTP/2 connections to a hub's origin, each opened when requests need it and opened anew when

@@ -4,7 +4,7 @@ public import RichPushCore
 public import RichPushHubs
 import RichPushImaging
 
-/// Every setting of `richpush serve`, each declared once: `richpush serve --help`, the README's table and
+/// Every setting of `richpush serve`, each declared once: `richpush serve --help`, the table of docs/configuration.md and
 /// ``ServerConfiguration`` read them from here.
 public enum ServeSettings {
     // Where the store is; `richpush user add` takes these too, so both reach the same data.
@@ -114,7 +114,7 @@ public enum ServeSettings {
     ) { Identifier.isValid($0) ? $0 : nil }
     public static let adminPassword = Setting.text("admin-password", "The first admin's password", hasFlag: false)
 
-    /// In the order of `--help` and the README's table.
+    /// In the order of `--help` and the table of docs/configuration.md.
     public static let all: [any SettingDescription] =
         [
             dataDirectory, databaseURL, config, hostname, port, publicDirectory, imageDirectory, maximumImageBytes, maximumImagePixels,
