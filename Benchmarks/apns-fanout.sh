@@ -8,6 +8,7 @@
 # Each round also sends a campaign with a title, custom data and three languages (the installations speak French,
 # German, Brazilian Portuguese or none of them, a quarter each) right after the plain notification, and prints its
 # dispatch rate beside the plain one's: what a marketer's content costs the fan-out.
+# Draws the last round's pushes a second over the campaign into docs/img/apns-fanout.png (support/chart.py).
 #
 #   [ROUNDS=n] Benchmarks/apns-fanout.sh [installations]
 set -euo pipefail
@@ -82,6 +83,7 @@ for round in $(seq 1 "$rounds"); do
     finished=$(date +%s.%N) finished_ticks=$(gateway_ticks)
     sent=$(bench_json sent <<<"$status")
     [ "$sent" = "$devices" ] || { echo "only $sent of $devices sent: $status" >&2; exit 1; }
+    curl -sf "${admin[@]}" "$base/api/notifications/$id/deliveries?format=csv" >"$bench_work/deliveries-$round.csv"
     echo "round $round: sending the campaign with a title, data and three languages…" >&2
     campaign_time=$(campaign_seconds "$campaign")
     h2load_after=$(h2load_rate)
@@ -120,3 +122,5 @@ print(f"  campaign with title, data and 3 languages: {campaign:.0f} pushes/s aga
       f" {share:.2f}x   (rounds: {', '.join(f'{c[0]:.2f}x' for c in content)})")
 print(f"  gateway peak RSS          {rss / 1024:.1f} MiB")
 PY
+bench_chart rate apns-fanout "One notification to $devices APNs installations, the last round" \
+    "silent pushes=$bench_work/deliveries-$rounds.csv:sentAt"

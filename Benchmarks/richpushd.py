@@ -37,6 +37,24 @@ import urllib.request
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def draw_latencies(series):
+    """The latency distributions of this run, drawn into docs/img/richpushd.png by support/chart.py (matplotlib)."""
+    if subprocess.run([sys.executable, "-c", "import matplotlib"], capture_output=True).returncode != 0:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--break-system-packages", "matplotlib"], check=True)
+    with tempfile.TemporaryDirectory() as folder:
+        arguments = []
+        for number, (label, values) in enumerate(series.items()):
+            path = os.path.join(folder, f"{number}.txt")
+            with open(path, "w") as file:
+                file.write("\n".join(f"{value:.3f}" for value in values) + "\n")
+            arguments.append(f"{label}={path}")
+        chart_dir = os.environ.get("BENCH_CHART_DIR", os.path.join(ROOT, "docs", "img"))
+        subprocess.run([sys.executable, os.path.join(ROOT, "Benchmarks", "support", "chart.py"), "latency", f"{chart_dir}/richpushd.png",
+                        "richpushd: from the POST to the desktop's Notify", *arguments], check=True)
+
+
 TARGETS = {"p50_ms": 10.0, "p99_ms": 50.0, "idle_rss_mb": 12.0, "burst_rss_mb": 22.0}
 
 
@@ -297,6 +315,8 @@ def main():
             print(f"  memory {label:<28} RSS {figures['rss'] / 1024:5.1f} MB (anonymous {figures['anon'] / 1024:4.1f}, "
                   f"shared libraries and binary {figures['file'] / 1024:4.1f})   PSS {figures['pss'] / 1024:5.1f} MB")
         print(f"  idle RSS ratio to the {TARGETS['idle_rss_mb']:.0f} MB target: {idle['rss'] / 1024 / TARGETS['idle_rss_mb']:.2f}")
+        draw_latencies({"one at a time, POST -> Notify returned": latencies, "burst, POST -> Notify sent": burst_sent,
+                        "burst, POST -> Notify answered": burst_shown})
         library, swift = floor_figures["library"], floor_figures["swift"]
         print(f"  reference: C program with libcurl, libdbus, libpng, one GET, idle   RSS {library['rss'] / 1024:5.1f} MB "
               f"(anonymous {library['anon'] / 1024:4.1f})")
