@@ -143,6 +143,11 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
             clock: configuration.clock,
             logger: dispatcherLogger),
     ]
+    if let endpoint = configuration.otelEndpoint {
+        var tracingLogger = logger
+        tracingLogger[metadataKey: "richpush.service"] = "tracing"
+        services.append(GatewayTracing.start(endpoint: endpoint, logger: tracingLogger))
+    }
     if let certificate {
         services.append(CertificateReloader(certificate: certificate, logger: logger))
     } else if !configuration.listensOnLoopbackOnly {
@@ -216,6 +221,10 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
 
 func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     let router = Router(context: RichPushRequestContext.self)
+    if gateway.configuration.otelEndpoint != nil {
+        // A span of every request, the route's pattern its name, a `traceparent` the client sent its parent.
+        router.add(middleware: TracingMiddleware())
+    }
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: PathValidationMiddleware())
     router.add(middleware: StaticFiles(directory: gateway.configuration.publicDirectory))

@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var adminPassword: String?
     public var logLevel = ServeSettings.logLevel.defaultValue
     public var logFormat = ServeSettings.logFormat.defaultValue
+    /// The OTLP/HTTP collector traces go to; nil records none.
+    public var otelEndpoint: String?
     /// How often an idle stream carries a comment line.
     public var heartbeatInterval = ServeSettings.heartbeatInterval.defaultValue
     /// What stream heartbeats are timed by; tests move theirs forward instead of waiting.
@@ -118,6 +120,7 @@ public struct ServerConfiguration: Sendable {
         adminPassword = try sources.value(S.adminPassword)
         logLevel = try sources.value(S.logLevel)
         logFormat = try sources.value(S.logFormat)
+        otelEndpoint = try sources.value(S.otelEndpoint)
         heartbeatInterval = try sources.value(S.heartbeatInterval)
         dispatchLease = try sources.value(S.dispatchLease).timeInterval
         dispatchBatchSize = try sources.value(S.dispatchBatchSize)

@@ -47,6 +47,7 @@ struct Serve: AsyncParsableCommand {
     @Option(ServeSettings.tlsKeyFile) var tlsKeyFile
     @Option(ServeSettings.logLevel) var logLevel
     @Option(ServeSettings.logFormat) var logFormat
+    @Option(ServeSettings.otelEndpoint) var otelEndpoint
 
     /// The flags given: every option's, the store's and the hubs' among them, and the one switch.
     var given: GivenFlags {

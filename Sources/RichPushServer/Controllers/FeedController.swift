@@ -91,6 +91,7 @@ struct FeedController {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
         let created = try await feeds.recordReceipt(notificationId: id, installationId: installation.id, event: body.event, now: .now)
+        GatewayTracing.note(notification: id)
         return EditedResponse(
             status: created ? .created : .ok, response: ReceiptJSON(notificationId: id, installationId: installation.id, event: body.event))
     }

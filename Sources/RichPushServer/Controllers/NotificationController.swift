@@ -4,6 +4,7 @@ import HummingbirdAuth
 import Logging
 import RichPushCore
 import RichPushStore
+import Tracing
 
 /// Creating, listing, describing and recalling rich notifications.
 struct NotificationController {
@@ -81,8 +82,14 @@ struct NotificationController {
         record: NotificationRecord, created: Bool
     ) {
         let audience = draft.audience.description
-        let (record, created) = try await notifications.create(
-            draft, audit: { caller.audit(.notificationCreated, target: String($0), details: "to \(audience)") }, now: now)
+        let (record, created) = try await withSpan("notification.outbox.write") { span in
+            let stored = try await notifications.create(
+                draft, audit: { caller.audit(.notificationCreated, target: String($0), details: "to \(audience)") }, now: now)
+            span.attributes["richpush.notification.id"] = stored.notification.id
+            span.attributes["richpush.outbox.complete"] = SpanAttribute.bool(stored.notification.outboxComplete)
+            return stored
+        }
+        GatewayTracing.note(notification: record.id)
         if created {
             metrics.notificationCreated()
             dispatcherDoorbell.ring()

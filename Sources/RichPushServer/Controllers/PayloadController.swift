@@ -26,6 +26,7 @@ struct PayloadController {
         let id = try context.id()
         let installationId = try request.uri.queryParameters.get("installationId").map { try InstallationRequest.validId(String($0)) }
         let caller = try await authorize(request, context: context, id: id, installationId: installationId)
+        GatewayTracing.note(notification: id)
         let stored = try await payloads.notification(id: id)
         var isRecipient = false
         if let caller, stored != nil {

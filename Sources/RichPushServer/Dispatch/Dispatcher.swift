@@ -4,6 +4,7 @@ import RichPushCore
 import RichPushHubs
 import RichPushStore
 import ServiceLifecycle
+import Tracing
 
 /// Works a queue of pushes (the outbox, or the fallbacks): claims due deliveries, hands them to the hub of their
 /// platform and records each outcome.
@@ -150,7 +151,17 @@ struct Dispatcher: Service {
         await settle()
         var limits = policy.campaignLimits
         if let egressLimit { limits.heldBack = await egressLimit.heldBack() }
+        let started = DefaultTracerClock.now
         let batch = try await outbox.claimDue(recording: finished, now: clock.now, limit: policy.batchSize, lease: policy.lease, limits: limits)
+        // An idle dispatcher looks every second: a claim that took and recorded nothing is no step of any path.
+        if GatewayTracing.isOn, !batch.deliveries.isEmpty || !finished.isEmpty {
+            let span = startSpan(counted.claimSpan, context: .topLevel, at: started)
+            span.attributes["richpush.deliveries"] = batch.deliveries.count
+            span.attributes["richpush.deliveries.recorded"] = finished.count
+            span.attributes["richpush.notification.ids"] = GatewayTracing.notifications(
+                batch.deliveries.map(\.notificationId) + finished.map(\.job.notificationId))
+            span.end()
+        }
         egressLimit?.noteClaimed(batch.notifications)
         count(finished)
         return (PushComposer.jobs(of: batch), mirrored)
@@ -173,10 +184,16 @@ struct Dispatcher: Service {
         let now = clock.now
         let kept = jobs.map { $0.keptFor(policy.defaultLifetime, from: now) }
         let batch = answered.sending(jobs)
-        let outcomes = await Self.deliver(
-            imageLinks?.adding(to: kept, audiencePlatforms: hubs.audiencePlatforms, now: now) ?? kept, hubs: hubs, circuits: circuits, policy: policy,
-            clock: clock, logger: logger,
-            told: batch.told)
+        let outcomes = await withSpan("hub.deliver", context: .topLevel, ofKind: .client) { span in
+            span.attributes["richpush.deliveries"] = jobs.count
+            span.attributes["richpush.hubs"] = Set(jobs.map(\.platform.rawValue)).sorted()
+            span.attributes["richpush.notification.ids"] = GatewayTracing.notifications(jobs.map(\.notificationId))
+            let outcomes = await Self.deliver(
+                imageLinks?.adding(to: kept, audiencePlatforms: hubs.audiencePlatforms, now: now) ?? kept, hubs: hubs, circuits: circuits,
+                policy: policy, clock: clock, logger: logger, told: batch.told)
+            span.attributes["richpush.deliveries.sent"] = outcomes.count { $0 == .sent }
+            return outcomes
+        }
         answered.back(batch, outcomes)
     }
 
@@ -238,7 +255,11 @@ struct Dispatcher: Service {
         defer { answered.recordEnded(finished.count) }
         guard !finished.isEmpty else { return }
         do {
-            try await outbox.recordOutcomes(finished, now: clock.now)
+            try await withSpan(counted.recordSpan, context: .topLevel) { span in
+                span.attributes["richpush.deliveries.recorded"] = finished.count
+                span.attributes["richpush.notification.ids"] = GatewayTracing.notifications(finished.map(\.job.notificationId))
+                try await outbox.recordOutcomes(finished, now: clock.now)
+            }
             count(finished)
         } catch {
             answered.giveBack(finished)

@@ -51,6 +51,10 @@ struct GatewayMetrics: Sendable {
         case deliveries
         case fallbacks
 
+        /// The spans of a dispatcher's claims and records.
+        var claimSpan: String { self == .deliveries ? "dispatch.claim" : "fallbacks.claim" }
+        var recordSpan: String { self == .deliveries ? "dispatch.record" : "fallbacks.record" }
+
         var metric: (name: String, help: String) {
             switch self {
             case .deliveries: ("richpush_deliveries_total", "Silent pushes whose hub answered, by platform and outcome.")

@@ -54,6 +54,9 @@ public enum ServeSettings {
     public static let publicURL = Setting.optional(
         "public-url", "The gateway's address as devices reach it, for image links in alerts",
         expected: "an absolute http or https URL such as https://push.example.com", parse: publicURLText)
+    public static let otelEndpoint = Setting.optional(
+        "otel-endpoint", "An OpenTelemetry collector's OTLP/HTTP address: traces of each notification's path go to its /v1/traces",
+        expected: "an absolute http or https URL such as http://collector:4318", defaultText: "off", parse: publicURLText)
     public static let corsOrigins = Setting.optional(
         "cors-origins", "Web origins whose pages may call the API and open streams with credentials, comma-separated",
         expected: "http or https origins without a path, comma-separated, such as https://app.example.com,http://localhost:3000",
@@ -124,7 +127,7 @@ public enum ServeSettings {
             maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, fallbackAfter, payloadEgressLimit,
             protectedTagPrefixes,
             quietHours,
-            tlsCertificateFile, tlsKeyFile, logLevel, logFormat, adminUser, adminPassword,
+            tlsCertificateFile, tlsKeyFile, logLevel, logFormat, otelEndpoint, adminUser, adminPassword,
         ] + ServeHubSettings.all
 
     /// `/etc/richpush/richpush.conf` as the Debian package installs it (`dist/richpush.conf`, which a test holds to
