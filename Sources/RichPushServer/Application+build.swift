@@ -146,7 +146,8 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     if let endpoint = configuration.otelEndpoint {
         var tracingLogger = logger
         tracingLogger[metadataKey: "richpush.service"] = "tracing"
-        services.append(GatewayTracing.start(endpoint: endpoint, logger: tracingLogger))
+        // First, so it stops last: the spans of the dispatchers' last batches go out with its final flush.
+        services.insert(GatewayTracing.start(endpoint: endpoint, logger: tracingLogger), at: 0)
     }
     if let certificate {
         services.append(CertificateReloader(certificate: certificate, logger: logger))
