@@ -106,4 +106,4 @@ if [ "$minutes" -ge 5 ]; then
     python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'RSS at minute {sys.argv[3]} / minute 5: {b / a:.3f} (goal: within 10%)')" \
         "${figures[5]}" "${figures[$minutes]}" "$minutes"
 fi
-bench_chart memory soak "The gateway's memory over a $minutes-minute soak (9,000 fetches a second, 1,000 streams)" "$bench_work/memory"
+bench_chart memory soak "The gateway's memory over a $minutes-minute soak ($rate fetches a second asked, 1,000 streams)" "$bench_work/memory"
