@@ -1,5 +1,6 @@
 import Glibc
 public import Logging
+import RichPushCore
 
 /// Log lines for a daemon: under systemd (`$JOURNAL_STREAM` set) each line starts with its syslog priority
 /// (`<4>`) so the journal files it at the right level and adds the time itself; elsewhere lines read
@@ -27,14 +28,7 @@ public struct DaemonLogHandler: LogHandler {
             let name = key.hasPrefix("richpush.") ? String(key.dropFirst(9)) : key
             line += " \(name)=\(value)"
         }
-        line += "\n"
-        var bytes = Array(line.utf8)[...]
-        while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            bytes = bytes.dropFirst(count)
-        }
+        StandardError.write(line + "\n")
     }
 
     static func priority(_ level: Logger.Level) -> Int {

@@ -1,4 +1,3 @@
-import Glibc
 public import Logging
 import RichPushCore
 
@@ -34,7 +33,7 @@ public struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let own = event.metadata { merged.merge(own) { $1 } }
-        Self.write(Self.line(time: .now, level: event.level, label: label, message: "\(event.message)", metadata: merged))
+        StandardError.write(Self.line(time: .now, level: event.level, label: label, message: "\(event.message)", metadata: merged))
     }
 
     /// The JSON object of one log line, with its newline.
@@ -93,17 +92,6 @@ public struct JSONLogHandler: LogHandler {
             }
         }
         line += "\""
-    }
-
-    /// One `write` a line where it fits, so lines of several threads never interleave.
-    private static func write(_ line: String) {
-        var bytes = Array(line.utf8)[...]
-        while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            bytes = bytes.dropFirst(count)
-        }
     }
 }
 
