@@ -4,7 +4,8 @@
   chart.py latency OUT.png TITLE LABEL=FILE ...      the distribution of latencies, one figure in ms a line
   chart.py memory OUT.png TITLE FILE                 RSS over a run, "MINUTE MB" a line
 
-Every chart names the machine it was measured on (CPU model and cores) under its title.
+After TITLE, `--sink TEXT` names the hub sink the figures were measured against (its round trip). Every chart names
+the machine it was measured on (CPU model and cores) under its title, and the sink beside it.
 """
 import csv
 import os
@@ -27,10 +28,10 @@ def machine():
     return f"{model}, {os.cpu_count()} cores"
 
 
-def figure(title):
+def figure(title, sink=None):
     fig, axes = plt.subplots(figsize=(8, 3.6), dpi=100)
     fig.suptitle(title, fontsize=11)
-    axes.set_title(machine(), fontsize=8, color="#555555")
+    axes.set_title(machine() + (f"; hub sink: {sink}" if sink else ""), fontsize=8, color="#555555")
     axes.grid(True, alpha=0.3)
     return fig, axes
 
@@ -42,9 +43,9 @@ def times(path, column):
         )
 
 
-def rate(out, title, series, step=0.1):
+def rate(out, title, series, sink=None, step=0.1):
     """Each series' pushes a second in steps of `step` seconds, from the first push of all series."""
-    fig, axes = figure(title)
+    fig, axes = figure(title, sink)
     loaded = [(label, times(*spec.rsplit(":", 1))) for label, spec in series]
     for label, stamps in loaded:
         start = stamps[0]
@@ -60,8 +61,8 @@ def rate(out, title, series, step=0.1):
     fig.savefig(out)
 
 
-def latency(out, title, series):
-    fig, axes = figure(title)
+def latency(out, title, series, sink=None):
+    fig, axes = figure(title, sink)
     for label, path in series:
         values = sorted(float(line) for line in open(path) if line.strip())
         axes.plot(values, [(i + 1) / len(values) for i in range(len(values))], label=f"{label} ({len(values)})", linewidth=1.2)
@@ -72,8 +73,8 @@ def latency(out, title, series):
     fig.savefig(out)
 
 
-def memory(out, title, path):
-    fig, axes = figure(title)
+def memory(out, title, path, sink=None):
+    fig, axes = figure(title, sink)
     points = [tuple(float(v) for v in line.split()[:2]) for line in open(path) if line.strip()]
     axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, linewidth=1.2)
     axes.set_xlabel("minutes")
@@ -85,12 +86,15 @@ def memory(out, title, path):
 
 def main(argv):
     kind, out, title, *rest = argv
+    sink = None
+    if rest[:1] == ["--sink"]:
+        sink, rest = rest[1], rest[2:]
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     if kind == "memory":
-        memory(out, title, rest[0])
+        memory(out, title, rest[0], sink)
     else:
         series = [tuple(item.split("=", 1)) for item in rest]
-        (rate if kind == "rate" else latency)(out, title, series)
+        (rate if kind == "rate" else latency)(out, title, series, sink)
     print(f"chart: {out}", file=sys.stderr)
 
 

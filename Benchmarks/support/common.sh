@@ -242,7 +242,8 @@ bench_start_apns_sink() {
     }
 CONF
     bench_await_sink "$sink_port"
-    echo "hub sink: nginx on loopback, answering each push at once (no round trip beyond loopback's)"
+    bench_sink="nginx on loopback, answering each push at once"
+    echo "hub sink: $bench_sink (no round trip beyond loopback's)"
 }
 
 # bench_apns_credentials: a certificate from bench_issue_certificate and an APNs key ($tls/AuthKey.p8).
@@ -313,7 +314,8 @@ $servers
 CONF
     for milliseconds in "$@"; do bench_await_sink "${round_trip_ports[$milliseconds]}"; done
     local round_trips="$*"
-    echo "hub sinks: nginx on loopback, answering each push ${round_trips// / or } ms after it arrived"
+    bench_sink="nginx on loopback, answering each push ${round_trips// / or } ms after it arrived"
+    echo "hub sinks: $bench_sink"
 }
 
 # bench_h2load_apns REQUESTS CONNECTIONS STREAMS PORT: h2load sending REQUESTS pushes shaped as the gateway's (path,
@@ -367,10 +369,11 @@ PY
 }
 
 # bench_chart KIND NAME TITLE ARGS…: draws the chart NAME.png of this run into $BENCH_CHART_DIR (docs/img unless set),
-# where docs/performance.md shows it; see support/chart.py for the kinds and their arguments.
+# where docs/performance.md shows it, under the machine and, where a hub sink was started, the sink's round trip; see
+# support/chart.py for the kinds and their arguments.
 bench_chart() {
     local kind=$1 name=$2 title=$3
     shift 3
     python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet --break-system-packages matplotlib >&2
-    python3 Benchmarks/support/chart.py "$kind" "${BENCH_CHART_DIR:-docs/img}/$name.png" "$title" "$@"
+    python3 Benchmarks/support/chart.py "$kind" "${BENCH_CHART_DIR:-docs/img}/$name.png" "$title" ${bench_sink:+--sink "$bench_sink"} "$@"
 }
