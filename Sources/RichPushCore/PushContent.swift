@@ -34,17 +34,20 @@ public struct Localization: Sendable, Hashable, Codable {
     public var title: String?
     public var text: String?
     public var url: String?
+    /// The buttons' labels in this language, by action id.
+    public var actions: [ActionLabel]?
 
-    public init(message: String? = nil, title: String? = nil, text: String? = nil, url: String? = nil) {
+    public init(message: String? = nil, title: String? = nil, text: String? = nil, url: String? = nil, actions: [ActionLabel]? = nil) {
         self.message = message
         self.title = title
         self.text = text
         self.url = url
+        self.actions = actions
     }
 }
 
 /// What a push shows and carries besides its message and rich payload: the alert's title, sound, badge, category and
-/// thread, the sender's custom data, and variants per language.
+/// thread, its buttons, how loudly it may interrupt, the sender's custom data, and variants per language.
 public struct PushContent: Sendable, Hashable, Codable {
     public var title: String?
     public var sound: String?
@@ -54,10 +57,18 @@ public struct PushContent: Sendable, Hashable, Codable {
     public var data: [String: String]
     /// Keyed by BCP 47 tag as the sender wrote it.
     public var localizations: [String: Localization]
+    /// The alert's buttons, in order; nil for none (content stored before buttons existed has no key).
+    public var actions: [NotificationAction]?
+    public var interruptionLevel: InterruptionLevel?
+    /// APNs' `relevance-score`, 0 to 1: which of an app's notifications the summary puts first.
+    public var relevanceScore: Double?
+    /// The Android notification channel an alert goes to.
+    public var channel: String?
 
     public init(
         title: String? = nil, sound: String? = nil, badge: Badge? = nil, category: String? = nil, threadId: String? = nil,
-        data: [String: String] = [:], localizations: [String: Localization] = [:]
+        data: [String: String] = [:], localizations: [String: Localization] = [:], actions: [NotificationAction]? = nil,
+        interruptionLevel: InterruptionLevel? = nil, relevanceScore: Double? = nil, channel: String? = nil
     ) {
         self.title = title
         self.sound = sound
@@ -66,6 +77,15 @@ public struct PushContent: Sendable, Hashable, Codable {
         self.threadId = threadId
         self.data = data
         self.localizations = localizations
+        self.actions = actions
+        self.interruptionLevel = interruptionLevel
+        self.relevanceScore = relevanceScore
+        self.channel = channel
+    }
+
+    /// The buttons a device whose language picked `localization` shows, as the device is told of them.
+    public func deviceActions(in localization: Localization?) -> [DeviceAction] {
+        NotificationAction.labeled(actions ?? [], by: localization?.actions).map(\.forDevice)
     }
 
     /// The category of an alert that names none: the tutorial's client registers `richPush`.

@@ -31,6 +31,12 @@ public struct SilentPush: Sendable, Equatable {
     public var threadId: String?
     /// The sender's custom keys, none of them reserved.
     public var data: [String: String]
+    /// The alert's buttons as a device is told of them (``NotificationAction/forDevice``), in its language.
+    public var actions: [DeviceAction] = []
+    public var interruptionLevel: InterruptionLevel?
+    public var relevanceScore: Double?
+    /// The Android notification channel.
+    public var channel: String?
     public var event: PushEvent = .rich
 
     public init(
@@ -58,7 +64,7 @@ public struct SilentPush: Sendable, Equatable {
     /// Keys a sender's data may not use: the push's own, and those APNs and FCM keep for themselves.
     public static let reservedDataKeys: Set<String> = [
         "aps", "richId", "richType", "richMessage", "richTitle", "richEvent", "badge", "from", "notification", "message_type",
-        "collapse_key",
+        "collapse_key", "richActions", "richInterruptionLevel", "richChannel",
     ]
 
     /// Whether a sender's data may use `key`.
@@ -91,7 +97,15 @@ public struct SilentPush: Sendable, Equatable {
         keys["richMessage"] = richMessage
         if let richTitle { keys["richTitle"] = richTitle }
         if let badge { keys["badge"] = String(badge) }
+        if let actions = actionsJSON { keys["richActions"] = actions }
+        if let interruptionLevel { keys["richInterruptionLevel"] = interruptionLevel.rawValue }
+        if let channel { keys["richChannel"] = channel }
         return keys
+    }
+
+    /// The buttons as one JSON array in a string, as FCM's and WNS's flat maps of strings carry them; nil for none.
+    var actionsJSON: String? {
+        actions.isEmpty ? nil : String(decoding: try! Self.encoder.encode(actions), as: UTF8.self)
     }
 
     /// How many bytes FCM counts of the `data` map: its keys and values.
@@ -100,8 +114,10 @@ public struct SilentPush: Sendable, Equatable {
     }
 
     /// The APNs JSON body. A silent push is a background push whose `aps` holds only `content-available` and
-    /// `sound`, its badge a top-level string for the app; an alert is a `mutable-content` alert with title, body,
-    /// category, sound, badge and thread. The sender's data are top-level keys.
+    /// `sound`, its badge and interruption level top-level strings for the app's own alert; an alert is a
+    /// `mutable-content` alert with title, body, category, sound, badge, thread, interruption level and relevance
+    /// score. The sender's data are top-level keys; the buttons a top-level `richActions` array, whose ids the app's
+    /// registered category names and whose links it opens.
     public func apnsPayload() -> Data {
         if event != .rich { return try! Self.encoder.encode(APNsBody(aps: .contentAvailable, fields: keys)) }
         var fields = data
@@ -113,14 +129,16 @@ public struct SilentPush: Sendable, Equatable {
         switch style {
         case .silent:
             if let badge { fields["badge"] = String(badge) }
+            if let interruptionLevel { fields["richInterruptionLevel"] = interruptionLevel.rawValue }
             aps = .silent
         case .alert:
             aps = .alert(
                 AlertAPS(
-                    alert: .init(title: richTitle, body: richMessage), category: category, sound: sound, badge: badge, threadId: threadId))
+                    alert: .init(title: richTitle, body: richMessage), category: category, sound: sound, badge: badge, threadId: threadId,
+                    interruptionLevel: interruptionLevel?.rawValue, relevanceScore: relevanceScore))
         }
         // Sorted keys make the bytes deterministic, so a resend after a crash is byte-identical.
-        return try! Self.encoder.encode(APNsBody(aps: aps, fields: fields))
+        return try! Self.encoder.encode(APNsBody(aps: aps, fields: fields, actions: actions.isEmpty ? nil : actions))
     }
 
     private static let encoder: JSONEncoder = {
@@ -132,11 +150,13 @@ public struct SilentPush: Sendable, Equatable {
     private struct APNsBody: Encodable {
         var aps: APS
         var fields: [String: String]
+        var actions: [DeviceAction]? = nil
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
             try container.encode(aps, forKey: AnyKey("aps"))
             for (key, value) in fields { try container.encode(value, forKey: AnyKey(key)) }
+            try container.encodeIfPresent(actions, forKey: AnyKey("richActions"))
         }
     }
 
@@ -176,6 +196,8 @@ public struct SilentPush: Sendable, Equatable {
         var sound: String?
         var badge: Int?
         var threadId: String?
+        var interruptionLevel: String?
+        var relevanceScore: Double?
 
         enum CodingKeys: String, CodingKey {
             case alert
@@ -184,6 +206,8 @@ public struct SilentPush: Sendable, Equatable {
             case sound
             case badge
             case threadId = "thread-id"
+            case interruptionLevel = "interruption-level"
+            case relevanceScore = "relevance-score"
         }
     }
 
@@ -214,5 +238,9 @@ extension SilentPush {
             richId: richId, richType: richType, richMessage: localization?.message ?? message, style: style,
             richTitle: localization?.title ?? content.title, sound: style == .alert ? content.sound : nil, badge: badge,
             category: content.category ?? PushContent.defaultCategory, threadId: content.threadId, data: content.data)
+        actions = content.deviceActions(in: localization)
+        interruptionLevel = content.interruptionLevel
+        relevanceScore = content.relevanceScore
+        channel = content.channel
     }
 }

@@ -16,8 +16,11 @@ public struct StreamEvent: Sendable, Equatable {
     }
 
     public enum Body: Sendable, Equatable {
-        /// A new rich notification: the direct channel's push, with the alert's title and the sender's data.
-        case rich(richId: Int64, richType: RichType, richMessage: String, richTitle: String? = nil, data: [String: String] = [:])
+        /// A new rich notification: the direct channel's push, with the alert's title, the sender's data, the buttons
+        /// (as a device is told of them) and how loudly it may interrupt.
+        case rich(
+            richId: Int64, richType: RichType, richMessage: String, richTitle: String? = nil, data: [String: String] = [:],
+            actions: [DeviceAction] = [], interruptionLevel: InterruptionLevel? = nil)
         /// The user's read or action state of a notification changed (on any device).
         case state(richId: Int64, readState: ReadState, userActionState: UserActionState)
         /// The notification was recalled: remove it.
@@ -37,10 +40,10 @@ public struct StreamEvent: Sendable, Equatable {
     public var data: String {
         var fields = Fields(richId: "")
         switch body {
-        case .rich(let richId, let richType, let richMessage, let richTitle, let data):
+        case .rich(let richId, let richType, let richMessage, let richTitle, let data, let actions, let interruptionLevel):
             fields = Fields(
                 richId: String(richId), richType: richType.rawValue, richMessage: richMessage, richTitle: richTitle,
-                data: data.isEmpty ? nil : data)
+                data: data.isEmpty ? nil : data, actions: actions.isEmpty ? nil : actions, interruptionLevel: interruptionLevel?.rawValue)
         case .state(let richId, let readState, let userActionState):
             fields = Fields(richId: String(richId), readState: readState.rawValue, userActionState: userActionState.rawValue)
         case .deleted(let richId):
@@ -66,7 +69,9 @@ public struct StreamEvent: Sendable, Equatable {
             guard let type = object.richType.flatMap(RichType.init(rawValue:)), let message = object.richMessage else { return nil }
             self.init(
                 cursor: cursor,
-                body: .rich(richId: richId, richType: type, richMessage: message, richTitle: object.richTitle, data: object.data ?? [:]))
+                body: .rich(
+                    richId: richId, richType: type, richMessage: message, richTitle: object.richTitle, data: object.data ?? [:],
+                    actions: object.actions ?? [], interruptionLevel: object.interruptionLevel.flatMap(InterruptionLevel.init(rawValue:))))
         case "state":
             guard let read = object.readState.flatMap(ReadState.init(rawValue:)),
                 let action = object.userActionState.flatMap(UserActionState.init(rawValue:))
@@ -86,10 +91,21 @@ public struct StreamEvent: Sendable, Equatable {
         var richMessage: String?
         var richTitle: String?
         var data: [String: String]?
+        var actions: [DeviceAction]?
+        var interruptionLevel: String?
         var readState: String?
         var userActionState: String?
     }
 
     /// A comment line: keeps proxies from closing an idle stream and lets clients detect a dead one.
     public static let heartbeat = ": heartbeat\n\n"
+}
+
+extension StreamEvent.Body {
+    /// The `rich` event that tells a device of `push`.
+    public static func announcing(_ push: SilentPush) -> Self {
+        .rich(
+            richId: push.richId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle, data: push.data,
+            actions: push.actions, interruptionLevel: push.interruptionLevel)
+    }
 }

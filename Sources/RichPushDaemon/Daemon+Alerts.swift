@@ -7,6 +7,8 @@ struct WaitingAlert {
     var richType: RichType
     var message: String
     var title: String?
+    var actions: [DeviceAction] = []
+    var interruptionLevel: InterruptionLevel?
     /// The stream position of its event; the saved cursor stays before it until it is sent.
     var cursor: Int64
 }
@@ -17,12 +19,12 @@ extension Daemon {
     static let unansweredLimit = 16
 
     /// Queues the alert of a notification not shown yet; it goes out from ``presentWaitingAlerts()``.
-    func queueAlert(richId: Int64, richType: RichType, message: String, title: String?, cursor: Int64) {
-        guard !state.hasShown(richId), !waitingAlerts.contains(where: { $0.richId == richId }) else {
-            logger.debug("already shown", metadata: ["richpush.id": "\(richId)"])
+    func queueAlert(_ alert: WaitingAlert) {
+        guard !state.hasShown(alert.richId), !waitingAlerts.contains(where: { $0.richId == alert.richId }) else {
+            logger.debug("already shown", metadata: ["richpush.id": "\(alert.richId)"])
             return
         }
-        waitingAlerts.append(WaitingAlert(richId: richId, richType: richType, message: message, title: title, cursor: cursor))
+        waitingAlerts.append(alert)
     }
 
     /// Drops an alert still waiting (recalled, or acted on elsewhere); its event no longer holds the cursor back.
@@ -70,11 +72,14 @@ extension Daemon {
         var (alert, problem) = resolver.alert(richId: richId, richType: waiting.richType, message: waiting.message)
         // The sender's title is the alert's summary line; without one, the payload's kind names it.
         if let title = waiting.title { alert.summary = title }
+        alert.actions = waiting.actions
+        alert.urgency = waiting.interruptionLevel?.desktopUrgency
         let prepared = ContinuousClock.now
         if let problem { logger.warning("\(problem)") }
         let fetchTime = resolver.lastFetchTime
         state.markShown(richId)
         openTargets[richId] = alert.openTarget
+        if !alert.actions.isEmpty { alertActions[richId] = alert.actions }
         alertsAwaitingId[richId] = false
         alertsOnTheBus.append(richId)
         let logShown = { [self] (alertId: UInt32?) in

@@ -7,8 +7,11 @@ extension Daemon {
         logger.debug(
             "event received", metadata: ["richpush.event": "\(event.name)", "richpush.cursor": "\(event.cursor)", "richpush.data": "\(event.data)"])
         switch event.body {
-        case .rich(let richId, let richType, let message, let title, _):
-            queueAlert(richId: richId, richType: richType, message: message, title: title, cursor: event.cursor)
+        case .rich(let richId, let richType, let message, let title, _, let actions, let interruptionLevel):
+            queueAlert(
+                WaitingAlert(
+                    richId: richId, richType: richType, message: message, title: title, actions: actions, interruptionLevel: interruptionLevel,
+                    cursor: event.cursor))
         case .state(let richId, _, let action):
             // Acted on elsewhere: the alert has served its purpose here too. "read" alone leaves it up.
             if action != .noInteraction {
@@ -20,6 +23,7 @@ extension Daemon {
             removeAlert(of: richId, because: "recalled")
             cache.remove(richId: richId)
             openTargets[richId] = nil
+            alertActions[richId] = nil
         }
         advance(to: event.cursor)
     }
@@ -33,16 +37,41 @@ extension Daemon {
         logger.debug("alert closed", metadata: ["richpush.id": "\(richId)", "richpush.reason": "\(reason)"])
     }
 
+    /// What the sender's button does: `open` opens its link, `http` has the gateway make its request, `dismiss`
+    /// dismisses; each is reported with the button's id.
+    private func press(_ action: DeviceAction, of richId: Int64) {
+        switch action.kind {
+        case .open:
+            if let url = action.url, let problem = opener.open(url) {
+                logger.warning("cannot open the action's link", metadata: ["richpush.reason": "\(problem)"])
+            }
+            reporter.submit(.state(richId: richId, readState: .read, userActionState: .activated, action: action.id))
+        case .http:
+            reporter.submit(.runAction(richId: richId, action: action.id))
+        case .dismiss:
+            reporter.submit(.state(richId: richId, readState: nil, userActionState: .dismissed, action: action.id))
+        }
+    }
+
     func handle(_ interaction: Interaction) {
         switch interaction {
         case .action(let alertId, let key):
-            guard key == "default" || key == "more", let richId = state.richId(ofAlert: alertId) else { return }
-            state.alerts[richId] = nil
-            save()
-            if let target = openTargets[richId] {
-                if let problem = opener.open(target) { logger.warning("cannot open the payload", metadata: ["richpush.reason": "\(problem)"]) }
+            guard let richId = state.richId(ofAlert: alertId) else { return }
+            if let id = DesktopNotifier.actionId(inKey: key) {
+                guard let action = alertActions[richId]?.first(where: { $0.id == id }) else { return }
+                state.alerts[richId] = nil
+                save()
+                press(action, of: richId)
+            } else {
+                guard key == "default" || key == "more" else { return }
+                state.alerts[richId] = nil
+                save()
+                if let target = openTargets[richId] {
+                    if let problem = opener.open(target) { logger.warning("cannot open the payload", metadata: ["richpush.reason": "\(problem)"]) }
+                }
+                reporter.submit(.state(richId: richId, readState: .read, userActionState: .activated))
             }
-            reporter.submit(.state(richId: richId, readState: .read, userActionState: .activated))
+            alertActions[richId] = nil
             // Most servers close an alert once it is clicked; this makes sure, and its closing is not a dismissal.
             presenter.close(alertId)
             logger.debug("alert activated", metadata: ["richpush.id": "\(richId)", "richpush.action": "\(key)"])

@@ -26,6 +26,8 @@ public final class Daemon {
     let opener: Opener
     /// What "default" and "More" open, by notification; alerts of an earlier run cannot be clicked any more.
     var openTargets: [Int64: String] = [:]
+    /// The sender's buttons on each alert up, by notification.
+    var alertActions: [Int64: [DeviceAction]] = [:]
     /// Notifications whose alert the desktop has not numbered yet, and whether it must close once numbered (it was
     /// dismissed elsewhere or recalled meanwhile).
     var alertsAwaitingId: [Int64: Bool] = [:]

@@ -2,11 +2,13 @@ import Logging
 import RichPushCore
 
 /// Sends what happened on this device back to the gateway, in order, on its own thread so that a slow or absent
-/// gateway never holds up an alert: receipts (`displayed`) and the user's state (`activated`, `read`, `dismissed`).
+/// gateway never holds up an alert: receipts (`displayed`), the user's state (`activated`, `read`, `dismissed`, with
+/// the button pressed) and the `http` actions the gateway runs for the device.
 final class Reporter: @unchecked Sendable {
     enum Report: Sendable, Equatable {
         case displayed(richId: Int64)
-        case state(richId: Int64, readState: ReadState?, userActionState: UserActionState?)
+        case state(richId: Int64, readState: ReadState?, userActionState: UserActionState?, action: String? = nil)
+        case runAction(richId: Int64, action: String)
     }
 
     /// Reports that fail for a reason worth retrying wait this long, doubling per attempt.
@@ -85,8 +87,10 @@ final class Reporter: @unchecked Sendable {
         switch report {
         case .displayed(let richId):
             try client.postReceipt(richId: richId, installationId: installationId, event: .displayed)
-        case .state(let richId, let readState, let userActionState):
-            try client.updateState(richId: richId, readState: readState, userActionState: userActionState)
+        case .state(let richId, let readState, let userActionState, let action):
+            try client.updateState(richId: richId, readState: readState, userActionState: userActionState, action: action)
+        case .runAction(let richId, let action):
+            try client.runAction(richId: richId, action: action, installationId: installationId)
         }
         logger.debug("report delivered", metadata: ["richpush.report": "\(report)"])
     }

@@ -123,19 +123,19 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         logger: statePushLogger)
     var webhookLogger = logger
     webhookLogger[metadataKey: "richpush.service"] = "webhooks"
-    let webhookClients: PinnedHTTPClients
+    let outboundClients: PinnedHTTPClients
     do {
-        webhookClients = PinnedHTTPClients(
+        outboundClients = PinnedHTTPClients(
             configuration: try HTTPClient.hubClientConfiguration(caFile: configuration.hubs.tlsCAFile),
             policy: configuration.installationRules.outboundAddresses)
     } catch {
         throw ConfigurationError(error.description)
     }
     let webhookSender = WebhookSender(
-        webhooks: store.webhooks, clients: webhookClients, doorbell: gateway.webhookDoorbell,
+        webhooks: store.webhooks, clients: outboundClients, doorbell: gateway.webhookDoorbell,
         policy: .init(idleInterval: configuration.dispatchIdleInterval), clock: configuration.clock, logger: webhookLogger)
     var services: [any Service] = [
-        ResourceCloser(store: store, hubs: hubs, fetches: fetches, webhookClients: webhookClients), dispatcher, fallbacks, statePushes,
+        ResourceCloser(store: store, hubs: hubs, fetches: fetches, outboundClients: outboundClients), dispatcher, fallbacks, statePushes,
         webhookSender,
         StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
         OutboxCompleter(
@@ -166,7 +166,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     let startupLogger = logger
     let scheme = certificate == nil ? "http" : "https"
     var app = Application(
-        responder: MethodRouting(buildRouter(gateway)),
+        responder: MethodRouting(buildRouter(gateway, actions: ActionRunner(feeds: store.feeds, clients: outboundClients, logger: logger))),
         server: httpServer(gateway, certificate: certificate),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "richpush"),
         // Services stop in reverse order: the store and the hub connections close after the dispatcher has finished
@@ -220,7 +220,7 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
     }
 }
 
-func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
+func buildRouter(_ gateway: Gateway, actions: ActionRunner) -> Router<RichPushRequestContext> {
     let router = Router(context: RichPushRequestContext.self)
     if gateway.configuration.otelEndpoint != nil {
         // A span of every request, the route's pattern its name, a `traceparent` the client sent its parent.
@@ -263,7 +263,8 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
         dispatcherDoorbell: gateway.dispatcherDoorbell, statePushDoorbell: gateway.statePushDoorbell, outboxes: gateway.outboxes,
         rateLimits: gateway.rateLimits,
         metrics: gateway.metrics, clock: gateway.configuration.clock, defaultTimeZone: gateway.configuration.defaultTimeZone,
-        defaultFallbackAfter: gateway.configuration.fallbackAfter
+        defaultFallbackAfter: gateway.configuration.fallbackAfter,
+        allowsCriticalAlerts: gateway.configuration.allowsCriticalAlerts
     )
     notifications.addRoutes(to: authenticated)
     RetryController(outbox: gateway.store.outbox, dispatcherDoorbell: gateway.dispatcherDoorbell, clock: gateway.configuration.clock)
@@ -281,6 +282,10 @@ func buildRouter(_ gateway: Gateway) -> Router<RichPushRequestContext> {
     ).addRoutes(to: authenticated)
     FeedController(
         feeds: gateway.store.feeds, installations: gateway.store.installations, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock,
+        statePushDoorbell: gateway.statePushDoorbell
+    ).addRoutes(to: authenticated)
+    ActionController(
+        feeds: gateway.store.feeds, runner: actions, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock,
         statePushDoorbell: gateway.statePushDoorbell
     ).addRoutes(to: authenticated)
     WebhookController(

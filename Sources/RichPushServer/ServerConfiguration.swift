@@ -81,6 +81,8 @@ public struct ServerConfiguration: Sendable {
     public var fallbackAfter: TimeInterval?
     /// Bytes a second of payloads served at which image campaigns' pushes wait; nil: no limit.
     public var payloadEgressLimit: Int?
+    /// Whether admins may send critical alerts.
+    public var allowsCriticalAlerts = false
     /// The PEM files HTTPS is served with; nil: plain HTTP.
     public var tlsFiles: TLSFiles?
     /// What the gateway takes for now when it schedules, releases and retries; tests move it forward.
@@ -131,6 +133,7 @@ public struct ServerConfiguration: Sendable {
         defaultTTL = try sources.value(S.defaultTTL).timeInterval
         fallbackAfter = try sources.value(S.fallbackAfter)
         payloadEgressLimit = try sources.value(S.payloadEgressLimit)
+        allowsCriticalAlerts = try sources.value(S.allowCriticalAlerts)
         frequencyCap = try sources.value(S.frequencyCap)
         quietHours = try sources.value(S.quietHours)
         trustedProxies = try sources.value(S.trustedProxies) ?? TrustedProxies()

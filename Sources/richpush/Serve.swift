@@ -41,6 +41,7 @@ struct Serve: AsyncParsableCommand {
     @Option(ServeSettings.defaultTTL) var defaultTTL
     @Option(ServeSettings.fallbackAfter) var fallbackAfter
     @Option(ServeSettings.payloadEgressLimit) var payloadEgressLimit
+    @Flag(ServeSettings.allowCriticalAlerts) var allowCriticalAlerts
     @Option(ServeSettings.protectedTagPrefixes) var protectedTagPrefixes
     @Option(ServeSettings.quietHours) var quietHours
     @Option(ServeSettings.tlsCertificateFile) var tlsCertificateFile
@@ -49,10 +50,11 @@ struct Serve: AsyncParsableCommand {
     @Option(ServeSettings.logFormat) var logFormat
     @Option(ServeSettings.otelEndpoint) var otelEndpoint
 
-    /// The flags given: every option's, the store's and the hubs' among them, and the one switch.
+    /// The flags given: every option's, the store's and the hubs' among them, and the switches.
     var given: GivenFlags {
         var flags = GivenFlags(options: self)
         flags.add(ServeHubSettings.allowPrivatePushEndpoints, hubs.allowPrivatePushEndpoints)
+        flags.add(ServeSettings.allowCriticalAlerts, allowCriticalAlerts)
         return flags
     }
 

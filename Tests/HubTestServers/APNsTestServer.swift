@@ -238,6 +238,11 @@ public final class APNsTestServer: Sendable {
             else { return refuse(400, "BadPayload") }
             if let badge = aps["badge"], !(badge is Int) { return refuse(400, "BadPayload") }
             for key in ["sound", "category", "thread-id"] where aps[key].map({ !($0 is String) }) ?? false { return refuse(400, "BadPayload") }
+            // Apple: the four interruption levels by name, and a relevance score from 0 to 1.
+            if let level = aps["interruption-level"], !["passive", "active", "time-sensitive", "critical"].contains(level as? String ?? "") {
+                return refuse(400, "BadPayload")
+            }
+            if let score = aps["relevance-score"], !((score as? Double).map { (0...1).contains($0) } ?? false) { return refuse(400, "BadPayload") }
         }
         guard !token.isEmpty, token.utf8.allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit }) else {
             return refuse(400, "BadDeviceToken")

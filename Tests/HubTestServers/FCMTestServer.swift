@@ -21,7 +21,7 @@ public final class FCMTestServer: Sendable {
         public var accessToken: String
         /// The `notification` of an alert (`title`, `body`, `image`); nil for a data-only message.
         public var notification: [String: String]?
-        /// `android.notification` (`click_action`, `tag`, `sound`).
+        /// `android.notification` (`click_action`, `tag`, `sound`, `channel_id`).
         public var androidNotification: [String: String]?
         /// The body as sent.
         public var body: String
@@ -224,8 +224,8 @@ public final class FCMTestServer: Sendable {
         let android = message["android"] as? [String: Any]
         let androidNotification = android?["notification"].map { $0 as? [String: String] }
         if let androidNotification {
-            guard let androidNotification, Set(androidNotification.keys).isSubset(of: ["click_action", "tag", "sound"]) else {
-                return error(invalid, "android.notification holds string click_action, tag and sound", violation: true)
+            guard let androidNotification, Set(androidNotification.keys).isSubset(of: ["click_action", "tag", "sound", "channel_id"]) else {
+                return error(invalid, "android.notification holds string click_action, tag, sound and channel_id", violation: true)
             }
         }
         let priority = android?["priority"] as? String

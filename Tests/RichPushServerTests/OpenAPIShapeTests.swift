@@ -39,6 +39,9 @@ struct OpenAPIShapeTests {
             entry(UserActionState.self, "#/components/schemas/UserActionState"),
             entry(ReceiptEvent.self, "#/components/schemas/Receipt/properties/event"),
             entry(WebhookEventType.self, "#/components/schemas/WebhookEventType"),
+            entry(ActionKind.self, "#/components/schemas/Action/properties/kind"),
+            entry(ActionMethod.self, "#/components/schemas/Action/properties/method"),
+            entry(InterruptionLevel.self, "#/components/schemas/InterruptionLevel"),
         ])
     }
 

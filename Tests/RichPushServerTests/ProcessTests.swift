@@ -33,7 +33,7 @@ struct ProcessTests {
         let stream = StreamClient(port: gateway.port, user: alice, query: "?installationId=laptop&since=0")
         var received: [Int64] = []
         while received.count < accepted.count, let event = await stream.next(within: .seconds(15)) {
-            if case .rich(let richId, _, _, _, _)? = StreamEvent(event)?.body { received.append(richId) }
+            if case .rich(let richId, _, _, _, _, _, _)? = StreamEvent(event)?.body { received.append(richId) }
         }
         #expect(received.sorted() == accepted.sorted())
         #expect(try await Self.nextEventIsANoticeSentNow(on: stream, through: gateway, to: alice))
@@ -58,7 +58,7 @@ struct ProcessTests {
         let stream = StreamClient(port: gateway.port, user: alice, query: "?installationId=laptop&since=0")
         var received: [Int64] = []
         while received.count < accepted.count, let event = await stream.next(within: .seconds(15)) {
-            if case .rich(let richId, _, _, _, _)? = StreamEvent(event)?.body { received.append(richId) }
+            if case .rich(let richId, _, _, _, _, _, _)? = StreamEvent(event)?.body { received.append(richId) }
         }
         #expect(try await Self.nextEventIsANoticeSentNow(on: stream, through: gateway, to: alice))
         #expect(received.sorted() == accepted.sorted())
@@ -180,7 +180,7 @@ struct ProcessTests {
             .POST, "/api/notifications", as: .admin,
             json: #"{"message":"notice","richType":"text","text":"x","audience":"username:\#(user.username)"}"#)
         let notice = try #require(id(in: response.body))
-        guard case .rich(let richId, _, _, _, _)? = await stream.next().flatMap(StreamEvent.init)?.body else { return false }
+        guard case .rich(let richId, _, _, _, _, _, _)? = await stream.next().flatMap(StreamEvent.init)?.body else { return false }
         return richId == notice
     }
 }

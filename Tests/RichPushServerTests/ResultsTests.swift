@@ -99,14 +99,14 @@ struct ResultsTests {
             let lines = String(buffer: response.body).components(separatedBy: "\r\n")
             #expect(
                 lines.first
-                    == "installationId,owner,platform,variant,language,state,reason,attempts,sentAt,fetchedAt,displayedAt,readState,userActionState,fallbackSentAt,fetchedBy"
+                    == "installationId,owner,platform,variant,language,state,reason,attempts,sentAt,fetchedAt,displayedAt,readState,userActionState,fallbackSentAt,fetchedBy,action,actionStatus"
             )
             #expect(
                 lines.dropFirst().filter { !$0.isEmpty }.map { $0.split(separator: ",", omittingEmptySubsequences: false).first } == [
                     "laptop", "phone", "tablet",
                 ])
             #expect(lines.last == "")
-            #expect(lines[3].hasSuffix(",unread,noInteraction,,"))
+            #expect(lines[3].hasSuffix(",unread,noInteraction,,,,"))
         }
     }
 

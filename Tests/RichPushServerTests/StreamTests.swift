@@ -129,7 +129,7 @@ struct StreamTests {
             let notice = try await session.send(
                 #"{"message":"m","richType":"text","text":"x","audience":"installation:desktop"}"#, as: .admin)
             let next = await desktop.next().flatMap(StreamEvent.init)
-            guard case .rich(let richId, _, _, _, _)? = next?.body else {
+            guard case .rich(let richId, _, _, _, _, _, _)? = next?.body else {
                 Issue.record("the desktop's next event is not its notice: \(String(describing: next))")
                 return
             }

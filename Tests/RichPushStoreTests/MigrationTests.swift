@@ -73,6 +73,8 @@ struct MigrationTests {
             try await db.drop(table: "delivery_paces").run()
             try await db.drop(table: "payload_egress").run()
             try await db.raw("ALTER TABLE notifications DROP COLUMN fallback_after").run()
+            try await db.raw("ALTER TABLE feed_entries DROP COLUMN action_id").run()
+            try await db.raw("ALTER TABLE feed_entries DROP COLUMN action_status").run()
             if engine == .postgresql {
                 try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()
             }

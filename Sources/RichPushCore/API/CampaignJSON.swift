@@ -28,13 +28,24 @@ public struct CampaignJSON: Codable, Sendable, Equatable {
     public var fallback: FallbackJSON?
     /// Pushes a minute (at least 60): the campaign's dispatch spread evenly at that pace.
     public var deliveryRate: Int?
+    /// The alert's buttons, at most three.
+    public var actions: [NotificationAction]?
+    public var interruptionLevel: InterruptionLevel?
+    public var relevanceScore: Double?
+    /// The Android notification channel.
+    public var channel: String?
 
     public init(
         message: String? = nil, richType: RichType? = nil, imageId: Int64? = nil, url: String? = nil, text: String? = nil,
         audience: String? = nil, pushStyle: PushStyle? = nil, title: String? = nil, sound: String? = nil, badge: Badge? = nil,
         category: String? = nil, threadId: String? = nil, data: [String: String]? = nil, localizations: [String: Localization]? = nil,
-        expiresIn: String? = nil, fallback: FallbackJSON? = nil, deliveryRate: Int? = nil
+        expiresIn: String? = nil, fallback: FallbackJSON? = nil, deliveryRate: Int? = nil, actions: [NotificationAction]? = nil,
+        interruptionLevel: InterruptionLevel? = nil, relevanceScore: Double? = nil, channel: String? = nil
     ) {
+        self.actions = actions
+        self.interruptionLevel = interruptionLevel
+        self.relevanceScore = relevanceScore
+        self.channel = channel
         self.fallback = fallback
         self.deliveryRate = deliveryRate
         self.message = message

@@ -22,13 +22,19 @@ public struct DeliveryResultJSON: Codable, Sendable, Equatable {
     public var displayedAt: String?
     public var readState: ReadState
     public var userActionState: UserActionState
+    /// The button its user pressed, by id.
+    public var action: String?
+    /// The HTTP status the gateway's request of that `http` action got; 0 when no answer came.
+    public var actionStatus: Int?
 
     public init(
         installationId: String, owner: String, platform: Platform, variant: String? = nil, language: String? = nil, state: String,
         reason: String? = nil, attempts: Int, sentAt: String? = nil, fallbackSentAt: String? = nil, fetchedAt: String? = nil,
         fetchedBy: FetchedBy? = nil,
-        displayedAt: String? = nil, readState: ReadState, userActionState: UserActionState
+        displayedAt: String? = nil, readState: ReadState, userActionState: UserActionState, action: String? = nil, actionStatus: Int? = nil
     ) {
+        self.action = action
+        self.actionStatus = actionStatus
         self.fallbackSentAt = fallbackSentAt
         self.installationId = installationId
         self.owner = owner

@@ -39,11 +39,15 @@ public struct NewNotificationJSON: Codable, Sendable, Equatable {
         public var threadId: String?
         public var data: [String: String]?
         public var localizations: [String: Localization]?
+        /// The buttons this arm shows instead of the notification's.
+        public var actions: [NotificationAction]?
 
         public init(
             name: String?, weight: Int?, message: String? = nil, title: String? = nil, sound: String? = nil, badge: Badge? = nil,
-            category: String? = nil, threadId: String? = nil, data: [String: String]? = nil, localizations: [String: Localization]? = nil
+            category: String? = nil, threadId: String? = nil, data: [String: String]? = nil, localizations: [String: Localization]? = nil,
+            actions: [NotificationAction]? = nil
         ) {
+            self.actions = actions
             self.name = name
             self.weight = weight
             self.message = message

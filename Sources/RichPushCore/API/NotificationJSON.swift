@@ -36,6 +36,11 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
     public var fallback: FallbackJSON?
     /// Pushes a minute its dispatch is spread at.
     public var deliveryRate: Int?
+    /// The buttons; an `http` action's address, method and body only for marketers and admins.
+    public var actions: [NotificationAction]?
+    public var interruptionLevel: InterruptionLevel?
+    public var relevanceScore: Double?
+    public var channel: String?
 
     /// The template, and its version, a notification was made from.
     public struct TemplateJSON: Codable, Sendable, Equatable {
@@ -60,11 +65,14 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
         public var threadId: String?
         public var data: [String: String]
         public var localizations: [String: Localization]
+        public var actions: [NotificationAction]?
 
         public init(
             name: String, weight: Int, message: String, title: String? = nil, sound: String? = nil, badge: Badge? = nil,
-            category: String? = nil, threadId: String? = nil, data: [String: String] = [:], localizations: [String: Localization] = [:]
+            category: String? = nil, threadId: String? = nil, data: [String: String] = [:], localizations: [String: Localization] = [:],
+            actions: [NotificationAction]? = nil
         ) {
+            self.actions = actions
             self.name = name
             self.weight = weight
             self.message = message
@@ -85,8 +93,13 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
         badge: Badge? = nil, category: String, threadId: String? = nil, data: [String: String] = [:],
         localizations: [String: Localization] = [:], language: String? = nil, template: TemplateJSON? = nil,
         deliverAtLocal: String? = nil, transactional: Bool, variants: [VariantJSON]? = nil, fallback: FallbackJSON? = nil,
-        deliveryRate: Int? = nil
+        deliveryRate: Int? = nil, actions: [NotificationAction]? = nil, interruptionLevel: InterruptionLevel? = nil,
+        relevanceScore: Double? = nil, channel: String? = nil
     ) {
+        self.actions = actions
+        self.interruptionLevel = interruptionLevel
+        self.relevanceScore = relevanceScore
+        self.channel = channel
         self.fallback = fallback
         self.deliveryRate = deliveryRate
         self.id = id
@@ -120,7 +133,7 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, message, richType, audience, state, createdBy, createdAt, deliverAt, expiresAt, deletedAt, pushStyle, imageId, url,
             payloadUrl, title, sound, badge, category, threadId, data, localizations, language, template, deliverAtLocal,
-            transactional, variants, fallback, deliveryRate
+            transactional, variants, fallback, deliveryRate, actions, interruptionLevel, relevanceScore, channel
     }
 
     // The synthesized decoder reads a null `expiresAt` as nil; only the encoder differs, to write that null.
@@ -154,5 +167,9 @@ public struct NotificationJSON: Codable, Sendable, Equatable {
         try container.encodeIfPresent(variants, forKey: .variants)
         try container.encodeIfPresent(fallback, forKey: .fallback)
         try container.encodeIfPresent(deliveryRate, forKey: .deliveryRate)
+        try container.encodeIfPresent(actions, forKey: .actions)
+        try container.encodeIfPresent(interruptionLevel, forKey: .interruptionLevel)
+        try container.encodeIfPresent(relevanceScore, forKey: .relevanceScore)
+        try container.encodeIfPresent(channel, forKey: .channel)
     }
 }

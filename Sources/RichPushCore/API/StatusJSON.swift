@@ -27,6 +27,8 @@ public struct StatusJSON: Codable, Sendable, Equatable {
     public var fallbacks: FallbacksJSON
     /// How soon the devices sent to fetched the payload, and how many were reached at all.
     public var reach: Reach
+    /// Users who pressed each button, by action id.
+    public var actions: [String: Int]
 
     /// One delivery that failed or expired, with its hub's reason.
     public struct DeliveryErrorJSON: Codable, Sendable, Equatable {
@@ -54,10 +56,14 @@ public struct StatusJSON: Codable, Sendable, Equatable {
         public var opened: Int
         public var dismissed: Int
         public var reach: Reach
+        /// Users who pressed each button, by action id.
+        public var actions: [String: Int]
 
         public init(
-            name: String, targeted: Int, sent: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int, reach: Reach = Reach()
+            name: String, targeted: Int, sent: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int, reach: Reach = Reach(),
+            actions: [String: Int] = [:]
         ) {
+            self.actions = actions
             self.reach = reach
             self.name = name
             self.targeted = targeted
@@ -95,8 +101,9 @@ public struct StatusJSON: Codable, Sendable, Equatable {
         id: Int64, state: NotificationState, targeted: Int, sent: Int, failed: Int, pending: Int, expired: Int, canceled: Int,
         capped: Int, fetched: Int, displayed: Int, opened: Int, dismissed: Int, errors: [DeliveryErrorJSON], nextDueAt: String? = nil,
         variants: [VariantFunnelJSON]? = nil, statePushes: StatePushesJSON = .init(pending: 0, sent: 0, failed: 0),
-        fallbacks: FallbacksJSON = .init(sent: 0, fetchedAfter: 0), reach: Reach = Reach()
+        fallbacks: FallbacksJSON = .init(sent: 0, fetchedAfter: 0), reach: Reach = Reach(), actions: [String: Int] = [:]
     ) {
+        self.actions = actions
         self.fallbacks = fallbacks
         self.reach = reach
         self.id = id

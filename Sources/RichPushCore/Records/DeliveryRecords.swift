@@ -30,11 +30,14 @@ public struct NotificationCounts: Sendable, Equatable {
     public var dismissed: Int
     public var errors: [DeliveryError]
     public var fallbacks: FallbackTally
+    /// Users who pressed each button, by action id.
+    public var actions: [String: Int]
 
     public init(
         tally: DeliveryTally, fetched: Int, displayed: Int, opened: Int, dismissed: Int, errors: [DeliveryError],
-        fallbacks: FallbackTally = FallbackTally()
+        fallbacks: FallbackTally = FallbackTally(), actions: [String: Int] = [:]
     ) {
+        self.actions = actions
         self.fallbacks = fallbacks
         self.tally = tally
         self.fetched = fetched
@@ -80,12 +83,18 @@ public struct DeliveryResult: Sendable, Equatable {
     public var displayedAt: Date?
     public var readState: ReadState
     public var userActionState: UserActionState
+    /// The button its user pressed, by id.
+    public var action: String?
+    /// The status the gateway's request of an `http` action got: 0 when no answer came, nil while it runs or when none ran.
+    public var actionStatus: Int?
 
     public init(
         deliveryId: Int64, installationId: String, owner: String, platform: Platform, variant: String? = nil, language: String? = nil, state: String,
         reason: String? = nil, attempts: Int, sentAt: Date? = nil, fallbackSentAt: Date? = nil, fetchedAt: Date? = nil, fetchedBy: FetchedBy? = nil,
-        displayedAt: Date? = nil, readState: ReadState, userActionState: UserActionState
+        displayedAt: Date? = nil, readState: ReadState, userActionState: UserActionState, action: String? = nil, actionStatus: Int? = nil
     ) {
+        self.action = action
+        self.actionStatus = actionStatus
         self.fallbackSentAt = fallbackSentAt
         self.deliveryId = deliveryId
         self.installationId = installationId
@@ -142,6 +151,8 @@ public struct VariantFunnel: Sendable, Equatable {
     /// Distinct users whose state is activated, and dismissed.
     public var opened: Int = 0
     public var dismissed: Int = 0
+    /// Users who pressed each button, by action id.
+    public var actions: [String: Int] = [:]
 
     public init(
         name: String, targeted: Int = 0, sent: Int = 0, fetched: Int = 0, displayed: Int = 0, opened: Int = 0, dismissed: Int = 0

@@ -13,13 +13,16 @@ public struct FeedItem: Sendable, Equatable {
     public var content: PushContent
     public var readState: ReadState
     public var userActionState: UserActionState
+    /// The button the user last pressed, by id.
+    public var action: String?
     public var createdAt: Date
     public var seq: Int64
 
     public init(
-        id: Int64, message: String, richType: RichType, content: PushContent, readState: ReadState, userActionState: UserActionState, createdAt: Date,
-        seq: Int64
+        id: Int64, message: String, richType: RichType, content: PushContent, readState: ReadState, userActionState: UserActionState,
+        action: String? = nil, createdAt: Date, seq: Int64
     ) {
+        self.action = action
         self.id = id
         self.message = message
         self.richType = richType

@@ -78,11 +78,14 @@ public struct WebhookEventData: Codable, Sendable, Equatable {
     public var state: NotificationState?
     public var sent: Int?
     public var failed: Int?
+    /// The button pressed, by id, when an open or dismissal came from one.
+    public var action: String?
 
     public init(
         notificationId: Int64, deliveryId: Int64? = nil, installationId: String? = nil, username: String? = nil, platform: Platform? = nil,
-        errorCode: String? = nil, state: NotificationState? = nil, sent: Int? = nil, failed: Int? = nil
+        errorCode: String? = nil, state: NotificationState? = nil, sent: Int? = nil, failed: Int? = nil, action: String? = nil
     ) {
+        self.action = action
         self.notificationId = notificationId
         self.deliveryId = deliveryId
         self.installationId = installationId

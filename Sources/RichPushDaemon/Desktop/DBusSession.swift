@@ -284,6 +284,11 @@ struct DBusWriter {
         _ = dbus_message_iter_append_basic(&iterator, rp_dbus_type_uint32, &argument)
     }
 
+    mutating func append(_ value: UInt8) {
+        var argument = value
+        _ = dbus_message_iter_append_basic(&iterator, rp_dbus_type_byte, &argument)
+    }
+
     mutating func append(_ value: Int32) {
         var argument = value
         _ = dbus_message_iter_append_basic(&iterator, rp_dbus_type_int32, &argument)

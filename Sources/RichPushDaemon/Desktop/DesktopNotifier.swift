@@ -1,4 +1,5 @@
 import CDBus
+import RichPushCore
 
 /// Alerts as freedesktop Desktop Notifications (`org.freedesktop.Notifications`) over one long-lived session-bus
 /// connection: servers send `ActionInvoked` and `NotificationClosed` only to the connection that called `Notify`.
@@ -66,6 +67,9 @@ final class DesktopNotifier: AlertPresenter {
             message.append(actions)
             message.container(rp_dbus_type_array, signature: "{sv}") { hints in
                 hints.hint("desktop-entry", signature: "s") { $0.append(Self.desktopEntry) }
+                if let urgency = alert.urgency {
+                    hints.hint("urgency", signature: "y") { $0.append(urgency) }
+                }
                 if let file = alert.imageFile {
                     hints.hint("image-path", signature: "s") { $0.append("file://" + file) }
                 }
@@ -122,12 +126,22 @@ final class DesktopNotifier: AlertPresenter {
         }
     }
 
-    /// `default` (a click on the alert) and "More" when there is something to open; none without `actions`.
+    /// `default` (a click on the alert), the sender's buttons (keyed ``actionKeyPrefix`` and their id) and "More"
+    /// when there is something to open; none without `actions`.
     static func actions(for alert: Alert, capabilities: Set<String>) -> [String] {
         guard capabilities.contains("actions") else { return [] }
         var actions = ["default", "Open"]
+        for action in alert.actions { actions += [actionKeyPrefix + action.id, action.label] }
         if alert.openTarget != nil { actions += ["more", "More"] }
         return actions
+    }
+
+    /// Keys the sender's buttons apart from the alert's own `default` and `more`.
+    static let actionKeyPrefix = "action:"
+
+    /// The id of the sender's button an `ActionInvoked` key names; nil for the alert's own keys.
+    static func actionId(inKey key: String) -> String? {
+        key.hasPrefix(actionKeyPrefix) ? String(key.dropFirst(actionKeyPrefix.count)) : nil
     }
 
     /// The message, then the detail line; escaped when the server reads markup, a link when it renders links.

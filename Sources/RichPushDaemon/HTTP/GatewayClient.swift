@@ -42,14 +42,23 @@ final class GatewayClient {
     }
 
     /// `PATCH /api/me/notifications/{id}`: the user's state, which the gateway passes to the user's other devices.
-    func updateState(richId: Int64, readState: ReadState?, userActionState: UserActionState?) throws(GatewayError) {
+    func updateState(richId: Int64, readState: ReadState?, userActionState: UserActionState?, action: String? = nil) throws(GatewayError) {
         struct Update: Encodable {
             var readState: ReadState?
             var userActionState: UserActionState?
+            var action: String?
         }
-        let body = Self.json(Update(readState: readState, userActionState: userActionState))
+        let body = Self.json(Update(readState: readState, userActionState: userActionState, action: action))
         let response = try send(.json(.patch, server + "/api/me/notifications/\(richId)", body))
         guard response.status == 200 else { throw GatewayError(response) }
+    }
+
+    /// `POST /api/me/notifications/{id}/actions/{action}`: the gateway makes the `http` action's request for this device.
+    /// Installation ids and action ids are of characters a query and a path take as they are.
+    func runAction(richId: Int64, action: String, installationId: String) throws(GatewayError) {
+        let path = "/api/me/notifications/\(richId)/actions/\(action)?installationId=\(installationId)"
+        let response = try send(.json(.post, server + path, "{}"))
+        guard response.status == 202 else { throw GatewayError(response) }
     }
 
     /// `POST /api/me/notifications/{id}/receipts`: this device showed the notification.

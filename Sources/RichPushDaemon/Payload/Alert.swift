@@ -18,6 +18,10 @@ public struct Alert: Sendable, Equatable {
     public var imageFile: String?
     /// What "More" opens: the full image, the text payload as a file, or the URL; nil when there is nothing to open.
     public var openTarget: String?
+    /// The sender's buttons, after the alert's own.
+    public var actions: [DeviceAction] = []
+    /// The freedesktop urgency hint (0 low, 1 normal, 2 critical); nil leaves it to the server.
+    public var urgency: UInt8?
 
     public init(
         richId: Int64, richType: RichType, summary: String, message: String, detail: String? = nil, link: String? = nil,

@@ -86,11 +86,12 @@ public struct FCMHub: NotificationHub {
 
     /// The message of `job`. A silent push is data-only (no `notification` key), so the app's handler runs even in
     /// the background; an alert is a `notification` message (title, body, and the image's signed link) with the same
-    /// data, its category the Android click action and its thread the Android tag. Without a `token` it is the body
+    /// data, its category the Android click action, its thread the Android tag and its channel Android's channel. A
+    /// passive push goes at Android's normal priority, any other at high. Without a `token` it is the body
     /// of Notification Hubs' `fcmv1` format, whose hub fills in each device.
     static func message(for job: DeliveryJob, token: String?, now: Date = .now) -> Data {
         let push = job.push
-        var android: [String: Any] = ["priority": "HIGH"]
+        var android: [String: Any] = ["priority": push.interruptionLevel?.androidPriority ?? "HIGH"]
         if let expiresAt = job.expiresAt {
             android["ttl"] = "\(max(0, Int(expiresAt.timeIntervalSince(now).rounded(.up))))s"
         }
@@ -103,6 +104,7 @@ public struct FCMHub: NotificationHub {
             var androidNotification: [String: Any] = ["click_action": push.category]
             if let threadId = push.threadId { androidNotification["tag"] = threadId }
             if let sound = push.sound { androidNotification["sound"] = sound }
+            if let channel = push.channel { androidNotification["channel_id"] = channel }
             android["notification"] = androidNotification
         }
         message["android"] = android

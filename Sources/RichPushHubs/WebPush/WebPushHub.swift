@@ -104,10 +104,7 @@ public struct WebPushHub: NotificationHub {
         guard push.event == .rich else {
             return String(decoding: try! JSONSerialization.data(withJSONObject: push.keys, options: [.sortedKeys]), as: UTF8.self)
         }
-        return StreamEvent(
-            cursor: 0,
-            body: .rich(richId: push.richId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle, data: push.data)
-        ).data
+        return StreamEvent(cursor: 0, body: .announcing(push)).data
     }
 
     /// Whole seconds until the push expires; the contract's four weeks for a push without an expiry.

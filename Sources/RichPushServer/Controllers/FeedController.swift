@@ -34,6 +34,8 @@ struct FeedController {
         static func refusedChoiceCode(field: String) -> String { "feed.invalidState" }
         var readState: ReadState?
         var userActionState: UserActionState?
+        /// The button pressed: an `open` action's with `activated`, a `dismiss` action's with `dismissed`.
+        var action: String?
         /// The device that made the change: it gets no state push about it.
         var installationId: String?
     }
@@ -45,16 +47,39 @@ struct FeedController {
         guard body.readState != nil || body.userActionState != nil else {
             throw APIError.unprocessable("feed.nothingToChange", "Send readState, userActionState or both.")
         }
+        if let pressed = body.action {
+            guard let item = try await feeds.item(username: caller.username, notificationId: id, now: clock.now) else {
+                throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
+            }
+            try Self.check(pressed, of: item, with: body.userActionState)
+        }
         guard
             let (item, cursor) = try await feeds.updateState(
                 username: caller.username, notificationId: id, readState: body.readState, userActionState: body.userActionState,
-                origin: body.installationId, now: clock.now)
+                action: body.action, origin: body.installationId, now: clock.now)
         else { throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.") }
         if cursor != nil {
             broadcaster.notify([caller.username])
             statePushDoorbell.ring()
         }
         return FeedItemJSON(item, acceptLanguage: request.headers[.acceptLanguage])
+    }
+
+    /// Refuses a button the notification does not have, or one reported with a state it does not lead to.
+    private static func check(_ pressed: String, of item: FeedItem, with state: UserActionState?) throws {
+        guard let action = item.content.actions?.first(where: { $0.id == pressed }) else {
+            throw APIError.unprocessable("feed.invalidAction", "Notification \(item.id) has no action \(pressed.prefix(32)).")
+        }
+        switch (action.kind, state) {
+        case (.open, .activated), (.dismiss, .dismissed): return
+        case (.http, _):
+            throw APIError.unprocessable(
+                "feed.invalidAction", "Action \(action.id) is an http action: POST /api/me/notifications/\(item.id)/actions/\(action.id) runs it.")
+        default:
+            let expected: UserActionState = action.kind == .open ? .activated : .dismissed
+            throw APIError.unprocessable(
+                "feed.invalidAction", "Action \(action.id) is reported with userActionState \(expected.rawValue).")
+        }
     }
 
     /// Removes the notification from the caller's feed; the caller's devices hear of it on their streams and by state

@@ -26,6 +26,8 @@ struct NotificationController {
     let defaultTimeZone: TimeZone
     /// The fetch deadline of a silent push that names none (`--fallback-after`).
     var defaultFallbackAfter: TimeInterval?
+    /// Whether admins may send critical alerts (`--allow-critical-alerts`).
+    var allowsCriticalAlerts = false
     let reachCache = ReachCache()
 
     /// The tutorial's message for `POST /api/notifications` without a body.
@@ -64,7 +66,8 @@ struct NotificationController {
                 template = try Template(record)
             }
             draft = try await fields.draft(
-                by: caller, now: now, template: template, defaultTimeZone: defaultTimeZone, defaultFallbackAfter: defaultFallbackAfter
+                by: caller, now: now, template: template, defaultTimeZone: defaultTimeZone, defaultFallbackAfter: defaultFallbackAfter,
+                allowsCriticalAlerts: allowsCriticalAlerts
             ) {
                 id in try await images.image(id: id) != nil
             }
@@ -73,7 +76,7 @@ struct NotificationController {
         // The tutorial's backend answers its bodiless send with 200, which its client checks for.
         return try await EditedResponse(
             status: created && !tutorial ? .created : .ok, headers: [.location: "/api/notifications/\(record.id)"],
-            response: representation(of: record, for: request))
+            response: representation(of: record, for: request, by: caller))
     }
 
     /// Stores `draft` with its outbox and wakes the dispatcher; `created` is false for an idempotency key used before,
@@ -108,13 +111,13 @@ struct NotificationController {
         let before = try request.uri.integer("before", in: 1...Int64.max)
         let page = try await notifications.list(limit: limit + 1, before: before)
         var items: [NotificationJSON] = []
-        for record in page.prefix(limit) { items.append(try await representation(of: record, for: request)) }
+        for record in page.prefix(limit) { items.append(try await representation(of: record, for: request, by: nil)) }
         return PageJSON(items: items, next: page.count > limit ? items.last?.id : nil)
     }
 
     @Sendable func info(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
         let record = try await readableNotification(context)
-        return try await representation(of: record, for: request)
+        return try await representation(of: record, for: request, by: context.requireIdentity())
     }
 
     @Sendable func status(_ request: Request, context: RichPushRequestContext) async throws -> some ResponseGenerator {
@@ -166,12 +169,16 @@ struct NotificationController {
         return record
     }
 
-    /// `record` as JSON, in the language `request`'s `Accept-Language` picks.
-    private func representation(of record: NotificationRecord, for request: Request) async throws -> NotificationJSON {
+    /// `record` as JSON, in the language `request`'s `Accept-Language` picks; `reader` nil for a marketer's list.
+    /// The requests of `http` actions are for marketers, admins and the notification's sender.
+    private func representation(of record: NotificationRecord, for request: Request, by reader: AuthenticatedUser?) async throws
+        -> NotificationJSON
+    {
         let tally = try await results.counts(notificationId: record.id).tally
         return NotificationJSON(
             record, state: state(of: record, tally: tally), payloadURL: linkSigner.payloadURL(id: record.id),
-            localization: record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage]))
+            localization: record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage]),
+            showsActionRequests: reader.map { $0.role.mayRunCampaigns || $0.username == record.createdBy } ?? true)
     }
 
     private func state(of record: NotificationRecord, tally: DeliveryTally) -> NotificationState {

@@ -24,6 +24,7 @@ struct TemplateController {
     /// A template's fields are refused as a notification's are.
     struct CreateRequest: Decodable, RequestErrorDomain {
         static let errorDomain = "notification"
+        static func refusedChoiceCode(field: String) -> String { CampaignJSON.refusedChoiceCode(field: field) }
         var name: String
         var description: String?
         var campaign: CampaignJSON
@@ -41,6 +42,7 @@ struct TemplateController {
     /// The body of `PUT`: the same as `POST` but the name, which is the path's.
     struct UpdateRequest: Decodable, RequestErrorDomain {
         static let errorDomain = "notification"
+        static func refusedChoiceCode(field: String) -> String { CampaignJSON.refusedChoiceCode(field: field) }
         var description: String?
         var campaign: CampaignJSON
 

@@ -103,10 +103,12 @@ extension CampaignJSON {
         try checkPlainValues()
         try checkCounts()
         let data = try Self.checkedData(self.data ?? [:])
-        let localizations = try Self.checkedLocalizations(self.localizations ?? [:], richType: richType)
+        let actions = try actions.map(Self.checkedActions)
+        let localizations = try Self.checkedLocalizations(self.localizations ?? [:], richType: richType, actions: actions ?? [])
         return PushContent(
             title: try title.map { try Self.title($0, field: "title") }, sound: sound, badge: badge, category: category, threadId: threadId,
-            data: data, localizations: localizations)
+            data: data, localizations: localizations, actions: actions?.isEmpty == true ? nil : actions, interruptionLevel: interruptionLevel,
+            relevanceScore: relevanceScore, channel: channel)
     }
 
     /// The sound, badge, category and thread, which hold no placeholders, so a template is checked for them as a
@@ -123,6 +125,12 @@ extension CampaignJSON {
         }
         if let threadId, threadId.isEmpty || threadId.count > 64 {
             throw APIError.unprocessable("notification.invalidThreadId", "threadId must be 1 to 64 characters.")
+        }
+        if let relevanceScore, !(0...1).contains(relevanceScore) {
+            throw APIError.unprocessable("notification.invalidRelevanceScore", "relevanceScore must be a number from 0 to 1.")
+        }
+        if let channel, !Self.isName(channel, maximumLength: 64) {
+            throw APIError.unprocessable("notification.invalidChannel", "channel must be 1 to 64 of A-Z a-z 0-9 . _ -.")
         }
     }
 
@@ -157,7 +165,9 @@ extension CampaignJSON {
         return data
     }
 
-    private static func checkedLocalizations(_ requests: [String: Localization], richType: RichType) throws -> [String: Localization] {
+    private static func checkedLocalizations(_ requests: [String: Localization], richType: RichType, actions: [NotificationAction]) throws
+        -> [String: Localization]
+    {
         var localizations: [String: Localization] = [:]
         var folded: Set<String> = []
         for (tag, request) in requests.sorted(by: { $0.key < $1.key }) {
@@ -178,9 +188,79 @@ extension CampaignJSON {
                 message: try request.message.map { try message($0, field: "localizations.\(tag).message") },
                 title: try request.title.map { try title($0, field: "localizations.\(tag).title") },
                 text: try request.text.map { try text($0, field: "localizations.\(tag).text") },
-                url: try request.url.map { try link($0, field: "localizations.\(tag).url") })
+                url: try request.url.map { try link($0, field: "localizations.\(tag).url") },
+                actions: try request.actions.map { try checkedLabels($0, of: actions, field: "localizations.\(tag).actions") })
         }
         return localizations
+    }
+
+    /// The buttons, each checked: an id of its own, a label, and what its kind needs and nothing else.
+    private static func checkedActions(_ actions: [NotificationAction]) throws -> [NotificationAction] {
+        guard actions.count <= NotificationAction.maximumCount else {
+            throw invalidActions("actions hold at most \(NotificationAction.maximumCount) buttons, not \(actions.count).")
+        }
+        var ids: Set<String> = []
+        return try actions.enumerated().map { index, action in
+            let field = "actions[\(index)]"
+            guard NotificationAction.isId(action.id) else { throw invalidActions("\(field).id must be 1 to 32 of A-Z a-z 0-9 _ -.") }
+            guard ids.insert(action.id).inserted else { throw invalidActions("Two actions have the id \(action.id).") }
+            var checked = action
+            checked.label = try label(action.label, field: "\(field).label")
+            switch action.kind {
+            case .open, .http:
+                guard let url = action.url, isHTTPSLink(url) else {
+                    throw invalidActions("\(field).url must be an absolute https link of at most \(maximumURLLength) characters.")
+                }
+            case .dismiss:
+                guard action.url == nil else { throw invalidActions("\(field).url is for open and http actions.") }
+            }
+            guard action.kind == .http || (action.method == nil && action.body == nil) else {
+                throw invalidActions("\(field): method and body are for http actions.")
+            }
+            if let body = action.body {
+                guard action.method != .GET else { throw invalidActions("\(field).body goes with method POST, not GET.") }
+                guard body.utf8.count <= NotificationAction.maximumBodyBytes else {
+                    throw invalidActions("\(field).body must be at most \(NotificationAction.maximumBodyBytes) bytes.")
+                }
+            }
+            return checked
+        }
+    }
+
+    /// A language's labels: each names one of the notification's actions, once.
+    private static func checkedLabels(_ labels: [ActionLabel], of actions: [NotificationAction], field: String) throws -> [ActionLabel] {
+        var ids: Set<String> = []
+        return try labels.enumerated().map { index, entry in
+            guard actions.contains(where: { $0.id == entry.id }), ids.insert(entry.id).inserted else {
+                throw invalidActions("\(field)[\(index)].id must name one of the notification's actions, once.")
+            }
+            return ActionLabel(id: entry.id, label: try label(entry.label, field: "\(field)[\(index)].label"))
+        }
+    }
+
+    private static func label(_ text: String, field: String) throws -> String {
+        let label = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !label.isEmpty, label.count <= NotificationAction.maximumLabelLength else {
+            throw invalidActions("\(field) must be 1 to \(NotificationAction.maximumLabelLength) characters.")
+        }
+        return label
+    }
+
+    private static func isHTTPSLink(_ url: String) -> Bool {
+        guard url.count <= maximumURLLength, let parsed = URL(string: url) else { return false }
+        return parsed.scheme?.lowercased() == "https" && parsed.host?.isEmpty == false
+    }
+
+    private static func invalidActions(_ message: String) -> APIError {
+        APIError.unprocessable("notification.invalidActions", message)
+    }
+
+    /// The code of a choice no case has: an action's kind and method are part of its actions.
+    static func refusedChoiceCode(field: String) -> String {
+        switch field {
+        case "kind", "method": "notification.invalidActions"
+        default: "notification.invalid\(field.prefix(1).uppercased())\(field.dropFirst())"
+        }
     }
 
     /// Refuses, at create time, a variant whose push no hub would take: the APNs body over 4096 bytes or FCM's data

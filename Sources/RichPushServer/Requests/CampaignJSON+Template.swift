@@ -12,7 +12,9 @@ extension CampaignJSON {
             pushStyle: pushStyle, title: title ?? template.title, sound: sound ?? template.sound,
             badge: badge ?? template.badge, category: category ?? template.category, threadId: threadId ?? template.threadId,
             data: data ?? template.data, localizations: localizations ?? template.localizations, expiresIn: expiresIn ?? template.expiresIn,
-            fallback: fallback ?? (pushStyle == .alert ? nil : template.fallback), deliveryRate: deliveryRate ?? template.deliveryRate)
+            fallback: fallback ?? (pushStyle == .alert ? nil : template.fallback), deliveryRate: deliveryRate ?? template.deliveryRate,
+            actions: actions ?? template.actions, interruptionLevel: interruptionLevel ?? template.interruptionLevel,
+            relevanceScore: relevanceScore ?? template.relevanceScore, channel: channel ?? template.channel)
     }
 
     /// The fields with their placeholders filled in from `variables`; a field whose rendering passes its limit is

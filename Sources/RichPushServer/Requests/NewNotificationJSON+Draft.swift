@@ -5,15 +5,16 @@ import RichPushStore
 /// A new notification checked field by field into a ``NotificationDraft``.
 extension NewNotificationJSON: RequestErrorDomain {
     static let errorDomain = "notification"
+    static func refusedChoiceCode(field: String) -> String { CampaignJSON.refusedChoiceCode(field: field) }
 
     static let maximumIdempotencyKeyLength = 200
 
     /// The draft this request asks for, from its own fields over `template`'s with the placeholders filled in, or the
     /// first problem found as an ``APIError``; `defaultFallbackAfter` is the fetch deadline of a silent push that names
-    /// none.
+    /// none, and `allowsCriticalAlerts` whether admins may send critical alerts (`--allow-critical-alerts`).
     func draft(
         by caller: AuthenticatedUser, now: Date, template: Template?, defaultTimeZone: TimeZone, defaultFallbackAfter: TimeInterval? = nil,
-        imageExists: (Int64) async throws -> Bool
+        allowsCriticalAlerts: Bool = false, imageExists: (Int64) async throws -> Bool
     ) async throws -> NotificationDraft {
         var campaign = self.campaign
         if let template {
@@ -22,6 +23,13 @@ extension NewNotificationJSON: RequestErrorDomain {
             throw APIError.unprocessable("template.missing", "variables fill in a template's placeholders; name the template too.")
         }
         let checked = try await campaign.checked(by: caller, imageExists: imageExists)
+        if checked.content.interruptionLevel == .critical {
+            // A critical alert sounds through silent mode and focus: Apple grants it for health and safety, not campaigns.
+            guard allowsCriticalAlerts else {
+                throw APIError.forbidden("Critical alerts are off on this gateway; its operator turns them on with --allow-critical-alerts.")
+            }
+            guard caller.role == .admin else { throw APIError.forbidden("Only admins send critical alerts.") }
+        }
         let fallbackAfter = try campaign.fetchDeadline(style: checked.style, serverDefault: defaultFallbackAfter)
         let deliveryRate = try campaign.checkedDeliveryRate()
         var variants: [Variant] = []

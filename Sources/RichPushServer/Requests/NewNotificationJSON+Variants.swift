@@ -7,7 +7,7 @@ extension NewNotificationJSON.VariantJSON {
     func overlaid(on campaign: CampaignJSON) -> CampaignJSON {
         CampaignJSON(
             message: message, title: title, sound: sound, badge: badge, category: category, threadId: threadId, data: data,
-            localizations: localizations
+            localizations: localizations, actions: actions
         ).overlaid(on: campaign)
     }
 

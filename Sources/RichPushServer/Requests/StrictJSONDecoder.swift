@@ -75,6 +75,9 @@ extension Platform: JSONChoice {}
 extension ReadState: JSONChoice {}
 extension UserActionState: JSONChoice {}
 extension ReceiptEvent: JSONChoice {}
+extension ActionKind: JSONChoice {}
+extension ActionMethod: JSONChoice {}
+extension InterruptionLevel: JSONChoice {}
 
 /// The keys of every object the request type opened, and those it asked for.
 private final class FieldUse {

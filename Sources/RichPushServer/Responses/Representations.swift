@@ -14,10 +14,11 @@ extension ImageJSON {
 }
 
 extension NotificationJSON {
-    /// `record` as a reader whose `Accept-Language` picked `localization` sees it.
+    /// `record` as a reader whose `Accept-Language` picked `localization` sees it; `showsActionRequests` whether the
+    /// reader may see the requests of `http` actions (their addresses and bodies may hold the target's credentials).
     init(
         _ record: NotificationRecord, state: NotificationState, payloadURL: String,
-        localization: (tag: String, localization: Localization)? = nil
+        localization: (tag: String, localization: Localization)? = nil, showsActionRequests: Bool = true
     ) {
         var imageId: Int64?
         var url: String?
@@ -38,7 +39,16 @@ extension NotificationJSON {
             template: record.template.map { TemplateJSON(name: $0.name, version: $0.version) },
             deliverAtLocal: record.deliverAtLocal?.description, transactional: record.purpose == .transactional,
             variants: record.variants.isEmpty ? nil : record.variants.map(VariantJSON.init),
-            fallback: record.fallbackAfter.map(FallbackJSON.init(afterSeconds:)), deliveryRate: record.deliveryRate)
+            fallback: record.fallbackAfter.map(FallbackJSON.init(afterSeconds:)), deliveryRate: record.deliveryRate,
+            actions: content.actions.map { showsActionRequests ? $0 : $0.map(\.withoutRequest) }, interruptionLevel: content.interruptionLevel,
+            relevanceScore: content.relevanceScore, channel: content.channel)
+        if !showsActionRequests {
+            variants = variants?.map { variant in
+                var shown = variant
+                shown.actions = variant.actions?.map(\.withoutRequest)
+                return shown
+            }
+        }
     }
 }
 
@@ -47,7 +57,8 @@ extension NotificationJSON.VariantJSON {
         self.init(
             name: variant.name, weight: variant.weight, message: variant.message, title: variant.content.title,
             sound: variant.content.sound, badge: variant.content.badge, category: variant.content.category,
-            threadId: variant.content.threadId, data: variant.content.data, localizations: variant.content.localizations)
+            threadId: variant.content.threadId, data: variant.content.data, localizations: variant.content.localizations,
+            actions: variant.content.actions)
     }
 }
 
@@ -72,11 +83,12 @@ extension StatusJSON {
                 : variants.map {
                     VariantFunnelJSON(
                         name: $0.name, targeted: $0.targeted, sent: $0.sent, fetched: $0.fetched, displayed: $0.displayed,
-                        opened: $0.opened, dismissed: $0.dismissed, reach: reach.variants[$0.name] ?? Reach())
+                        opened: $0.opened, dismissed: $0.dismissed, reach: reach.variants[$0.name] ?? Reach(), actions: $0.actions)
                 },
             statePushes: StatePushesJSON(
                 pending: statePushes["pending"] ?? 0, sent: statePushes["sent"] ?? 0, failed: statePushes["failed"] ?? 0),
-            fallbacks: FallbacksJSON(sent: counts.fallbacks.sent, fetchedAfter: counts.fallbacks.fetchedAfter), reach: reach.total)
+            fallbacks: FallbacksJSON(sent: counts.fallbacks.sent, fetchedAfter: counts.fallbacks.fetchedAfter), reach: reach.total,
+            actions: counts.actions)
     }
 }
 
@@ -95,10 +107,12 @@ extension FeedItemJSON {
     /// `item` in the language a reader's `Accept-Language` picks.
     init(_ item: FeedItem, acceptLanguage: String?) {
         let localization = item.content.localization(forAcceptLanguage: acceptLanguage)?.localization
+        let actions = item.content.deviceActions(in: localization)
         self.init(
             id: item.id, message: localization?.message ?? item.message, richTitle: localization?.title ?? item.content.title,
             richType: item.richType, data: item.content.data.isEmpty ? nil : item.content.data, readState: item.readState,
-            userActionState: item.userActionState, createdAt: Timestamp.format(item.createdAt))
+            userActionState: item.userActionState, action: item.action, actions: actions.isEmpty ? nil : actions,
+            interruptionLevel: item.content.interruptionLevel, createdAt: Timestamp.format(item.createdAt))
     }
 }
 

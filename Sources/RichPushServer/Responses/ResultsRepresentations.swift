@@ -11,14 +11,15 @@ extension DeliveryResultJSON {
             language: result.language, state: result.state, reason: result.reason, attempts: result.attempts,
             sentAt: result.sentAt.map(Timestamp.format), fallbackSentAt: result.fallbackSentAt.map(Timestamp.format),
             fetchedAt: result.fetchedAt.map(Timestamp.format), fetchedBy: result.fetchedBy,
-            displayedAt: result.displayedAt.map(Timestamp.format), readState: result.readState, userActionState: result.userActionState)
+            displayedAt: result.displayedAt.map(Timestamp.format), readState: result.readState, userActionState: result.userActionState,
+            action: result.action, actionStatus: result.actionStatus)
     }
 
     /// The CSV export's columns, named as the JSON fields are; columns added later come last, so a reader that takes
     /// them by position keeps working.
     static let csvHeader = [
         "installationId", "owner", "platform", "variant", "language", "state", "reason", "attempts", "sentAt", "fetchedAt",
-        "displayedAt", "readState", "userActionState", "fallbackSentAt", "fetchedBy",
+        "displayedAt", "readState", "userActionState", "fallbackSentAt", "fetchedBy", "action", "actionStatus",
     ]
 
     /// The fields in the order of ``csvHeader``; what is absent is empty.
@@ -26,6 +27,7 @@ extension DeliveryResultJSON {
         [
             installationId, owner, platform.rawValue, variant ?? "", language ?? "", state, reason ?? "", String(attempts), sentAt ?? "",
             fetchedAt ?? "", displayedAt ?? "", readState.rawValue, userActionState.rawValue, fallbackSentAt ?? "", fetchedBy?.rawValue ?? "",
+            action ?? "", actionStatus.map(String.init) ?? "",
         ]
     }
 }

@@ -87,6 +87,10 @@ public enum ServeSettings {
         else { return nil }
         return seconds
     }
+    public static let allowCriticalAlerts = Setting.switch(
+        "allow-critical-alerts",
+        "Let admins send interruptionLevel critical, which sounds through silent mode and focus (Apple grants the entitlement for "
+            + "health and safety alerts only)", defaultText: "off")
     public static let protectedTagPrefixes = Setting<[String]>(
         "protected-tag-prefixes", "Comma-separated tag prefixes only marketers and admins assign, as users' segments; devices may not set them",
         default: ["segment:"], defaultText: "segment:", defaultIsLiteral: true,
@@ -125,7 +129,7 @@ public enum ServeSettings {
             maximumTemplatesPerUser,
             maximumStreamsPerUser, rateLimit, sendRateLimit,
             maximumUnauthenticatedConnections, publicURL, corsOrigins, defaultTimeZone, frequencyCap, defaultTTL, fallbackAfter, payloadEgressLimit,
-            protectedTagPrefixes,
+            allowCriticalAlerts, protectedTagPrefixes,
             quietHours,
             tlsCertificateFile, tlsKeyFile, logLevel, logFormat, otelEndpoint, adminUser, adminPassword,
         ] + ServeHubSettings.all

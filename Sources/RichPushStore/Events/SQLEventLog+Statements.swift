@@ -93,7 +93,7 @@ extension StreamEvent {
     /// The notification the event is about, the `rich_id` column of its row.
     fileprivate var richId: Int64 {
         switch body {
-        case .rich(let id, _, _, _, _), .state(let id, _, _), .deleted(let id): id
+        case .rich(let id, _, _, _, _, _, _), .state(let id, _, _), .deleted(let id): id
         }
     }
 }

@@ -18,12 +18,7 @@ public struct SQLEventLog: EventLog {
                 var rows: [SQLEventLog.RichEventRow] = []
                 rows.reserveCapacity(chunk.count)
                 for (id, job) in chunk {
-                    let push = job.push
-                    let event = StreamEvent(
-                        cursor: 0,
-                        body: .rich(
-                            richId: job.notificationId, richType: push.richType, richMessage: push.richMessage, richTitle: push.richTitle,
-                            data: push.data))
+                    let event = StreamEvent(cursor: 0, body: .announcing(job.push))
                     owners[id] = job.owner
                     rows.append(
                         SQLEventLog.RichEventRow(

@@ -5,14 +5,16 @@ import SQLKit
 extension SQLFeedRepository {
     static func feedItem(username: String, notificationId: Int64, in db: any SQLDatabase, now: Date) async throws -> FeedItem? {
         try await visibleFeed(of: username, in: db, now: now)
-            .columns(
-                SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
-                SQLColumn("read_state", table: "f"), SQLColumn("user_action_state", table: "f"),
-                SQLColumn("created_at", table: "n"), SQLColumn("seq", table: "f"), SQLColumn("content", table: "n"),
-                SQLColumn("variants", table: "n"), SQLColumn("variant", table: "f")
-            )
+            .columns(itemColumns)
             .where(SQLColumn("id", table: "n"), .equal, SQLBind(notificationId)).first().map(feedItem)
     }
+
+    /// What ``feedItem(_:)`` reads of a visible feed entry and its notification.
+    static let itemColumns: [any SQLExpression] = [
+        SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"), SQLColumn("read_state", table: "f"),
+        SQLColumn("user_action_state", table: "f"), SQLColumn("action_id", table: "f"), SQLColumn("created_at", table: "n"),
+        SQLColumn("seq", table: "f"), SQLColumn("content", table: "n"), SQLColumn("variants", table: "n"), SQLColumn("variant", table: "f"),
+    ]
 
     /// Feed entries of `username` whose notifications were released and are neither canceled, recalled nor expired.
     static func visibleFeed(of username: String, in db: any SQLDatabase, now: Date) -> SQLSelectBuilder {
@@ -76,7 +78,8 @@ extension SQLFeedRepository {
             richType: try row.enumeration("rich_type", as: RichType.self),
             content: try variant?.content ?? SQLNotificationRepository.content(row.optionalString("content")),
             readState: try row.enumeration("read_state", as: ReadState.self),
-            userActionState: try row.enumeration("user_action_state", as: UserActionState.self), createdAt: try row.date("created_at"),
+            userActionState: try row.enumeration("user_action_state", as: UserActionState.self), action: try row.optionalString("action_id"),
+            createdAt: try row.date("created_at"),
             seq: try row.int64("seq"))
     }
 }

@@ -9,11 +9,7 @@ public struct SQLFeedRepository: FeedRepository {
     public func items(username: String, since: Int64?, limit: Int, now: Date = .now) async throws -> (items: [FeedItem], cursor: Int64) {
         try await engine.read { db in
             var query = Self.visibleFeed(of: username, in: db, now: now)
-                .columns(
-                    SQLColumn("id", table: "n"), SQLColumn("message", table: "n"), SQLColumn("rich_type", table: "n"),
-                    SQLColumn("read_state", table: "f"), SQLColumn("user_action_state", table: "f"),
-                    SQLColumn("created_at", table: "n"), SQLColumn("seq", table: "f"), SQLColumn("content", table: "n"),
-                    SQLColumn("variants", table: "n"), SQLColumn("variant", table: "f"))
+                .columns(Self.itemColumns)
             if let since {
                 query = query.where(SQLColumn("seq", table: "f"), .greaterThan, SQLBind(since))
                     .orderBy(SQLColumn("seq", table: "f"), SQLDirection.ascending)
@@ -34,45 +30,91 @@ public struct SQLFeedRepository: FeedRepository {
     }
 
     public func updateState(
-        username: String, notificationId: Int64, readState: ReadState?, userActionState: UserActionState?, origin: String? = nil,
-        now: Date = .now
+        username: String, notificationId: Int64, readState: ReadState?, userActionState: UserActionState?, action pressed: String? = nil,
+        origin: String? = nil, now: Date = .now
     ) async throws -> (item: FeedItem, eventCursor: Int64?)? {
         try await engine.transaction { db in
             guard let current = try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
                 return nil
             }
-            let read = readState ?? current.readState
-            let action = userActionState ?? current.userActionState
-            guard read != current.readState || action != current.userActionState else { return (current, nil) }
-            let seq = try await SQLNotificationRepository.reserveFeedSequence(count: 1, in: db)
-            try await db.update("feed_entries").set("read_state", to: read.rawValue).set("user_action_state", to: action.rawValue)
-                .set("seq", to: seq).set("updated_at", to: EpochMilliseconds(now))
-                .where("notification_id", .equal, notificationId).where("username", .equal, username).run()
-            let event = StreamEvent(cursor: 0, body: .state(richId: notificationId, readState: read, userActionState: action))
-            let cursor = try await SQLEventLog.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
-            try await SQLStatePushQueue.enqueueStatePushes(
-                .state(readState: read, userActionState: action), notificationId: notificationId, recipients: .user(username), except: origin,
-                now: now, in: db)
-            let told: WebhookEventType? =
-                switch action {
-                case .activated: .notificationOpened
-                case .dismissed: .notificationDismissed
-                case .noInteraction: nil
-                }
-            if let told, action != current.userActionState {
-                try await WebhookSubscribers.read(in: db).enqueue(
-                    [
-                        WebhookEventDraft(
-                            type: told, data: WebhookEventData(notificationId: notificationId, installationId: origin, username: username))
-                    ],
-                    now: now, in: db)
-            }
-            var item = current
-            item.readState = read
-            item.userActionState = action
-            item.seq = seq
-            return (item, cursor)
+            return try await change(
+                current, of: username, readState: readState, userActionState: userActionState, action: pressed, origin: origin, now: now,
+                in: db)
         }
+    }
+
+    public func beginActionRun(username: String, notificationId: Int64, action: String, origin: String?, now: Date = .now) async throws
+        -> (item: FeedItem, eventCursor: Int64?, run: Bool)?
+    {
+        try await engine.transaction { db in
+            guard let current = try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
+                return nil
+            }
+            let ran =
+                try await db.select().column("action_id").from("feed_entries").where("notification_id", .equal, notificationId)
+                .where("username", .equal, username).where("action_id", .equal, action).where("action_status", .isNot, SQLLiteral.null)
+                .first() != nil
+            let (item, cursor) = try await change(
+                current, of: username, readState: .read, userActionState: .activated, action: action, origin: origin, now: now, in: db)
+            guard !ran else { return (item, cursor, false) }
+            try await db.update("feed_entries").set("action_status", to: -1).where("notification_id", .equal, notificationId)
+                .where("username", .equal, username).run()
+            return (item, cursor, true)
+        }
+    }
+
+    public func recordActionStatus(username: String, notificationId: Int64, status: Int) async throws {
+        try await engine.transaction { db in
+            try await db.update("feed_entries").set("action_status", to: status).where("notification_id", .equal, notificationId)
+                .where("username", .equal, username).run()
+        }
+    }
+
+    /// Changes `current`'s states and pressed button as ``updateState(username:notificationId:readState:userActionState:action:origin:now:)``
+    /// describes, in `db`'s transaction.
+    private func change(
+        _ current: FeedItem, of username: String, readState: ReadState?, userActionState: UserActionState?, action pressed: String?,
+        origin: String?, now: Date, in db: any SQLDatabase
+    ) async throws -> (item: FeedItem, eventCursor: Int64?) {
+        let notificationId = current.id
+        let read = readState ?? current.readState
+        let action = userActionState ?? current.userActionState
+        let button = pressed ?? current.action
+        guard read != current.readState || action != current.userActionState || button != current.action else { return (current, nil) }
+        let seq = try await SQLNotificationRepository.reserveFeedSequence(count: 1, in: db)
+        var update = db.update("feed_entries").set("read_state", to: read.rawValue).set("user_action_state", to: action.rawValue)
+            .set("seq", to: seq).set("updated_at", to: EpochMilliseconds(now))
+        if button != current.action {
+            // Another button's request, if any, is not this one's: its status goes with it.
+            update = update.set("action_id", to: button).set("action_status", to: SQLLiteral.null)
+        }
+        try await update.where("notification_id", .equal, notificationId).where("username", .equal, username).run()
+        let event = StreamEvent(cursor: 0, body: .state(richId: notificationId, readState: read, userActionState: action))
+        let cursor = try await SQLEventLog.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first
+        try await SQLStatePushQueue.enqueueStatePushes(
+            .state(readState: read, userActionState: action), notificationId: notificationId, recipients: .user(username), except: origin,
+            now: now, in: db)
+        let told: WebhookEventType? =
+            switch action {
+            case .activated: .notificationOpened
+            case .dismissed: .notificationDismissed
+            case .noInteraction: nil
+            }
+        if let told, action != current.userActionState || button != current.action {
+            try await WebhookSubscribers.read(in: db).enqueue(
+                [
+                    WebhookEventDraft(
+                        type: told,
+                        data: WebhookEventData(notificationId: notificationId, installationId: origin, username: username, action: pressed))
+                ],
+                now: now, in: db)
+        }
+        var item = current
+        item.readState = read
+        item.userActionState = action
+        item.action = button
+        item.seq = seq
+        return (item, cursor)
     }
 
     public func remove(username: String, notificationId: Int64, origin: String? = nil, now: Date = .now) async throws -> Int64? {

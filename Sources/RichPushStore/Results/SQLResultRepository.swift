@@ -34,9 +34,15 @@ public struct SQLResultRepository: ResultRepository {
                         code: try row.optionalString("error_code") ?? "unknown", message: try row.optionalString("error_message") ?? "",
                         at: try row.optionalDate("finished_at"))
                 }
+            var actions: [String: Int] = [:]
+            for row in try await db.select().column("action_id").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+                .from("feed_entries").where("notification_id", .equal, id).where("action_id", .isNot, SQLLiteral.null).groupBy("action_id").all()
+            {
+                actions[try row.string("action_id")] = try row.int("n")
+            }
             return NotificationCounts(
                 tally: tally, fetched: fetched, displayed: displayed, opened: opened, dismissed: dismissed, errors: errors,
-                fallbacks: try await SQLFallbackQueue.tally(of: id, in: db))
+                fallbacks: try await SQLFallbackQueue.tally(of: id, in: db), actions: actions)
         }
     }
 
@@ -66,7 +72,8 @@ public struct SQLResultRepository: ResultRepository {
                     SQLColumn("state", table: "deliveries"), SQLColumn("error_code", table: "deliveries"),
                     SQLColumn("attempts", table: "deliveries"), SQLColumn("finished_at", table: "deliveries"),
                     SQLColumn("fetched_at", table: "feed_entries"), SQLColumn("read_state", table: "feed_entries"),
-                    SQLColumn("user_action_state", table: "feed_entries"), SQLAlias(displayed, as: SQLIdentifier("displayed_at")),
+                    SQLColumn("user_action_state", table: "feed_entries"), SQLColumn("action_id", table: "feed_entries"),
+                    SQLColumn("action_status", table: "feed_entries"), SQLAlias(displayed, as: SQLIdentifier("displayed_at")),
                     SQLAlias(fallbackSent, as: SQLIdentifier("fallback_sent_at")),
                     SQLAlias(installationFetched, as: SQLIdentifier("installation_fetched_at"))
                 )
@@ -96,7 +103,9 @@ public struct SQLResultRepository: ResultRepository {
                     fetchedBy: installationFetchedAt != nil ? .installation : userFetchedAt != nil ? .user : nil,
                     displayedAt: try row.optionalDate("displayed_at"),
                     readState: try row.optionalString("read_state").flatMap(ReadState.init(rawValue:)) ?? .unread,
-                    userActionState: try row.optionalString("user_action_state").flatMap(UserActionState.init(rawValue:)) ?? .noInteraction)
+                    userActionState: try row.optionalString("user_action_state").flatMap(UserActionState.init(rawValue:)) ?? .noInteraction,
+                    action: try row.optionalString("action_id"),
+                    actionStatus: try row.decode(column: "action_status", as: Int?.self).flatMap { $0 < 0 ? nil : $0 })
             }
         }
     }
@@ -167,6 +176,13 @@ public struct SQLResultRepository: ResultRepository {
             try count(
                 try await grouped("feed_entries") { $0.where("user_action_state", .equal, UserActionState.dismissed.rawValue) },
                 into: \.dismissed)
+            for row in try await db.select().columns("variant", "action_id").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+                .from("feed_entries").where("notification_id", .equal, id).where("action_id", .isNot, SQLLiteral.null)
+                .groupBy("variant").groupBy("action_id").all()
+            {
+                guard let name = try row.optionalString("variant") else { continue }
+                funnels[name]?.actions[try row.string("action_id"), default: 0] += try row.int("n")
+            }
             let displayed = try await db.select().column(SQLColumn("variant", table: "deliveries"), as: "variant")
                 .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("receipts")
                 .join(

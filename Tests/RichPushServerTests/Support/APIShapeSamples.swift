@@ -21,7 +21,14 @@ struct APIShapeSample {
 /// and one with none, each against the schema the document gives it.
 enum APIShapeSamples {
     static let time = "2026-11-22T10:00:00.250Z"
-    static let localization = Localization(message: "Soldes", title: "Soldes d’hiver", text: "Texte", url: "https://example.com/fr")
+    static let localization = Localization(
+        message: "Soldes", title: "Soldes d’hiver", text: "Texte", url: "https://example.com/fr", actions: [ActionLabel(id: "shop", label: "Acheter")]
+    )
+    static let actions = [
+        NotificationAction(id: "remind", label: "Remind me", kind: .http, url: "https://api.example/remind", method: .POST, body: "{}")
+    ]
+    /// As a device is told of them: an open action's link, and none of an http action's request.
+    static let deviceActions = [DeviceAction(id: "shop", label: "Shop now", kind: .open, url: "https://shop.example/sale")]
 
     static func all() throws -> [APIShapeSample] {
         var samples: [APIShapeSample] = []
@@ -46,7 +53,8 @@ enum APIShapeSamples {
             complete: StatusJSON.VariantFunnelJSON(
                 name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0,
                 reach: Reach(
-                    fetchedWithin1m: 1, fetchedWithin10m: 1, fetchedWithin1h: 1, reached: 1, notReached: 1, fetchSecondsP50: 3, fetchSecondsP90: 3)),
+                    fetchedWithin1m: 1, fetchedWithin10m: 1, fetchedWithin1h: 1, reached: 1, notReached: 1, fetchSecondsP50: 3, fetchSecondsP90: 3),
+                actions: ["shop": 1]),
             bare: StatusJSON.VariantFunnelJSON(name: "b", targeted: 1, sent: 0, fetched: 0, displayed: 0, opened: 0, dismissed: 0))
         add("InstallationJSON", schema("Installation"), complete: installation, bare: bareInstallation)
         add("FeedItemJSON", schema("FeedItem"), complete: feedItem, bare: bareFeedItem)
@@ -151,7 +159,7 @@ enum APIShapeSamples {
 
     static let variant = NotificationJSON.VariantJSON(
         name: "b", weight: 50, message: "Sale: 30% off", title: "Sale", sound: "default", badge: .number(3), category: "sale", threadId: "w1",
-        data: ["campaign": "w1"], localizations: ["fr": localization])
+        data: ["campaign": "w1"], localizations: ["fr": localization], actions: actions)
     static let bareVariant = NotificationJSON.VariantJSON(name: "a", weight: 50, message: "Sale")
 
     static let notification = NotificationJSON(
@@ -160,7 +168,8 @@ enum APIShapeSamples {
         payloadUrl: "/api/notifications/1?expires=1&signature=x", title: "Winter sale", sound: "default", badge: .unread, category: "sale",
         threadId: "w1", data: ["campaign": "w1"], localizations: ["fr": localization], language: "fr",
         template: .init(name: "welcome", version: 2), deliverAtLocal: "2026-12-01T09:00:00", transactional: false, variants: [variant, variant],
-        fallback: FallbackJSON(after: "PT10M"), deliveryRate: 6000)
+        fallback: FallbackJSON(after: "PT10M"), deliveryRate: 6000, actions: actions, interruptionLevel: .timeSensitive, relevanceScore: 0.5,
+        channel: "offers")
     static let bareNotification = NotificationJSON(
         id: 2, message: "Hi", richType: .text, audience: "username:alice", state: .scheduled, createdBy: "alice", createdAt: time,
         deliverAt: time, pushStyle: .silent, payloadUrl: "/api/notifications/2?expires=1&signature=x", category: "richPush", transactional: true)
@@ -175,11 +184,12 @@ enum APIShapeSamples {
                 name: "a", targeted: 4, sent: 2, fetched: 1, displayed: 1, opened: 1, dismissed: 0,
                 reach: Reach(
                     fetchedWithin1m: 1, fetchedWithin10m: 1, fetchedWithin1h: 1, reached: 1, notReached: 1, fetchSecondsP50: 12.3,
-                    fetchSecondsP90: 12.3))
+                    fetchSecondsP90: 12.3), actions: ["shop": 1])
         ],
         statePushes: .init(pending: 1, sent: 2, failed: 0), fallbacks: .init(sent: 3, fetchedAfter: 1),
         reach: Reach(
-            fetchedWithin1m: 1, fetchedWithin10m: 2, fetchedWithin1h: 2, reached: 2, notReached: 1, fetchSecondsP50: 8, fetchSecondsP90: 340.5))
+            fetchedWithin1m: 1, fetchedWithin10m: 2, fetchedWithin1h: 2, reached: 2, notReached: 1, fetchSecondsP50: 8, fetchSecondsP90: 340.5),
+        actions: ["shop": 1, "remind": 0])
     static let bareStatus = StatusJSON(
         id: 2, state: .scheduled, targeted: 1, sent: 0, failed: 1, pending: 0, expired: 0, canceled: 0, capped: 0, fetched: 0, displayed: 0,
         opened: 0, dismissed: 0, errors: [.init(installationId: "phone", platform: .fcm, code: "hub.notConfigured", message: "No hub.")])
@@ -193,14 +203,14 @@ enum APIShapeSamples {
 
     static let feedItem = FeedItemJSON(
         id: 1, message: "Soldes", richTitle: "Soldes d’hiver", richType: .img, data: ["campaign": "w1"], readState: .read,
-        userActionState: .activated, createdAt: time)
+        userActionState: .activated, action: "shop", actions: deviceActions, interruptionLevel: .active, createdAt: time)
     static let bareFeedItem = FeedItemJSON(
         id: 2, message: "Hi", richType: .text, readState: .unread, userActionState: .noInteraction, createdAt: time)
 
     static let deliveryResult = DeliveryResultJSON(
         installationId: "laptop", owner: "alice", platform: .direct, variant: "a", language: "fr", state: "sent", reason: "apns.unregistered",
         attempts: 1, sentAt: time, fallbackSentAt: time, fetchedAt: time, fetchedBy: .installation, displayedAt: time, readState: .read,
-        userActionState: .dismissed)
+        userActionState: .dismissed, action: "remind", actionStatus: 204)
     static let bareDeliveryResult = DeliveryResultJSON(
         installationId: "phone", owner: "alice", platform: .apns, state: "pending", attempts: 0, readState: .unread,
         userActionState: .noInteraction)
@@ -221,8 +231,11 @@ enum APIShapeSamples {
                 {"message": "Hi {{name}}", "richType": "img", "imageId": 7, "url": "https://example.com", "text": "t",
                  "audience": "topic:sale", "pushStyle": "alert", "title": "Hello", "sound": "default", "badge": 1, "category": "sale",
                  "threadId": "w1", "data": {"campaign": "w1"},
-                 "localizations": {"fr": {"message": "Salut", "title": "Bonjour", "text": "t", "url": "https://example.com/fr"}},
-                 "expiresIn": "1d", "fallback": {"after": "PT10M", "style": "alert"}, "deliveryRate": 6000}
+                 "localizations": {"fr": {"message": "Salut", "title": "Bonjour", "text": "t", "url": "https://example.com/fr",
+                                          "actions": [{"id": "shop", "label": "Acheter"}]}},
+                 "expiresIn": "1d", "fallback": {"after": "PT10M", "style": "alert"}, "deliveryRate": 6000,
+                 "actions": [{"id": "shop", "label": "Shop", "kind": "http", "url": "https://shop.example/", "method": "POST", "body": "{}"}],
+                 "interruptionLevel": "passive", "relevanceScore": 0.5, "channel": "offers"}
                 """
             return try Template(
                 TemplateRecord(name: "welcome", version: 2, description: "The welcome", fields: fields, createdBy: "mark", createdAt: .now))
@@ -240,6 +253,10 @@ enum APIShapeSamples {
         body.expiresIn = "1d"
         body.fallback = FallbackJSON(after: "PT10M", style: "alert")
         body.deliveryRate = 6000
+        body.actions = actions
+        body.interruptionLevel = .active
+        body.relevanceScore = 0.5
+        body.channel = "offers"
         body.template = "welcome"
         body.variables = ["name": "Alice"]
         body.title = "Winter sale"
@@ -253,10 +270,10 @@ enum APIShapeSamples {
         body.variants = [
             .init(
                 name: "a", weight: 50, message: "Sale", title: "Sale", sound: "default", badge: .number(1), category: "sale", threadId: "w1",
-                data: ["campaign": "w1"], localizations: ["fr": localization]),
+                data: ["campaign": "w1"], localizations: ["fr": localization], actions: actions),
             .init(
                 name: "b", weight: 50, message: "Sale!", title: "Sale!", sound: "default", badge: .number(2), category: "sale", threadId: "w1",
-                data: ["campaign": "w1"], localizations: ["fr": localization]),
+                data: ["campaign": "w1"], localizations: ["fr": localization], actions: actions),
         ]
         return body
     }
