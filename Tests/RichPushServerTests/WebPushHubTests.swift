@@ -59,6 +59,26 @@ struct WebPushHubTests {
         }
     }
 
+    @Test func aBrowserGetsTheButtonsAndTheLevelInTheEventAndAPassivePushAtLowUrgency() async throws {
+        try await withWebPush { session, service, _ in
+            let alice = try await session.createUser("alice")
+            try await registerBrowser("firefox", of: alice, subscription: try await service.subscribe().json, in: session)
+            let id = try await session.send(
+                #"""
+                {"message":"Digest","richType":"text","audience":"username:alice","interruptionLevel":"passive",
+                 "actions":[{"id":"read","label":"Read","kind":"open","url":"https://news.example/d"},
+                            {"id":"mute","label":"Mute","kind":"http","url":"https://api.example/mute?key=secret"}]}
+                """#, as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let push = try #require(try await service.received().first)
+            #expect(
+                push.plaintext
+                    == #"{"actions":[{"id":"read","kind":"open","label":"Read","url":"https://news.example/d"},{"id":"mute","kind":"http","label":"Mute"}],"interruptionLevel":"passive","richId":"\#(id)","richMessage":"Digest","richType":"text"}"#
+            )
+            #expect(push.urgency == "low")
+        }
+    }
+
     @Test func anAlertIsSentWithHighUrgency() async throws {
         try await withWebPush { session, service, _ in
             let alice = try await session.createUser("alice")

@@ -71,7 +71,7 @@ public struct WebPushHub: NotificationHub {
         request.headers.add(name: "content-encoding", value: "aes128gcm")
         request.headers.add(name: "content-type", value: "application/octet-stream")
         request.headers.add(name: "ttl", value: String(Self.timeToLive(of: job)))
-        request.headers.add(name: "urgency", value: job.pushStyle == .alert ? "high" : "normal")
+        request.headers.add(name: "urgency", value: Self.urgency(of: job))
         request.headers.add(name: "topic", value: Self.topic(of: job))
         request.body = .bytes(ByteBuffer(bytes: body))
         let response: HubResponse
@@ -105,6 +105,16 @@ public struct WebPushHub: NotificationHub {
             return String(decoding: try! JSONSerialization.data(withJSONObject: push.keys, options: [.sortedKeys]), as: UTF8.self)
         }
         return StreamEvent(cursor: 0, body: .announcing(push)).data
+    }
+
+    /// RFC 8030's `Urgency`: `low` for a passive push, which a browser on battery may hold back, `high` for an alert or
+    /// a time-sensitive or critical push, `normal` otherwise.
+    static func urgency(of job: DeliveryJob) -> String {
+        switch job.push.interruptionLevel {
+        case .passive: "low"
+        case .timeSensitive, .critical: "high"
+        case .active, nil: job.pushStyle == .alert ? "high" : "normal"
+        }
     }
 
     /// Whole seconds until the push expires; the contract's four weeks for a push without an expiry.

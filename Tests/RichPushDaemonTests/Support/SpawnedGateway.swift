@@ -16,15 +16,24 @@ final class SpawnedGateway: @unchecked Sendable {
     var caFile: String? { process.caFile }
 
     /// A gateway on plain HTTP, or with `https` on HTTPS with a certificate for 127.0.0.1 that openssl issues to it
-    /// here, trusted through ``caFile`` only.
-    init(https: Bool = false) async throws {
+    /// here, trusted through ``caFile`` only; `extraArguments` go to `richpush serve`.
+    init(https: Bool = false, extraArguments: [String] = []) async throws {
         certificates = try TemporaryDirectory()
         guard https else {
-            process = try GatewayProcess(adminPassword: Self.adminPassword)
+            process = try GatewayProcess(adminPassword: Self.adminPassword, extraArguments: extraArguments)
             return
         }
-        let certificate = certificates.path + "/gateway.pem"
-        let key = certificates.path + "/gateway-key.pem"
+        let (certificate, key) = try await Self.issueCertificate(in: certificates, named: "gateway")
+        process = try GatewayProcess(
+            adminPassword: Self.adminPassword, extraArguments: ["--tls-cert-file", certificate, "--tls-key-file", key] + extraArguments,
+            caFile: certificate)
+    }
+
+    /// A self-signed certificate for 127.0.0.1 that openssl issues in `directory`: its file (which is also the CA to
+    /// trust) and its key's.
+    static func issueCertificate(in directory: TemporaryDirectory, named name: String) async throws -> (certificate: String, key: String) {
+        let certificate = directory.path + "/\(name).pem"
+        let key = directory.path + "/\(name)-key.pem"
         let issued = try await SpawnedProcess.run(
             "/usr/bin/openssl",
             [
@@ -32,8 +41,7 @@ final class SpawnedGateway: @unchecked Sendable {
                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
             ])
         guard issued.status == 0 else { throw TestFailure("openssl could not issue the certificate: \(issued.output)") }
-        process = try GatewayProcess(
-            adminPassword: Self.adminPassword, extraArguments: ["--tls-cert-file", certificate, "--tls-key-file", key], caFile: certificate)
+        return (certificate, key)
     }
 
     var baseURL: String { process.baseURL }

@@ -3,8 +3,8 @@ import TestSupport
 
 /// A real desktop for one test: Xvfb, a private session bus (`dbus-daemon`) and the dunst notification server.
 ///
-/// Xvfb keeps its screen in a file (`-fbdir`), so a test can look at the pixels of an alert. dunst picks "More"
-/// from its context menu through a stand-in for dmenu that chooses the line labelled More. The bus activates no
+/// Xvfb keeps its screen in a file (`-fbdir`), so a test can look at the pixels of an alert. dunst picks an action
+/// from its context menu through a stand-in for dmenu that chooses the line labelled More, or what ``pick(_:)`` names. The bus activates no
 /// services, so the only notification server is the dunst started here (or none, for a desktop without one).
 final class TestDesktop: @unchecked Sendable {
     let directory: TemporaryDirectory
@@ -52,7 +52,9 @@ final class TestDesktop: @unchecked Sendable {
         processes.append(bus)
         busAddress = try await bus.waitForOutput("\n").trimmingCharacters(in: .whitespacesAndNewlines)
         guard notificationServer else { return }
-        let picker = try directory.write("pick-more", "#!/bin/sh\ngrep -m1 '^#More'\n", mode: 0o755)
+        let picker = try directory.write(
+            "pick-action", "#!/bin/sh\nlabel=$(cat '\(directory.path)/picked-label' 2>/dev/null || echo More)\ngrep -m1 \"^#$label\"\n",
+            mode: 0o755)
         let configuration = try directory.write(
             "dunstrc",
             """
@@ -90,6 +92,11 @@ final class TestDesktop: @unchecked Sendable {
     @discardableResult
     func control(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await SpawnedProcess.run("/usr/bin/dunstctl", arguments, environment: environment)
+    }
+
+    /// Makes dunst's context menu (`control(["context"])`) pick the action labelled `label` instead of More.
+    func pick(_ label: String) throws {
+        _ = try directory.write("picked-label", label)
     }
 
     /// Starts `dbus-monitor` on the bus, watching `Notify` calls; its output is the monitor's text.
