@@ -101,14 +101,17 @@ public struct SendPlan: Sendable {
         timeout = try settings.value(S.timeout)
     }
 
-    /// `--title`, `--sound`, `--badge`, `--category`, `--thread-id`, `--data KEY=VALUE` and `--localized LANG=FILE.json`;
-    /// the gateway checks the values themselves.
+    /// `--title`, `--sound`, `--badge`, `--category`, `--thread-id`, `--data KEY=VALUE`, `--localized LANG=FILE.json`,
+    /// `--action`, `--interruption-level` and `--channel`; the gateway checks the values themselves.
     private static func content(_ settings: UsageSettings) throws(UsageError) -> PushContent {
         typealias S = CommandLineSettings
         var content = PushContent(
             title: try settings.value(S.title), sound: try settings.value(S.sound), badge: try settings.value(S.badge),
-            category: try settings.value(S.category), threadId: try settings.value(S.threadId))
+            category: try settings.value(S.category), threadId: try settings.value(S.threadId),
+            interruptionLevel: try settings.value(S.interruptionLevel), channel: try settings.value(S.channel))
         content.data = try pairs(settings.value(S.data), flag: "--data")
+        let actions = try settings.value(S.actions)
+        if !actions.isEmpty { content.actions = try Self.actions(actions) }
         for entry in try settings.value(S.localized) {
             guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
                 throw UsageError("--localized must be LANG=FILE.json, not '\(entry)'")
@@ -118,6 +121,37 @@ public struct SendPlan: Sendable {
             content.localizations[language] = try localization(from: path, language: language)
         }
         return content
+    }
+
+    /// The buttons of `--action` entries: `LABEL=https://…` opens the link, `LABEL=POST https://…` (or `GET`) has the
+    /// gateway make the request, `LABEL=dismiss` dismisses. Each id is made from its label: lower-case letters and
+    /// digits, the rest as `-`, at most 32, numbered when two labels make the same.
+    static func actions(_ entries: [String]) throws(UsageError) -> [NotificationAction] {
+        var actions: [NotificationAction] = []
+        for entry in entries {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
+                throw UsageError("--action must be LABEL=https://…, LABEL=POST https://… or LABEL=dismiss, not '\(entry)'")
+            }
+            let label = String(entry[..<equals])
+            let what = entry[entry.index(after: equals)...].split(separator: " ", maxSplits: 1).map(String.init)
+            var id = String(label.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }.prefix(32))
+            if id.allSatisfy({ $0 == "-" }) { id = "action" }
+            let base = id
+            var number = 1
+            while actions.contains(where: { $0.id == id }) {
+                number += 1
+                id = String(base.prefix(30)) + "-\(number)"
+            }
+            switch what.count == 2 ? what[0].uppercased() : what.first {
+            case "dismiss": actions.append(NotificationAction(id: id, label: label, kind: .dismiss))
+            case "GET", "POST":
+                actions.append(
+                    NotificationAction(id: id, label: label, kind: .http, url: what[1], method: ActionMethod(rawValue: what[0].uppercased())))
+            case let url? where what.count == 1: actions.append(NotificationAction(id: id, label: label, kind: .open, url: url))
+            default: throw UsageError("--action must be LABEL=https://…, LABEL=POST https://… or LABEL=dismiss, not '\(entry)'")
+            }
+        }
+        return actions
     }
 
     /// `KEY=VALUE` entries of a repeatable flag.
@@ -162,6 +196,9 @@ public struct SendPlan: Sendable {
         notification.threadId = content.threadId
         notification.data = content.data.isEmpty ? nil : content.data
         notification.localizations = content.localizations.isEmpty ? nil : content.localizations
+        notification.actions = content.actions
+        notification.interruptionLevel = content.interruptionLevel
+        notification.channel = content.channel
         switch payload {
         case .image, nil: break
         case .url(let url): notification.url = url

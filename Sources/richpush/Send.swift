@@ -21,6 +21,9 @@ struct Send: AsyncParsableCommand {
 
             From a template, at 09:00 on each device's clock: richpush send --template winter-sale --var percent=30 \
             --at-local 2026-12-01T09:00:00 (the template gives the payload, message and audience unless flags do).
+
+            With buttons: --action 'Shop now=https://shop.example/sale' --action 'Remind me=POST https://api.example/remind' \
+            --action 'Not now=dismiss' --interruption-level time-sensitive.
             """
     )
 
@@ -45,6 +48,9 @@ struct Send: AsyncParsableCommand {
     @Option(CommandLineSettings.template) var template
     @Option(CommandLineSettings.data) var data
     @Option(CommandLineSettings.localized) var localized
+    @Option(CommandLineSettings.actions) var actions
+    @Option(CommandLineSettings.interruptionLevel) var interruptionLevel
+    @Option(CommandLineSettings.channel) var channel
     @Option(CommandLineSettings.variables) var variables
     @Flag(CommandLineSettings.wait) var wait
 

@@ -34,6 +34,37 @@ struct SendPlanTests {
         #expect(plan.notification(imageId: 7).richType == .img)
     }
 
+    @Test func eachActionFlagIsAButtonWhoseKindItsValueSays() throws {
+        let plan = try SendPlan(
+            settings: settings([
+                "text": "t", "message": "m", "to": "topic:a", "interruption-level": "time-sensitive", "channel": "offers",
+                "action": "Shop now=https://shop.example/sale\nRemind me=POST https://api.example/remind\nNot now!=dismiss",
+            ]))
+        let notification = plan.notification(imageId: nil)
+        #expect(
+            notification.actions == [
+                NotificationAction(id: "shop-now", label: "Shop now", kind: .open, url: "https://shop.example/sale"),
+                NotificationAction(id: "remind-me", label: "Remind me", kind: .http, url: "https://api.example/remind", method: .POST),
+                NotificationAction(id: "not-now-", label: "Not now!", kind: .dismiss),
+            ])
+        #expect(notification.interruptionLevel == .timeSensitive)
+        #expect(notification.channel == "offers")
+    }
+
+    @Test func twoButtonsOfOneLabelGetIdsOfTheirOwn() throws {
+        let actions = try SendPlan.actions(["Later=dismiss", "Later=https://example.com/"])
+        #expect(actions.map(\.id) == ["later", "later-2"])
+    }
+
+    @Test func anActionWithoutWhatItDoesIsAUsageError() {
+        #expect(throws: UsageError("--action must be LABEL=https://…, LABEL=POST https://… or LABEL=dismiss, not 'Shop now'")) {
+            try SendPlan.actions(["Shop now"])
+        }
+        #expect(throws: UsageError("--action must be LABEL=https://…, LABEL=POST https://… or LABEL=dismiss, not 'x=PUT https://a'")) {
+            try SendPlan.actions(["x=PUT https://a"])
+        }
+    }
+
     @Test func anUnreadableImageIsAUsageError() {
         #expect(throws: UsageError("cannot read the image /nonexistent/logo.png")) {
             try SendPlan(settings: settings(["image": "/nonexistent/logo.png", "message": "m", "to": "topic:a"]))

@@ -64,6 +64,14 @@ public enum CommandLineSettings {
     public static let data = Setting.list("data", "Custom data for the app, KEY=VALUE; repeatable (comma-separated in the environment)")
     public static let localized = Setting.list(
         "localized", "A language's variant, LANG=FILE.json holding message, title, text or url; repeatable (comma-separated in the environment)")
+    public static let actions = Setting.list(
+        "action",
+        "A button, LABEL=https://… to open a link, LABEL=POST https://… (or GET) for a request the gateway makes, LABEL=dismiss; "
+            + "at most 3, repeatable (comma-separated in the environment)")
+    public static let interruptionLevel = Setting.optional(
+        "interruption-level", "How loudly the push may interrupt", expected: InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", "),
+        defaultText: "the device's default", parse: InterruptionLevel.init(rawValue:))
+    public static let channel = Setting.text("channel", "The Android notification channel of the alert")
     public static let template = Setting.text("template", "Start from this template; the flags given override its fields")
     public static let variables = Setting.list(
         "var", "A value for the template's placeholders, KEY=VALUE; repeatable (comma-separated in the environment)")
@@ -78,7 +86,7 @@ public enum CommandLineSettings {
             image, url, text, message, to, at, atLocal, expiresIn, fallbackAfter, rate, pushStyle, idempotencyKey, title, sound, badge, category,
             threadId,
             data,
-            localized, template, variables, wait,
+            localized, actions, interruptionLevel, channel, template, variables, wait,
         ]
     /// `richpush status`'s.
     public static let status: [any SettingDescription] = connection + [wait]
