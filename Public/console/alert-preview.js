@@ -6,6 +6,7 @@ export function alertPreview() {
   const summary = h('p', { class: 'alert-summary', id: 'preview-title' });
   const body = h('div', { class: 'alert-body' });
   const media = h('div', { class: 'alert-media' });
+  const buttons = h('div', { class: 'alert-buttons', id: 'preview-buttons' });
   const card = h('div', { class: 'alert-card', 'aria-hidden': 'true' },
     h('div', { class: 'alert-header' },
       h('img', { src: 'logo.png', alt: '', width: 18, height: 18 }),
@@ -15,6 +16,7 @@ export function alertPreview() {
     summary,
     body,
     media,
+    buttons,
   );
   const description = h('p', { class: 'visually-hidden', id: 'preview-description' });
   const element = h('figure', { class: 'alert-preview' },
@@ -36,8 +38,12 @@ export function alertPreview() {
     } else {
       replace(media, h('div', { class: 'media-text' }, draft.text.trim().slice(0, 140) || 'The text'));
     }
+    const labels = (draft.actions ?? []).map((action) => action.label.trim()).filter(Boolean);
+    replace(buttons, ...labels.map((label) => h('span', { class: 'alert-button' }, label)));
+    buttons.hidden = labels.length === 0;
     description.textContent = `Preview${draft.language ? ` in ${draft.language}` : ''}: an alert from richpush titled “${summary.textContent}” saying “${message}”` +
-      (draft.richType === 'img' ? (draft.image ? ', with the image.' : ', waiting for an image.') : '.');
+      (draft.richType === 'img' ? (draft.image ? ', with the image' : ', waiting for an image') : '') +
+      (labels.length ? `, and the buttons ${labels.map((label) => `“${label}”`).join(', ')}.` : '.');
   }
   return { element, update };
 }

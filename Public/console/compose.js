@@ -1,6 +1,7 @@
-// The compose screen: image, message, title, sound, badge, data and languages, an A/B test, audience, delivery time,
-// expiry and push style, with a live preview of the alert in each language and the size of the audience; sends or
+// The compose screen: image, message, title, sound, badge, data and languages, buttons and interruption, an A/B test,
+// audience, delivery time, expiry and push style, with a live preview of the alert in each language and the size of the audience; sends or
 // schedules the campaign, from scratch or from a template (#/compose/template/NAME).
+import { actionsField, buildActions } from './actions-field.js';
 import { alertPreview } from './alert-preview.js';
 import { audienceField } from './audience-field.js';
 import { buildContent, contentFields, variantOf } from './content-fields.js';
@@ -60,7 +61,7 @@ function composeScreen(main, app, template) {
     richType: 'img', image: null, url: '', text: '', message: '',
     audience: { expression: '', valid: false }, when: 'now', deliverAt: '', deliverAtLocal: '', expiry: 'never', expiresAt: '', pushStyle: 'silent', fallback: '',
     deliveryRate: '',
-    title: '', sound: '', badge: '', badgeNumber: '1', data: [], localizations: {}, language: '',
+    title: '', sound: '', badge: '', badgeNumber: '1', data: [], localizations: {}, language: '', actions: [], interruptionLevel: '',
     ...(template ? draftFromTemplate(template) : {}),
   };
   const preview = alertPreview();
@@ -96,6 +97,7 @@ function composeScreen(main, app, template) {
   const templateUse = template ? templatePanel(template, draft, () => refresh()) : null;
   const content = contentFields(draft, () => refresh());
   const variants = variantsField(draft, () => refresh());
+  const actions = actionsField(draft, app.session.role === 'admin', () => refresh());
   const payloadFields = {
     img: h('div', { class: 'field' }, h('span', { class: 'label', id: 'image-label' }, 'Image'),
       imageField(app.api, (image) => { draft.image = image; refresh(); }, draft.image?.id)),
@@ -154,6 +156,7 @@ function composeScreen(main, app, template) {
         h('div', { class: 'label-row' }, h('label', { for: 'message' }, 'Message'), messageCounter),
         message),
       content.element,
+      actions,
     ),
     h('section', { class: 'panel', 'aria-labelledby': 'ab-title' },
       h('h2', { id: 'ab-title' }, 'A/B test'),
@@ -248,6 +251,7 @@ function build(draft) {
   if (!notification.audience) throw new Error('Name the audience: for example username:alice or topic:sale.');
   if (!draft.audience.valid && draft.audience.error) throw new Error(draft.audience.error);
   buildContent(draft, notification);
+  buildActions(draft, notification);
   buildVariants(draft, notification);
   if (draft.when === 'later') {
     const at = new Date(draft.deliverAt);

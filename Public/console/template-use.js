@@ -28,6 +28,10 @@ export function draftFromTemplate(template) {
     localizations,
     expiry: template.expiresIn ? 'template' : 'never',
     deliveryRate: template.deliveryRate ? String(template.deliveryRate) : '',
+    actions: (template.actions ?? []).map((action) => ({
+      id: action.id, label: action.label, kind: action.kind, url: action.url ?? '', method: action.method ?? 'POST', body: action.body ?? '',
+    })),
+    interruptionLevel: template.interruptionLevel ?? '',
   };
 }
 

@@ -145,6 +145,12 @@ class Console(unittest.TestCase):
         self.wait.until(EC.url_contains("#/campaigns"))
         return self.find(".campaign.fresh").get_attribute("id").removeprefix("campaign-")
 
+    def press(self, css):
+        """Clicks the element in the middle of the window, where the sticky bar at the top cannot cover it."""
+        element = self.find(css)
+        self.browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
+
     def set_value(self, element, value):
         """Sets an input the way its picker would (a date picker's segments depend on the locale) and tells the page."""
         self.browser.execute_script(
@@ -771,6 +777,59 @@ class Console(unittest.TestCase):
         status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
         self.assertEqual(status, 200)
         self.assertEqual(info["fallback"], {"after": "PT10M", "style": "alert"})
+
+    def test_buttons_typed_in_the_editor_show_in_the_preview_and_go_out_with_the_interruption_level(self):
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#message").send_keys("Winter sale")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.press("#add-action")
+        rows = self.browser.find_elements(By.CSS_SELECTOR, ".action-row")
+        rows[0].find_element(By.CSS_SELECTOR, ".action-label").send_keys("Shop now")
+        rows[0].find_element(By.CSS_SELECTOR, ".action-url").send_keys("https://shop.example/sale")
+        self.press("#add-action")
+        rows = self.browser.find_elements(By.CSS_SELECTOR, ".action-row")
+        rows[1].find_element(By.CSS_SELECTOR, ".action-label").send_keys("Remind me")
+        Select(rows[1].find_element(By.CSS_SELECTOR, ".action-kind")).select_by_value("http")
+        rows[1].find_element(By.CSS_SELECTOR, ".action-url").send_keys("https://api.example/remind")
+        rows[1].find_element(By.CSS_SELECTOR, ".action-body").send_keys('{"in":"1d"}')
+        self.press("#add-action")
+        rows = self.browser.find_elements(By.CSS_SELECTOR, ".action-row")
+        rows[2].find_element(By.CSS_SELECTOR, ".action-label").send_keys("Not now")
+        Select(rows[2].find_element(By.CSS_SELECTOR, ".action-kind")).select_by_value("dismiss")
+        self.assertFalse(rows[2].find_element(By.CSS_SELECTOR, ".action-url").is_displayed())
+        self.assertFalse(self.find("#add-action").is_enabled())
+        self.assertEqual([button.text for button in self.browser.find_elements(By.CSS_SELECTOR, "#preview-buttons .alert-button")],
+                         ["Shop now", "Remind me", "Not now"])
+        Select(self.find("#interruption-level")).select_by_value("time-sensitive")
+        self.assertEqual([option.get_attribute("value") for option in Select(self.find("#interruption-level")).options],
+                         ["", "passive", "active", "time-sensitive"])
+        self.browser.execute_script("document.getElementById('action-rows').scrollIntoView()")
+        self.screenshot("compose-buttons")
+        self.find("#send").click()
+        campaign_id = self.fresh_campaign_id()
+        status, info = api("GET", f"/api/notifications/{campaign_id}/info", MARK)
+        self.assertEqual(status, 200)
+        self.assertEqual(info["actions"], [
+            {"id": "shop-now", "label": "Shop now", "kind": "open", "url": "https://shop.example/sale"},
+            {"id": "remind-me", "label": "Remind me", "kind": "http", "url": "https://api.example/remind", "method": "POST", "body": '{"in":"1d"}'},
+            {"id": "not-now", "label": "Not now", "kind": "dismiss"},
+        ])
+        self.assertEqual(info["interruptionLevel"], "time-sensitive")
+
+    def test_a_button_without_an_https_link_is_refused_in_place(self):
+        self.sign_in(MARK)
+        self.choose("richType", "text")
+        self.find("#message").send_keys("Sale")
+        self.find("#audience").send_keys("username:alice")
+        self.wait_for_text("#audience-reach", "Reaches 1 device")
+        self.press("#add-action")
+        row = self.browser.find_element(By.CSS_SELECTOR, ".action-row")
+        row.find_element(By.CSS_SELECTOR, ".action-label").send_keys("Shop")
+        row.find_element(By.CSS_SELECTOR, ".action-url").send_keys("http://shop.example/")
+        self.find("#send").click()
+        self.wait_for_text("#compose-error", "needs an https link")
 
     def test_a_campaign_sent_at_a_delivery_rate_carries_it_and_a_rate_below_sixty_is_refused_in_place(self):
         self.sign_in(MARK)
