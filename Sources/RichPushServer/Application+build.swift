@@ -70,6 +70,7 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
         dispatcherDoorbell: Doorbell(),
         statePushDoorbell: Doorbell(),
         webhookDoorbell: Doorbell(),
+        activityDoorbell: Doorbell(),
         outboxes: OutboxQueue(),
         linkSigner: LinkSigner(secret: try await store.sharedSettings.value("payload-link-key") { LinkSigner.makeSecret() }),
         payloads: PayloadMemory(
@@ -134,9 +135,14 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     let webhookSender = WebhookSender(
         webhooks: store.webhooks, clients: outboundClients, doorbell: gateway.webhookDoorbell,
         policy: .init(idleInterval: configuration.dispatchIdleInterval), clock: configuration.clock, logger: webhookLogger)
+    var activityLogger = logger
+    activityLogger[metadataKey: "richpush.service"] = "live-activities"
+    let activityDispatcher = ActivityDispatcher(
+        activities: store.activities, hubs: hubs, doorbell: gateway.activityDoorbell, policy: dispatcher.policy, clock: configuration.clock,
+        logger: activityLogger)
     var services: [any Service] = [
         ResourceCloser(store: store, hubs: hubs, fetches: fetches, outboundClients: outboundClients), dispatcher, fallbacks, statePushes,
-        webhookSender,
+        webhookSender, activityDispatcher,
         StreamHeartbeats(broadcaster: broadcaster, interval: configuration.heartbeatInterval, clock: configuration.heartbeatClock),
         OutboxCompleter(
             outbox: store.outbox, queue: gateway.outboxes, doorbell: gateway.dispatcherDoorbell, lease: configuration.dispatchLease,
@@ -283,6 +289,10 @@ func buildRouter(_ gateway: Gateway, actions: ActionRunner) -> Router<RichPushRe
     FeedController(
         feeds: gateway.store.feeds, installations: gateway.store.installations, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock,
         statePushDoorbell: gateway.statePushDoorbell
+    ).addRoutes(to: authenticated)
+    ActivityController(
+        activities: gateway.store.activities, installations: gateway.store.installations, doorbell: gateway.activityDoorbell,
+        clock: gateway.configuration.clock
     ).addRoutes(to: authenticated)
     ActionController(
         feeds: gateway.store.feeds, runner: actions, broadcaster: gateway.broadcaster, clock: gateway.configuration.clock,

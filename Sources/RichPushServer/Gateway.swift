@@ -20,6 +20,8 @@ struct Gateway: Sendable {
     let statePushDoorbell: Doorbell
     /// Rung when a webhook is enabled again, so its waiting events go at once.
     let webhookDoorbell: Doorbell
+    /// Rung when a Live Activity starts, changes or ends, or a device sends a token it waited for.
+    let activityDoorbell: Doorbell
     /// Outboxes begun by a POST, completed after its answer.
     let outboxes: OutboxQueue
     let linkSigner: LinkSigner

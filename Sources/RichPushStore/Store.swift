@@ -90,6 +90,7 @@ public struct Store: Sendable {
     public var results: SQLResultRepository { SQLResultRepository(engine: engine) }
     public var payloadEgress: SQLPayloadEgressRepository { SQLPayloadEgressRepository(engine: engine) }
     public var webhooks: SQLWebhookRepository { SQLWebhookRepository(engine: engine) }
+    public var activities: SQLActivityRepository { SQLActivityRepository(engine: engine) }
     public var statePushes: SQLStatePushQueue { SQLStatePushQueue(engine: engine) }
     public var fallbacks: SQLFallbackQueue {
         SQLFallbackQueue(engine: engine, held: heldFallbacks, audiencePlatforms: audiencePlatforms)

@@ -15,6 +15,7 @@ public final class APNsTestServer: Sendable {
         public var deviceToken: String
         public var apnsId: String?
         public var pushType: String
+        public var topic: String
         public var priority: String
         public var expiration: String?
         public var collapseId: String?
@@ -213,8 +214,13 @@ public final class APNsTestServer: Sendable {
         if expired || now - claims.iat > 3600 { return refuse(403, "ExpiredProviderToken", violation: false) }
         func header(_ name: String) -> String? { request.headers[HTTPField.Name(name)!] }
         guard let topic = header("apns-topic") else { return refuse(400, "MissingTopic") }
-        guard topic == Self.topic else { return refuse(400, "TopicDisallowed") }
-        guard let pushType = header("apns-push-type"), ["alert", "background"].contains(pushType) else { return refuse(400, "InvalidPushType") }
+        guard let pushType = header("apns-push-type"), ["alert", "background", "liveactivity"].contains(pushType) else {
+            return refuse(400, "InvalidPushType")
+        }
+        // Apple: a Live Activity push goes to the app's topic with `.push-type.liveactivity` after it.
+        guard topic == (pushType == "liveactivity" ? Self.topic + ".push-type.liveactivity" : Self.topic) else {
+            return refuse(400, "TopicDisallowed")
+        }
         let priority = header("apns-priority") ?? "10"
         guard ["5", "10"].contains(priority) else { return refuse(400, "BadPriority") }
         if let id = header("apns-id"), UUID(uuidString: id) == nil { return refuse(400, "BadMessageId") }
@@ -226,7 +232,16 @@ public final class APNsTestServer: Sendable {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any],
             let aps = object["aps"] as? [String: Any]
         else { return refuse(400, "BadPayload") }
-        if pushType == "background" {
+        if pushType == "liveactivity" {
+            // Apple: a timestamp in seconds, the event, the content state; a start names the attributes' type and
+            // carries them; an alert has a title or body; dates are seconds.
+            guard aps["timestamp"] is Int, let event = aps["event"] as? String, ["start", "update", "end"].contains(event),
+                aps["content-state"] is [String: Any], aps["content-available"] == nil
+            else { return refuse(400, "BadPayload") }
+            if event == "start", !(aps["attributes-type"] is String) || !(aps["attributes"] is [String: Any]) { return refuse(400, "BadPayload") }
+            for key in ["stale-date", "dismissal-date"] where aps[key].map({ !($0 is Int) }) ?? false { return refuse(400, "BadPayload") }
+            if let alert = aps["alert"], !(alert is [String: Any]) { return refuse(400, "BadPayload") }
+        } else if pushType == "background" {
             // Apple: a content-available push is sent at priority 5 and carries no alert.
             guard priority == "5", aps["content-available"] as? Int == 1, aps["alert"] == nil else { return refuse(400, "BadPriority") }
             // A background push that would show or sound anything is not one.
@@ -248,7 +263,8 @@ public final class APNsTestServer: Sendable {
             return refuse(400, "BadDeviceToken")
         }
         let push = Push(
-            deviceToken: token, apnsId: header("apns-id"), pushType: pushType, priority: priority, expiration: header("apns-expiration"),
+            deviceToken: token, apnsId: header("apns-id"), pushType: pushType, topic: topic, priority: priority,
+            expiration: header("apns-expiration"),
             collapseId: header("apns-collapse-id"), payload: payload, providerToken: jwt)
         let planned = state.withLockedValue { state -> Answer? in
             if let failure = state.failingWith {

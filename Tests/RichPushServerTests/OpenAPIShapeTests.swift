@@ -42,6 +42,7 @@ struct OpenAPIShapeTests {
             entry(ActionKind.self, "#/components/schemas/Action/properties/kind"),
             entry(ActionMethod.self, "#/components/schemas/Action/properties/method"),
             entry(InterruptionLevel.self, "#/components/schemas/InterruptionLevel"),
+            entry(LiveActivityEvent.self, "#/components/schemas/ActivityDelivery/properties/event"),
         ])
     }
 

@@ -75,6 +75,9 @@ struct MigrationTests {
             try await db.raw("ALTER TABLE notifications DROP COLUMN fallback_after").run()
             try await db.raw("ALTER TABLE feed_entries DROP COLUMN action_id").run()
             try await db.raw("ALTER TABLE feed_entries DROP COLUMN action_status").run()
+            for table in ["live_activities", "activity_start_tokens", "activity_update_tokens", "activity_deliveries"] {
+                try await db.drop(table: table).run()
+            }
             if engine == .postgresql {
                 try await db.raw("CREATE INDEX deliveries_pending_due ON deliveries (due_at, id) WHERE state = 'pending'").run()
             }

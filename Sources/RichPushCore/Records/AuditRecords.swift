@@ -20,6 +20,9 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case webhookCreated = "webhook.created"
     case webhookChanged = "webhook.changed"
     case webhookDeleted = "webhook.deleted"
+    case activityStarted = "activity.started"
+    case activityUpdated = "activity.updated"
+    case activityEnded = "activity.ended"
 }
 
 /// One entry of the audit trail: who did what to what, and when.

@@ -217,8 +217,10 @@ private struct TreeDecoder: Decoder {
         .invalidField(path: StrictJSONDecoder.path(codingPath), expected: expected, found: value.typeName)
     }
 
-    /// `value` as `T`, a JSON scalar, a choice or a type decoding itself from a nested decoder.
+    /// `value` as `T`, a JSON scalar, a choice, a free-form JSON value passed through whole, or a type decoding itself
+    /// from a nested decoder.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if T.self == JSONValue.self { return value as! T }
         if let scalar = T.self as? any JSONScalar.Type {
             guard let decoded = scalar.init(json: value) else { throw mismatch(expected: scalar.expected) }
             return decoded as! T

@@ -26,3 +26,4 @@ extension HealthJSON: ResponseEncodable {}
 extension WebPushKeyJSON: ResponseEncodable {}
 extension RetryJSON: ResponseEncodable {}
 extension WebhookJSON: ResponseEncodable {}
+extension ActivityJSON: ResponseEncodable {}

@@ -61,6 +61,22 @@ enum APIShapeSamples {
         add("ReceiptJSON", schema("Receipt"), complete: ReceiptJSON(notificationId: 3, installationId: "laptop", event: .displayed))
         add("DeliveryResultJSON", schema("DeliveryResult"), complete: deliveryResult, bare: bareDeliveryResult)
         add("TokenJSON", schema("Token"), complete: token(secret: nil), bare: bareToken, mayLeaveUnset: ["token"])
+        add(
+            "ActivityJSON", schema("Activity"),
+            complete: ActivityJSON(
+                id: 3, audience: "username:alice", attributesType: "DeliveryAttributes", attributes: .object(["order": .string("A-17")]),
+                contentState: .object(["eta": .integer(600)]), state: "ended", createdBy: "mark", createdAt: time, updatedAt: time,
+                alert: ActivityAlert(title: "Order A-17", body: "Delivered"), staleDate: time, relevanceScore: 0.5, endedAt: time,
+                dismissAt: time),
+            bare: ActivityJSON(
+                id: 4, audience: "topic:a", attributesType: "T", attributes: .object([:]), contentState: .object([:]), state: "active",
+                createdBy: "mark", createdAt: time, updatedAt: time))
+        add(
+            "ActivityDeliveryJSON", schema("ActivityDelivery"),
+            complete: ActivityDeliveryJSON(
+                installationId: "iphone", owner: "alice", event: .update, state: "failed", reason: "apns.badDeviceToken", attempts: 2,
+                sentAt: time),
+            bare: ActivityDeliveryJSON(installationId: "iphone", owner: "alice", event: .start, state: "pending", attempts: 0))
         add("AuditEventJSON", schema("AuditEvent"), complete: auditEvent, bare: bareAuditEvent)
         let webhook = WebhookJSON(
             id: "wh_1", url: "https://hooks.example.com/richpush", events: [.deliverySent, .notificationCompleted], createdBy: "admin",
