@@ -52,6 +52,19 @@ public struct APIClient: Sendable {
         try decode(NotificationJSON.self, from: try await call(.GET, "/api/notifications/\(id)/info"))
     }
 
+    /// `POST /api/activities`, `PATCH` or `DELETE /api/activities/{id}`, as `plan` says.
+    public func activity(_ plan: ActivityPlan) async throws(ClientError) -> ActivityJSON {
+        let answer: Data
+        switch plan.step {
+        case .start: answer = try await call(.POST, "/api/activities", body: plan.body, contentType: "application/json")
+        case .update(let id): answer = try await call(.PATCH, "/api/activities/\(id)", body: plan.body, contentType: "application/json")
+        case .end(let id):
+            let query = plan.dismissAt.map { "?dismissAt=\(Timestamp.format($0))" } ?? ""
+            answer = try await call(.DELETE, "/api/activities/\(id)\(query)")
+        }
+        return try decode(ActivityJSON.self, from: answer)
+    }
+
     public func status(id: Int64) async throws(ClientError) -> StatusJSON {
         try decode(StatusJSON.self, from: try await call(.GET, "/api/notifications/\(id)/status"))
     }

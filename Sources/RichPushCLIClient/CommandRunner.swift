@@ -77,6 +77,23 @@ public struct CommandRunner: Sendable {
         }
     }
 
+    /// Starts, updates or ends a Live Activity and writes what the gateway answered.
+    public func activity(_ plan: ActivityPlan) async -> CommandExit {
+        do {
+            let activity = try await client.activity(plan)
+            let said =
+                switch plan.step {
+                case .start: "activity \(activity.id) started on the iPhones of \(activity.audience)"
+                case .update: "activity \(activity.id) updated"
+                case .end: "activity \(activity.id) ended"
+                }
+            terminal.write(plan.json ? Self.json(activity) : said + "\n")
+            return .success
+        } catch {
+            return report(error, json: plan.json)
+        }
+    }
+
     /// Writes every delivery of one notification to standard output as CSV, as the gateway streams it.
     public func export(id: Int64) async -> CommandExit {
         do {

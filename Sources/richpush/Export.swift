@@ -7,8 +7,8 @@ struct Export: AsyncParsableCommand {
         abstract: "Write every delivery of a notification to standard output as CSV.",
         discussion: """
             One row per addressed installation under a header row: installationId, owner, platform, variant, language, \
-            state, reason, attempts, sentAt, fetchedAt, displayedAt, readState, userActionState (RFC 4180). Marketers and \
-            admins only. Exit status: 0 written, 3 refused by the gateway, 4 gateway unreachable, 64 usage error.
+            state, reason, attempts, sentAt, fetchedAt, displayedAt, readState, userActionState, fallbackSentAt, fetchedBy, \
+            action, actionStatus (RFC 4180). Marketers and admins only. Exit status: 0 written, 3 refused by the gateway, 4 gateway unreachable, 64 usage error.
             """
     )
 

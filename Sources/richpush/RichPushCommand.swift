@@ -11,6 +11,6 @@ struct RichPushCommand: AsyncParsableCommand {
             environment, the environment over the --config file, that over the default.
             """,
         version: Release.version,
-        subcommands: [Serve.self, User.self, Send.self, Status.self, Export.self]
+        subcommands: [Serve.self, User.self, Send.self, Status.self, Export.self, Activity.self]
     )
 }

@@ -143,6 +143,35 @@ struct CommandLineTests {
         }
     }
 
+    @Test func activityStartUpdateAndEndDriveALiveActivityAndAnEndedOneIsRefused() async throws {
+        try await withGateway { gateway, passwordFile in
+            let connection = ["--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile]
+            let started = try await richpush(
+                [
+                    "activity", "start", "--to", "username:alice", "--attributes-type", "DeliveryAttributes", "--attributes",
+                    #"{"orderNumber":"A-17"}"#,
+                    "--content-state", #"{"status":"packed"}"#, "--relevance-score", "0.5",
+                ] + connection)
+            #expect(started.status == 0, "\(started.output)")
+            #expect(started.output == "activity 1 started on the iPhones of username:alice\n")
+            let updated = try await richpush(
+                ["activity", "update", "1", "--content-state", #"{"status":"out for delivery"}"#, "--alert-body", "On its way", "--json"]
+                    + connection)
+            #expect(updated.status == 0, "\(updated.output)")
+            let activity = try #require(try JSONSerialization.jsonObject(with: Data(updated.output.utf8)) as? [String: Any])
+            #expect(activity["contentState"] as? [String: String] == ["status": "out for delivery"])
+            #expect((activity["alert"] as? [String: String])?["body"] == "On its way")
+            let ended = try await richpush(["activity", "end", "1", "--dismiss-at", "2030-01-01T00:00:00Z"] + connection)
+            #expect(ended.output == "activity 1 ended\n")
+            let again = try await richpush(["activity", "end", "1"] + connection)
+            #expect(again.status == 3)
+            #expect(again.output.contains("has ended"))
+            let notAnObject = try await richpush(["activity", "update", "1", "--content-state", "packed"] + connection)
+            #expect(notAnObject.status == 64)
+            #expect(notAnObject.output.contains("--content-state must be a JSON object"))
+        }
+    }
+
     @Test func exportOfAMissingNotificationExitsThree() async throws {
         try await withGateway { gateway, passwordFile in
             let export = try await richpush(["export", "99", "--server", gateway.baseURL, "--user", "mark", "--password-file", passwordFile])

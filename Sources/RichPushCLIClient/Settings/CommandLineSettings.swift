@@ -72,6 +72,21 @@ public enum CommandLineSettings {
         "interruption-level", "How loudly the push may interrupt", expected: InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", "),
         defaultText: "the device's default", parse: InterruptionLevel.init(rawValue:))
     public static let channel = Setting.text("channel", "The Android notification channel of the alert")
+    // What `activity` sends.
+    public static let attributesType = Setting.text("attributes-type", "The app's ActivityAttributes type", defaultText: "required to start")
+    public static let attributes = Setting.text("attributes", "The activity's attributes, a JSON object", defaultText: "{}")
+    public static let contentState = Setting.text("content-state", "The activity's content state, a JSON object", defaultText: "required")
+    public static let alertTitle = Setting.text("alert-title", "The title of an alert raised with the state")
+    public static let alertBody = Setting.text("alert-body", "The body of an alert raised with the state")
+    public static let staleAt = Setting.optional(
+        "stale-at", "When iOS shows the state as stale, an ISO 8601 time with a zone",
+        expected: "an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z", parse: Timestamp.parse)
+    public static let relevanceScore = Setting.optional(
+        "relevance-score", "Which of the app's activities the Dynamic Island shows first, from 0 to 1", expected: "a number from 0 to 1"
+    ) { text -> Double? in Double(text).flatMap { (0...1).contains($0) ? $0 : nil } }
+    public static let dismissAt = Setting.optional(
+        "dismiss-at", "When iOS takes the ended activity off the lock screen, an ISO 8601 time with a zone",
+        expected: "an ISO 8601 time with a zone, such as 2026-12-01T09:00:00Z", defaultText: "iOS's default", parse: Timestamp.parse)
     public static let template = Setting.text("template", "Start from this template; the flags given override its fields")
     public static let variables = Setting.list(
         "var", "A value for the template's placeholders, KEY=VALUE; repeatable (comma-separated in the environment)")
@@ -88,6 +103,9 @@ public enum CommandLineSettings {
             data,
             localized, actions, interruptionLevel, channel, template, variables, wait,
         ]
+    /// `richpush activity`'s.
+    public static let activity: [any SettingDescription] =
+        connection + [to, attributesType, attributes, contentState, alertTitle, alertBody, staleAt, relevanceScore, dismissAt]
     /// `richpush status`'s.
     public static let status: [any SettingDescription] = connection + [wait]
 
