@@ -47,6 +47,36 @@ struct CampaignContentTests {
         }
     }
 
+    @Test func aDirectDeviceGetsItsLanguagesButtonsAndTheLevelInItsRichEvent() async throws {
+        try await TestGateway().run(.live) { session in
+            let alice = try await session.createUser("alice")
+            try await register("laptop-fr", of: alice, language: "fr", in: session)
+            let stream = StreamClient(port: session.client.port!, user: alice, query: "?installationId=laptop-fr")
+            try await stream.waitUntilOpen()
+            let id = try await session.send(
+                #"""
+                {"message":"Sale","richType":"text","audience":"topic:sale","interruptionLevel":"time-sensitive",
+                 "actions":[{"id":"shop","label":"Shop","kind":"open","url":"https://shop.example/"},
+                            {"id":"remind","label":"Remind me","kind":"http","url":"https://api.example/r?key=secret"}],
+                 "localizations":{"fr":{"actions":[{"id":"remind","label":"Plus tard"}]}}}
+                """#, as: .admin)
+            let event = try #require(await stream.next())
+            #expect(
+                event.data
+                    == #"{"actions":[{"id":"shop","kind":"open","label":"Shop","url":"https://shop.example/"},{"id":"remind","kind":"http","label":"Plus tard"}],"interruptionLevel":"time-sensitive","richId":"\#(id)","richMessage":"Sale","richType":"text"}"#
+            )
+            #expect(
+                StreamEvent(event)?.body
+                    == .rich(
+                        richId: id, richType: .text, richMessage: "Sale",
+                        actions: [
+                            DeviceAction(id: "shop", label: "Shop", kind: .open, url: "https://shop.example/"),
+                            DeviceAction(id: "remind", label: "Plus tard", kind: .http),
+                        ], interruptionLevel: .timeSensitive))
+            stream.close()
+        }
+    }
+
     @Test func theFeedInfoAndTextPayloadSpeakTheReadersAcceptLanguage() async throws {
         try await TestGateway().run { session in
             let alice = try await session.createUser("alice")

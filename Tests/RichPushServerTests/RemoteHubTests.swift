@@ -321,6 +321,15 @@ struct RemoteHubTests {
             #expect(sends.map(\.reached) == [["iphone"], ["pixel"]])
             #expect(try await session.request(.delete, "/api/installations/pixel", as: alice).status == .noContent)
             try #require(await eventually(within: .seconds(10)) { hub.installations["pixel"] == nil })
+            let withButtons = try await session.send(
+                #"{"message":"b","richType":"text","audience":"username:alice","pushStyle":"alert","interruptionLevel":"passive","actions":[{"id":"later","label":"Later","kind":"dismiss"}]}"#,
+                as: .admin)
+            _ = try await session.waitForState("delivered", of: withButtons)
+            let apple = try #require(hub.sends.last { $0.format == "apple" })
+            #expect(
+                apple.body
+                    == #"{"aps":{"alert":{"body":"b"},"category":"richPush","interruption-level":"passive","mutable-content":1},"richActions":[{"id":"later","kind":"dismiss","label":"Later"}],"richId":"\#(withButtons)","richMessage":"b","richType":"text"}"#
+            )
             #expect(hub.violations.isEmpty)
         }
     }

@@ -63,6 +63,24 @@ struct WNSHubTests {
         }
     }
 
+    @Test func aWindowsDeviceGetsTheButtonsAndLevelAmongTheRawNotificationsKeys() async throws {
+        try await withWNS { session, wns in
+            let alice = try await session.createUser("alice")
+            try await registerWindows("laptop", of: alice, channel: wns.channel("laptop"), in: session)
+            let id = try await session.send(
+                #"{"message":"Sale","richType":"text","audience":"username:alice","interruptionLevel":"active","channel":"offers","actions":[{"id":"later","label":"Later","kind":"dismiss"}]}"#,
+                as: .admin)
+            _ = try await session.waitForState("delivered", of: id)
+            let body = try #require(wns.accepted.first?.body)
+            let keys = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String])
+            #expect(
+                keys == [
+                    "richId": String(id), "richType": "text", "richMessage": "Sale", "richInterruptionLevel": "active", "richChannel": "offers",
+                    "richActions": #"[{"id":"later","kind":"dismiss","label":"Later"}]"#,
+                ])
+        }
+    }
+
     @Test func aPushWithoutExpiryIsKeptForTheDefaultLifetime() async throws {
         try await withWNS { session, wns in
             let alice = try await session.createUser("alice")
