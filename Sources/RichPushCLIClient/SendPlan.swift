@@ -134,14 +134,7 @@ public struct SendPlan: Sendable {
             }
             let label = String(entry[..<equals])
             let what = entry[entry.index(after: equals)...].split(separator: " ", maxSplits: 1).map(String.init)
-            var id = String(label.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }.prefix(32))
-            if id.allSatisfy({ $0 == "-" }) { id = "action" }
-            let base = id
-            var number = 1
-            while actions.contains(where: { $0.id == id }) {
-                number += 1
-                id = String(base.prefix(30)) + "-\(number)"
-            }
+            let id = NotificationAction.id(fromLabel: label, taken: actions.map(\.id))
             switch what.count == 2 ? what[0].uppercased() : what.first {
             case "dismiss": actions.append(NotificationAction(id: id, label: label, kind: .dismiss))
             case "GET", "POST":

@@ -44,6 +44,20 @@ public struct NotificationAction: Sendable, Hashable, Codable {
         kind == .http ? NotificationAction(id: id, label: label, kind: kind) : self
     }
 
+    /// An id made from `label`, as the command line and ntfy's actions make one: lower-case ASCII letters and digits,
+    /// the rest `-`, at most 32; numbered (`later-2`) when `taken` has it already.
+    public static func id(fromLabel label: String, taken: some Collection<String>) -> String {
+        var base = String(label.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }.prefix(32))
+        if base.allSatisfy({ $0 == "-" }) { base = "action" }
+        var id = base
+        var number = 1
+        while taken.contains(id) {
+            number += 1
+            id = String(base.prefix(30)) + "-\(number)"
+        }
+        return id
+    }
+
     /// `actions` with the labels `localized` gives by id.
     public static func labeled(_ actions: [NotificationAction], by localized: [ActionLabel]?) -> [NotificationAction] {
         guard let localized, !localized.isEmpty else { return actions }

@@ -33,6 +33,61 @@ struct NtfyTests {
         }
     }
 
+    @Test func ntfysActionsHeaderBecomesTheButtonsAndAnUrgentPriorityATimeSensitivePush() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let answer = try await session.request(
+                .post, "/ntfy/home", as: mark, body: ByteBuffer(string: "Garage door open"),
+                headers: [
+                    HTTPField.Name("Priority")!: "urgent",
+                    HTTPField.Name("Actions")!:
+                        #"view, Open camera, https://home.example/cam, clear=true; http, Close door, https://api.example/door?x=1, body='{"open": false, "why": "a, b"}'"#,
+                ])
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            let id = try #require((try answer.json()["id"] as? String).flatMap { Int64($0) })
+            let info = try await session.request(.get, "/api/notifications/\(id)/info", as: mark).json()
+            #expect(info["interruptionLevel"] as? String == "time-sensitive")
+            #expect(
+                info["actions"] as? [[String: String]] == [
+                    ["id": "open-camera", "label": "Open camera", "kind": "open", "url": "https://home.example/cam"],
+                    [
+                        "id": "close-door", "label": "Close door", "kind": "http", "url": "https://api.example/door?x=1", "method": "POST",
+                        "body": #"{"open": false, "why": "a, b"}"#,
+                    ],
+                ])
+        }
+    }
+
+    @Test func ntfysJSONActionsBecomeTheButtons() async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let answer = try await session.request(
+                .post, "/ntfy", as: mark,
+                json:
+                    #"{"topic":"home","message":"Backup done","actions":[{"action":"view","label":"Logs","url":"https://logs.example/","clear":true}]}"#
+            )
+            #expect(answer.status == .ok)
+            let id = try #require((try answer.json()["id"] as? String).flatMap { Int64($0) })
+            let info = try await session.request(.get, "/api/notifications/\(id)/info", as: mark).json()
+            #expect(info["actions"] as? [[String: String]] == [["id": "logs", "label": "Logs", "kind": "open", "url": "https://logs.example/"]])
+        }
+    }
+
+    @Test(arguments: [
+        "broadcast, Take picture, https://x.example/",
+        "http, Open door, https://api.example/door, method=PUT",
+        "http, Open door, https://api.example/door, headers.Authorization=Bearer x",
+    ])
+    func anActionRichpushCannotMakeAsNtfyWouldIsRefused(header: String) async throws {
+        try await TestGateway().run { session in
+            let mark = try await session.createUser("mark", role: .marketer)
+            let answer = try await session.request(
+                .post, "/ntfy/home", as: mark, body: ByteBuffer(string: "m"), headers: [HTTPField.Name("Actions")!: header])
+            #expect(answer.status == .badRequest)
+            #expect((try answer.json()["error"] as? [String: Any])?["code"] as? String == "ntfy.invalidActions")
+        }
+    }
+
     @Test func theJSONFormAtTheRootIsWhereApprisesNtfySchemeSendsIt() async throws {
         try await TestGateway().run { session in
             let mark = try await session.createUser("mark", role: .marketer)

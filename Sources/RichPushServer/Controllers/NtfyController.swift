@@ -11,8 +11,9 @@ import RichPushCore
 ///
 /// A message becomes a notification to the tag `topic:{topic}` from the caller (a member's reaches only her own
 /// devices), a text payload, or a link payload for `Click` or `Attach`; `Title` is its title, `Priority` and `Tags` go
-/// into its data as `ntfyPriority` and `ntfyTags`. `Actions`, `Markdown`, `Icon`, `Delay`, `Email` and the other ntfy
-/// features are taken and ignored. The answer is ntfy's message JSON, with the notification's id.
+/// into its data as `ntfyPriority` and `ntfyTags`, priorities 1 and 2 make it passive and 5 time-sensitive, and ntfy's
+/// `view` and `http` actions become its buttons (``NtfyActions``). `Markdown`, `Icon`, `Delay`, `Email` and the other
+/// ntfy features are taken and ignored. The answer is ntfy's message JSON, with the notification's id.
 struct NtfyController {
     let notifications: NotificationController
 
@@ -76,7 +77,8 @@ struct NtfyController {
         message.tags = field("X-Tags", "Tags", "Tag", "ta").map(Self.tags)
         message.click = field("X-Click", "Click")
         message.attach = field("X-Attach", "Attach", "a")
-        return try await publish(message, request: request, context: context)
+        let actions = try field("X-Actions", "Actions", "Action").map(NtfyActions.fromHeader)
+        return try await publish(message, actions: actions, request: request, context: context)
     }
 
     @Sendable func publishJSON(_ request: Request, context: RichPushRequestContext) async throws -> Published {
@@ -85,10 +87,13 @@ struct NtfyController {
         if message.priority == nil { message.priority = try request.headers[HTTPField.Name("X-Priority")!].map(Self.priority) }
         if message.tags == nil { message.tags = request.headers[HTTPField.Name("X-Tags")!].map(Self.tags) }
         if message.click == nil { message.click = request.headers[HTTPField.Name("X-Click")!]?.removingPercentEncoding }
-        return try await publish(message, request: request, context: context)
+        let actions = try message.actions.map(NtfyActions.fromJSON) ?? request.headers[HTTPField.Name("X-Actions")!].map(NtfyActions.fromHeader)
+        return try await publish(message, actions: actions, request: request, context: context)
     }
 
-    private func publish(_ message: Message, request: Request, context: RichPushRequestContext) async throws -> Published {
+    private func publish(_ message: Message, actions: [NotificationAction]?, request: Request, context: RichPushRequestContext) async throws
+        -> Published
+    {
         let caller = try context.requireIdentity()
         try notifications.rateLimits.admitSend(by: caller)
         guard (1...64).contains(message.topic.utf8.count),
@@ -103,6 +108,8 @@ struct NtfyController {
             message: text, richType: link == nil ? .text : .url, url: link, text: link == nil ? text : nil,
             audience: caller.role == .member ? Tag.user(caller.username) : "topic:\(message.topic)")
         fields.title = message.title
+        fields.actions = actions.flatMap { $0.isEmpty ? nil : $0 }
+        fields.interruptionLevel = message.priority.flatMap { Self.interruptionLevel(ofPriority: $0) }
         var data: [String: String] = [:]
         if let priority = message.priority { data["ntfyPriority"] = String(priority) }
         if let tags = message.tags, !tags.isEmpty { data["ntfyTags"] = tags.joined(separator: ",") }
@@ -124,6 +131,15 @@ struct NtfyController {
         guard let priority = Int(text.trimmingCharacters(in: .whitespaces)) ?? names[text.lowercased().trimmingCharacters(in: .whitespaces)]
         else { throw invalidPriority }
         return priority
+    }
+
+    /// How loudly ntfy's priority says a push may interrupt: min and low quietly, max and urgent through focus.
+    static func interruptionLevel(ofPriority priority: Int) -> InterruptionLevel? {
+        switch priority {
+        case 1, 2: .passive
+        case 5: .timeSensitive
+        default: nil
+        }
     }
 
     static let invalidPriority = APIError.badRequest(
