@@ -70,7 +70,7 @@ public struct ActivityRecord: Sendable, Equatable {
     /// `stale-date`, `relevance-score` and, at the end, `dismissal-date`.
     public func apnsPayload(for event: LiveActivityEvent) -> Data {
         var aps: [String: JSONValue] = [
-            "timestamp": .integer(Int64(updatedAt.timeIntervalSince1970)), "event": .string(event.rawValue),
+            "timestamp": .integer(timestamp), "event": .string(event.rawValue),
             "content-state": .object(Self.object(contentState)),
         ]
         if event == .start {
@@ -88,6 +88,12 @@ public struct ActivityRecord: Sendable, Equatable {
         if let relevanceScore { aps["relevance-score"] = .number(relevanceScore) }
         if event == .end, let dismissalDate { aps["dismissal-date"] = .integer(Int64(dismissalDate.timeIntervalSince1970)) }
         return try! Self.encoder.encode(JSONValue.object(["aps": .object(aps)]))
+    }
+
+    /// The push's `timestamp`: iOS shows a state only if its timestamp is later than the one on screen, so each
+    /// version is a second later than the one before even when two come within a second.
+    public var timestamp: Int64 {
+        max(Int64(updatedAt.timeIntervalSince1970), Int64(createdAt.timeIntervalSince1970) + version - 1)
     }
 
     private static let encoder: JSONEncoder = {

@@ -80,6 +80,42 @@ struct ActivityStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func anUpdateAndAnEndAtOnceFromTwoProcessesEndItAndTellTheDeviceOfTheEnd(_ engine: Engine) async throws {
+        try await withStores(engine, count: 2) { stores in
+            let activity = try await started(stores[0])
+            _ = try await claim(stores[0], recording: try await claim(stores[0]).map { ($0, .sent) })
+            #expect(try await stores[0].activities.setUpdateToken(Self.updateToken, of: "iphone", activity: activity.id, now: .now))
+            async let updated = stores[0].activities.update(
+                id: activity.id, contentState: #"{"status":"shipped"}"#, alert: nil, staleDate: nil, now: .now)
+            async let ended = stores[1].activities.end(id: activity.id, dismissalDate: nil, now: .now)
+            let (update, end) = try await (updated, ended)
+            #expect(end != nil)
+            let current = try #require(try await stores[0].activities.activity(id: activity.id))
+            #expect(current.endedAt != nil)
+            #expect(current.version == (update == nil ? 2 : 3))
+            let jobs = try await claim(stores[1])
+            #expect(jobs.map(\.event) == [.end])
+            #expect(jobs.first?.activity.version == current.version)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func anUnregisteredPhonesTokensAreForgottenForWhoeverRegistersItsIdNext(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let activity = try await started(store)
+            #expect(try await store.installations.delete(id: "iphone"))
+            #expect(try await store.activities.deliveries(of: activity.id, after: nil, limit: 10).first?.reason == "installation.deleted")
+            try await store.register("iphone", owner: "bob", platform: .apns)
+            let now = Date.now
+            let next = try await store.activities.start(
+                ActivityRecord(
+                    id: 0, audience: "username:bob", attributesType: "T", attributes: "{}", contentState: "{}", relevanceScore: 0.8,
+                    createdBy: "mark", createdAt: now, updatedAt: now),
+                audience: try TagExpression(parsing: "username:bob"), now: now)
+            #expect(try await store.activities.deliveries(of: next.id, after: nil, limit: 10).first?.reason == "activity.noPushToStartToken")
+            #expect(try await store.activities.activity(id: next.id)?.relevanceScore == 0.8)
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aPushTheHubRefusedForGoodFailsWithItsReason(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             let activity = try await started(store)

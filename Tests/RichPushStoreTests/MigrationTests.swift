@@ -74,7 +74,7 @@ struct MigrationTests {
             try await db.drop(table: "payload_egress").run()
             try await db.raw("ALTER TABLE notifications DROP COLUMN fallback_after").run()
             try await db.raw("ALTER TABLE feed_entries DROP COLUMN action_id").run()
-            try await db.raw("ALTER TABLE feed_entries DROP COLUMN action_status").run()
+            try await db.drop(table: "action_runs").run()
             for table in ["live_activities", "activity_start_tokens", "activity_update_tokens", "activity_deliveries"] {
                 try await db.drop(table: table).run()
             }

@@ -34,6 +34,13 @@ public struct FeedItem: Sendable, Equatable {
     }
 }
 
+extension FeedItem {
+    /// The notification's button `id` (of its variant, as its user sees it), if it has one.
+    public func button(_ id: String) -> NotificationAction? {
+        content.actions?.first { $0.id == id }
+    }
+}
+
 /// A fetch of a notification's payload: by a user (with her credentials), by one of her installations (her
 /// credentials and `?installationId=`), or by an installation alone (the per-device signed link of its alert).
 public struct PayloadFetch: Hashable, Sendable {

@@ -26,7 +26,7 @@ struct ActionRunner: Sendable {
         Task {
             let status = await run(action)
             do {
-                try await feeds.recordActionStatus(username: username, notificationId: notificationId, status: status)
+                try await feeds.recordActionStatus(username: username, notificationId: notificationId, action: action.id, status: status)
             } catch {
                 logger.warning(
                     "action status not recorded",

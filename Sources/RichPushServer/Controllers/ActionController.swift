@@ -26,7 +26,7 @@ struct ActionController {
         guard let item = try await feeds.item(username: caller.username, notificationId: id, now: clock.now) else {
             throw APIError.notFound("notification.notFound", "Notification \(id) is not in your feed.")
         }
-        guard let action = item.content.actions?.first(where: { $0.id == actionId }) else {
+        guard let action = item.button(actionId) else {
             throw APIError.notFound("action.notFound", "Notification \(id) has no action \(actionId.prefix(32)).")
         }
         guard action.kind == .http else {

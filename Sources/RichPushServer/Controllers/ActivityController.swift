@@ -89,6 +89,7 @@ struct ActivityController {
             contentState: try Self.objectText(body.contentState, field: "contentState"), alert: try Self.checked(body.alert),
             staleDate: try body.staleDate.map { try Self.time($0, field: "staleDate") },
             relevanceScore: try body.relevanceScore.map(Self.relevance), createdBy: caller.username, createdAt: now, updatedAt: now)
+        try Self.checkSize(draft)
         let started = try await activities.start(
             draft, audience: audience, audit: { caller.audit(.activityStarted, target: String($0), details: "to \(audience)") }, now: now)
         doorbell.ring()
@@ -111,6 +112,12 @@ struct ActivityController {
         let contentState = try Self.objectText(body.contentState, field: "contentState")
         let alert = try Self.checked(body.alert)
         let staleDate = try body.staleDate.map { try Self.time($0, field: "staleDate") }
+        if var next = try await activities.activity(id: id) {
+            next.contentState = contentState
+            next.alert = alert
+            next.staleDate = staleDate ?? next.staleDate
+            try Self.checkSize(next)
+        }
         guard
             let updated = try await activities.update(
                 id: id, contentState: contentState, alert: alert, staleDate: staleDate, audit: caller.audit(.activityUpdated, target: String(id)),
@@ -191,6 +198,16 @@ struct ActivityController {
             throw APIError.unprocessable("activity.tooLarge", "\(field) must be at most \(maximumStateBytes) bytes of JSON.")
         }
         return text
+    }
+
+    /// Refuses an activity whose push APNs would not take: the start, which carries the attributes too and which a
+    /// device not sent it yet gets with the newest state, is the largest.
+    private static func checkSize(_ activity: ActivityRecord) throws {
+        let size = activity.apnsPayload(for: .start).count
+        guard size <= SilentPush.apnsPayloadLimit else {
+            throw APIError.unprocessable(
+                "activity.tooLarge", "The activity's push is \(size) bytes for APNs, which accepts \(SilentPush.apnsPayloadLimit).")
+        }
     }
 
     private static func checked(_ alert: ActivityAlert?) throws -> ActivityAlert? {

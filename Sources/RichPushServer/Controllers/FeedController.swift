@@ -67,7 +67,7 @@ struct FeedController {
 
     /// Refuses a button the notification does not have, or one reported with a state it does not lead to.
     private static func check(_ pressed: String, of item: FeedItem, with state: UserActionState?) throws {
-        guard let action = item.content.actions?.first(where: { $0.id == pressed }) else {
+        guard let action = item.button(pressed) else {
             throw APIError.unprocessable("feed.invalidAction", "Notification \(item.id) has no action \(pressed.prefix(32)).")
         }
         switch (action.kind, state) {

@@ -17,6 +17,9 @@ struct ActivityDispatcher: Service {
     let logger: Logger
 
     static let batchSize = 500
+    /// Longer than a batch can take (three tries of 30 s each on a hub that does not answer), so that on a shared store
+    /// no other process takes a push this one is still sending; a crash leaves its pushes this long.
+    static let lease: TimeInterval = 300
 
     /// Sends until shut down or cancelled.
     func run() async throws {
@@ -25,7 +28,7 @@ struct ActivityDispatcher: Service {
             while !doorbell.isClosed {
                 do {
                     let jobs = try await activities.claimDue(
-                        recording: finished, limit: Self.batchSize, lease: policy.lease, now: clock.now)
+                        recording: finished, limit: Self.batchSize, lease: Self.lease, now: clock.now)
                     finished = []
                     guard !jobs.isEmpty else {
                         await doorbell.wait(upTo: policy.idleWait(until: try await activities.nextDue(now: clock.now), now: clock.now))

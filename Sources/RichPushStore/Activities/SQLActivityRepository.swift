@@ -85,50 +85,55 @@ public struct SQLActivityRepository: ActivityRepository {
         id: Int64, contentState: String, alert: ActivityAlert?, staleDate: Date?, audit: AuditEntry? = nil, now: Date = .now
     ) async throws -> ActivityRecord? {
         try await engine.transaction { db in
-            guard var activity = try await Self.activity(id: id, in: db), activity.endedAt == nil else { return nil }
             let nowMs = EpochMilliseconds(now)
-            activity.version += 1
-            activity.contentState = contentState
-            activity.alert = alert
-            activity.staleDate = staleDate ?? activity.staleDate
-            activity.updatedAt = dateFromMilliseconds(nowMs)
-            try await db.update("live_activities").set("content_state", to: contentState).set("alert", to: try Self.text(of: alert))
-                .set("stale_date", to: activity.staleDate.map(EpochMilliseconds)).set("updated_at", to: nowMs)
-                .set("version", to: activity.version).where("id", .equal, id).run()
+            var change = db.update("live_activities").set("content_state", to: contentState).set("alert", to: try Self.text(of: alert))
+            if let staleDate { change = change.set("stale_date", to: EpochMilliseconds(staleDate)) }
+            guard let version = try await Self.nextVersion(of: id, change, now: nowMs) else { return nil }
             // A start not sent yet carries the new state when it goes; a device sent its start gets an update.
-            try await db.update("activity_deliveries").set("version", to: activity.version).set("state", to: DeliveryState.pending.rawValue)
-                .set("due_at", to: nowMs).set("attempts", to: 0).set("error_code", to: String?.none)
-                .where("activity_id", .equal, id).where("state", .notEqual, DeliveryState.failed.rawValue)
-                .where("event", .equal, LiveActivityEvent.start.rawValue).where("sent_version", .equal, 0).run()
-            try await db.update("activity_deliveries").set("version", to: activity.version).set("event", to: LiveActivityEvent.update.rawValue)
-                .set("state", to: DeliveryState.pending.rawValue).set("due_at", to: nowMs).set("attempts", to: 0)
-                .set("error_code", to: String?.none).where("activity_id", .equal, id).where("sent_version", .greaterThan, 0).run()
+            try await Self.due(db, version: version, now: nowMs).where("activity_id", .equal, id)
+                .where("state", .notEqual, DeliveryState.failed.rawValue).where("event", .equal, LiveActivityEvent.start.rawValue)
+                .where("sent_version", .equal, 0).run()
+            try await Self.due(db, version: version, now: nowMs).set("event", to: LiveActivityEvent.update.rawValue)
+                .where("activity_id", .equal, id).where("sent_version", .greaterThan, 0).run()
             try await SQLAuditLog.record(audit, in: db, now: now)
-            return activity
+            return try await Self.activity(id: id, in: db)
         }
     }
 
     public func end(id: Int64, dismissalDate: Date?, audit: AuditEntry? = nil, now: Date = .now) async throws -> ActivityRecord? {
         try await engine.transaction { db in
-            guard var activity = try await Self.activity(id: id, in: db), activity.endedAt == nil else { return nil }
             let nowMs = EpochMilliseconds(now)
-            activity.version += 1
-            activity.endedAt = dateFromMilliseconds(nowMs)
-            activity.dismissalDate = dismissalDate
-            activity.updatedAt = activity.endedAt!
-            try await db.update("live_activities").set("ended_at", to: nowMs).set("dismissal_date", to: dismissalDate.map(EpochMilliseconds))
-                .set("updated_at", to: nowMs).set("version", to: activity.version).where("id", .equal, id).run()
+            // The end raises no alert of an update before it.
+            let change = db.update("live_activities").set("ended_at", to: nowMs).set("dismissal_date", to: dismissalDate.map(EpochMilliseconds))
+                .set("alert", to: String?.none)
+            guard let version = try await Self.nextVersion(of: id, change, now: nowMs) else { return nil }
             // A start not sent, and not on its way, is never sent; a device that has one, or may, gets the end.
             try await db.update("activity_deliveries").set("state", to: DeliveryState.canceled.rawValue).set("finished_at", to: nowMs)
                 .where("activity_id", .equal, id).where("sent_version", .equal, 0).where("state", .equal, DeliveryState.pending.rawValue)
                 .where(SQLOutbox.unleased(at: nowMs)).run()
-            try await db.update("activity_deliveries").set("version", to: activity.version).set("event", to: LiveActivityEvent.end.rawValue)
-                .set("state", to: DeliveryState.pending.rawValue).set("due_at", to: nowMs).set("attempts", to: 0)
-                .set("error_code", to: String?.none).where("activity_id", .equal, id).where("state", .notEqual, DeliveryState.failed.rawValue)
-                .where("state", .notEqual, DeliveryState.canceled.rawValue).run()
+            try await Self.due(db, version: version, now: nowMs).set("event", to: LiveActivityEvent.end.rawValue)
+                .where("activity_id", .equal, id)
+                .where {
+                    $0.where("sent_version", .greaterThan, 0).orWhere("state", .equal, DeliveryState.pending.rawValue)
+                }
+                .run()
             try await SQLAuditLog.record(audit, in: db, now: now)
-            return activity
+            return try await Self.activity(id: id, in: db)
         }
+    }
+
+    /// Applies `change` to the activity with its next version, when it has not ended; answers that version. One
+    /// statement, so that of an update and an end at once in two processes, the second waits for the first and
+    /// finds the activity as it left it.
+    private static func nextVersion(of id: Int64, _ change: SQLUpdateBuilder, now nowMs: Int64) async throws -> Int64? {
+        try await change.set("version", to: SQLRaw("version + 1")).set("updated_at", to: nowMs).where("id", .equal, id)
+            .where("ended_at", .is, SQLLiteral.null).returning("version").first()?.int64("version")
+    }
+
+    /// An update of device rows making them due now for `version`, their attempts and error cleared.
+    private static func due(_ db: any SQLDatabase, version: Int64, now nowMs: Int64) -> SQLUpdateBuilder {
+        db.update("activity_deliveries").set("version", to: version).set("state", to: DeliveryState.pending.rawValue).set("due_at", to: nowMs)
+            .set("attempts", to: 0).set("error_code", to: String?.none)
     }
 
     public func claimDue(
@@ -138,6 +143,10 @@ public struct SQLActivityRepository: ActivityRepository {
             let nowMs = EpochMilliseconds(now)
             for (job, outcome) in finished { try await Self.record(outcome, of: job, now: now, in: db) }
             let due = SQLSubqueryBuilder()
+            // An end whose start never reached its device (it failed after the end came) has nothing to end.
+            try await db.update("activity_deliveries").set("state", to: DeliveryState.canceled.rawValue).set("finished_at", to: nowMs)
+                .where("event", .equal, LiveActivityEvent.end.rawValue).where("sent_version", .equal, 0)
+                .where("state", .equal, DeliveryState.pending.rawValue).where(SQLOutbox.unleased(at: nowMs)).run()
             _ = due.column("id").from("activity_deliveries").where("state", .equal, DeliveryState.pending.rawValue)
                 .where("due_at", .lessThanOrEqual, nowMs).where(SQLOutbox.unleased(at: nowMs)).where(Self.hasToken)
                 .orderBy("due_at").limit(limit).skippingLocked(SQLOutbox.skipLockedClause(db))
@@ -184,7 +193,8 @@ public struct SQLActivityRepository: ActivityRepository {
     public func nextDue(now: Date = .now) async throws -> Date? {
         try await engine.read { db in
             try await db.select().column(SQLFunction("MIN", args: SQLIdentifier("due_at")), as: "due").from("activity_deliveries")
-                .where("state", .equal, DeliveryState.pending.rawValue).where(Self.hasToken).first()?
+                .where("state", .equal, DeliveryState.pending.rawValue).where(Self.hasToken).where(SQLOutbox.unleased(at: EpochMilliseconds(now)))
+                .first()?
                 .decode(column: "due", as: Int64?.self).map { dateFromMilliseconds($0) }
         }
     }
@@ -239,6 +249,16 @@ public struct SQLActivityRepository: ActivityRepository {
             try await row.set("state", to: DeliveryState.failed.rawValue).set("error_code", to: code).set("finished_at", to: nowMs)
                 .where("id", .equal, job.deliveryId).run()
         }
+    }
+
+    /// Forgets a deleted installation's Live Activity tokens and ends its waiting pushes: an id registered again by
+    /// someone else must not inherit a token that reaches the phone it named before.
+    static func forget(installation id: String, now: Date, in db: any SQLDatabase) async throws {
+        try await db.delete(from: "activity_start_tokens").where("installation_id", .equal, id).run()
+        try await db.delete(from: "activity_update_tokens").where("installation_id", .equal, id).run()
+        try await db.update("activity_deliveries").set("state", to: DeliveryState.failed.rawValue).set("error_code", to: "installation.deleted")
+            .set("finished_at", to: EpochMilliseconds(now)).where("installation_id", .equal, id)
+            .where("state", .equal, DeliveryState.pending.rawValue).run()
     }
 
     static func activity(id: Int64, in db: any SQLDatabase) async throws -> ActivityRecord? {

@@ -20,8 +20,8 @@ public protocol FeedRepository: Sendable {
     /// notification is not in her feed.
     func beginActionRun(username: String, notificationId: Int64, action: String, origin: String?, now: Date) async throws
         -> (item: FeedItem, eventCursor: Int64?, run: Bool)?
-    /// Records the status an `http` action's request got: 0 when no answer came.
-    func recordActionStatus(username: String, notificationId: Int64, status: Int) async throws
+    /// Records the status the request of `http` action `action` got: 0 when no answer came.
+    func recordActionStatus(username: String, notificationId: Int64, action: String, status: Int) async throws
     /// Removes a notification from a user's feed, appends a `deleted` event for the user's devices and puts a state
     /// push for each of its remote devices but `origin` in the outbox; returns the event's cursor, or nil when the
     /// notification is not in the user's visible feed. The user stays a recipient: the payload is readable until it

@@ -50,23 +50,21 @@ public struct SQLFeedRepository: FeedRepository {
             guard let current = try await Self.feedItem(username: username, notificationId: notificationId, in: db, now: now) else {
                 return nil
             }
-            let ran =
-                try await db.select().column("action_id").from("feed_entries").where("notification_id", .equal, notificationId)
-                .where("username", .equal, username).where("action_id", .equal, action).where("action_status", .isNot, SQLLiteral.null)
-                .first() != nil
+            // The run's row is its claim: of two presses at once, in one process or two, one inserts it.
+            let run =
+                try await db.insert(into: "action_runs").columns("notification_id", "username", "action_id", "status", "created_at")
+                .values(notificationId, username, action, -1, EpochMilliseconds(now))
+                .ignoringConflicts(with: ["notification_id", "username", "action_id"]).returning("action_id").first() != nil
             let (item, cursor) = try await change(
                 current, of: username, readState: .read, userActionState: .activated, action: action, origin: origin, now: now, in: db)
-            guard !ran else { return (item, cursor, false) }
-            try await db.update("feed_entries").set("action_status", to: -1).where("notification_id", .equal, notificationId)
-                .where("username", .equal, username).run()
-            return (item, cursor, true)
+            return (item, cursor, run)
         }
     }
 
-    public func recordActionStatus(username: String, notificationId: Int64, status: Int) async throws {
+    public func recordActionStatus(username: String, notificationId: Int64, action: String, status: Int) async throws {
         try await engine.transaction { db in
-            try await db.update("feed_entries").set("action_status", to: status).where("notification_id", .equal, notificationId)
-                .where("username", .equal, username).run()
+            try await db.update("action_runs").set("status", to: status).where("notification_id", .equal, notificationId)
+                .where("username", .equal, username).where("action_id", .equal, action).run()
         }
     }
 
@@ -84,10 +82,7 @@ public struct SQLFeedRepository: FeedRepository {
         let seq = try await SQLNotificationRepository.reserveFeedSequence(count: 1, in: db)
         var update = db.update("feed_entries").set("read_state", to: read.rawValue).set("user_action_state", to: action.rawValue)
             .set("seq", to: seq).set("updated_at", to: EpochMilliseconds(now))
-        if button != current.action {
-            // Another button's request, if any, is not this one's: its status goes with it.
-            update = update.set("action_id", to: button).set("action_status", to: SQLLiteral.null)
-        }
+        if button != current.action { update = update.set("action_id", to: button) }
         try await update.where("notification_id", .equal, notificationId).where("username", .equal, username).run()
         let event = StreamEvent(cursor: 0, body: .state(richId: notificationId, readState: read, userActionState: action))
         let cursor = try await SQLEventLog.appendEvents(event, usernames: [username], installationId: nil, now: now, engine: engine, in: db).first

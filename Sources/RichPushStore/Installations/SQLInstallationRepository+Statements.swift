@@ -143,6 +143,7 @@ extension SQLInstallationRepository {
             .where("id", .equal, id).returning("platform").first().map { try $0.enumeration("platform", as: Platform.self) }
         guard let platform else { return }
         try await failPendingDeliveries(of: id, code: InstallationRecord.replacedReason, message: "another user registered the device", in: db)
+        try await SQLActivityRepository.forget(installation: id, now: now, in: db)
         try await SQLMirrorQueue.enqueueMirror(id, platforms: [platform], mirrored: mirrored, now: now, in: db)
     }
 
@@ -173,6 +174,7 @@ extension SQLInstallationRepository {
         try await db.delete(from: "installation_tags").where("installation_id", .equal, id).run()
         try await failPendingDeliveries(of: id, code: "installation.deleted", message: "the installation was deleted", in: db)
         try await db.delete(from: "state_pushes").where("installation_id", .equal, id).run()
+        try await SQLActivityRepository.forget(installation: id, now: now, in: db)
         try await db.delete(from: "installations").where("id", .equal, id).run()
         return true
     }

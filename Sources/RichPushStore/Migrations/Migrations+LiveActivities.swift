@@ -14,7 +14,8 @@ extension Migrations {
             .column("content_state", type: .text, .notNull)
             .column("alert", type: .text)
             .column("stale_date", type: .bigint)
-            .column("relevance_score", type: .real)
+            // Eight bytes: PostgreSQL's REAL would bring 0.8 back as 0.800000011920929.
+            .column("relevance_score", type: .custom(SQLRaw("DOUBLE PRECISION")))
             .column("created_by", type: .text, .notNull)
             .column("created_at", type: .bigint, .notNull)
             .column("updated_at", type: .bigint, .notNull)

@@ -59,6 +59,13 @@ public struct SQLResultRepository: ResultRepository {
                     .where(SQLColumn("delivery_id", table: "fallbacks"), .equal, SQLColumn("id", table: "deliveries"))
                     .where(SQLColumn("state", table: "fallbacks"), .equal, SQLLiteral.string(FallbackState.sent))
             }
+            // The status of the run of the button its user pressed, when it is an http action the gateway ran.
+            let actionStatus = SQLSubquery.select {
+                $0.column(SQLColumn("status", table: "action_runs")).from("action_runs")
+                    .where(SQLColumn("notification_id", table: "action_runs"), .equal, SQLColumn("notification_id", table: "feed_entries"))
+                    .where(SQLColumn("username", table: "action_runs"), .equal, SQLColumn("username", table: "feed_entries"))
+                    .where(SQLColumn("action_id", table: "action_runs"), .equal, SQLColumn("action_id", table: "feed_entries"))
+            }
             let installationFetched = SQLSubquery.select {
                 $0.column(SQLColumn("fetched_at", table: "installation_fetches")).from("installation_fetches")
                     .where(SQLColumn("notification_id", table: "installation_fetches"), .equal, SQLColumn("notification_id", table: "deliveries"))
@@ -73,7 +80,7 @@ public struct SQLResultRepository: ResultRepository {
                     SQLColumn("attempts", table: "deliveries"), SQLColumn("finished_at", table: "deliveries"),
                     SQLColumn("fetched_at", table: "feed_entries"), SQLColumn("read_state", table: "feed_entries"),
                     SQLColumn("user_action_state", table: "feed_entries"), SQLColumn("action_id", table: "feed_entries"),
-                    SQLColumn("action_status", table: "feed_entries"), SQLAlias(displayed, as: SQLIdentifier("displayed_at")),
+                    SQLAlias(actionStatus, as: SQLIdentifier("action_status")), SQLAlias(displayed, as: SQLIdentifier("displayed_at")),
                     SQLAlias(fallbackSent, as: SQLIdentifier("fallback_sent_at")),
                     SQLAlias(installationFetched, as: SQLIdentifier("installation_fetched_at"))
                 )
