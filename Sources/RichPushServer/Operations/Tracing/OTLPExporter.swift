@@ -17,7 +17,9 @@ final class OTLPExporter: Service, Sendable {
     private let url: String
     private let client: HTTPClient
     private let logger: Logger
-    private let pending = Mutex<(spans: [FinishedSpan], dropped: Int)>(([], 0))
+    /// A ring: while a collector is down and the spans wait at capacity, each new one drops the oldest in constant
+    /// time, on the path of the request that made it.
+    private let pending = Mutex<(spans: CircularBuffer<FinishedSpan>, dropped: Int)>((CircularBuffer(initialCapacity: 1024), 0))
 
     /// `endpoint` is the collector's base URL (`http://collector:4318`); the spans go to its `/v1/traces`.
     init(endpoint: String, client: HTTPClient, logger: Logger) {
