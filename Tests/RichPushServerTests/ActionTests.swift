@@ -65,6 +65,16 @@ struct ActionTests {
         }
     }
 
+    @Test func aTemplateWithAButtonANotificationWouldRefuseIsRefusedWhenStored() async throws {
+        try await TestGateway().run { session in
+            let answer = try await session.request(
+                .post, "/api/templates", as: .admin,
+                json: #"{"name":"sale","message":"m","richType":"text","actions":[{"id":"a","label":"A","kind":"open","url":"http://x.example/"}]}"#)
+            #expect(answer.status == .unprocessableContent)
+            #expect((try answer.json()["error"] as? [String: Any])?["code"] as? String == "notification.invalidActions")
+        }
+    }
+
     @Test func anHTTPActionsBodyOverOneKilobyteIsRefused() async throws {
         try await TestGateway().run { session in
             let body = String(repeating: "x", count: 1025)

@@ -195,7 +195,7 @@ extension CampaignJSON {
     }
 
     /// The buttons, each checked: an id of its own, a label, and what its kind needs and nothing else.
-    private static func checkedActions(_ actions: [NotificationAction]) throws -> [NotificationAction] {
+    static func checkedActions(_ actions: [NotificationAction]) throws -> [NotificationAction] {
         guard actions.count <= NotificationAction.maximumCount else {
             throw invalidActions("actions hold at most \(NotificationAction.maximumCount) buttons, not \(actions.count).")
         }

@@ -45,8 +45,8 @@ struct Template: ResponseEncodable {
     }
 
     /// The fields as stored, once what can be checked before the placeholders are filled in holds: the placeholders
-    /// parse, the audience, lifetime, sound, badge, category and thread are valid (the rich type and push style were
-    /// decoded as such). The rest is checked by each notification.
+    /// parse, the audience, lifetime, sound, badge, category, thread and buttons are valid (the rich type, push style
+    /// and interruption level were decoded as such). The rest is checked by each notification.
     static func checked(_ fields: CampaignJSON, description: String?) throws -> String {
         if let description, description.count > 1000 {
             throw APIError.unprocessable("template.invalidDescription", "description must be at most 1000 characters.")
@@ -64,6 +64,7 @@ struct Template: ResponseEncodable {
         _ = try fields.checkedDeliveryRate()
         try fields.checkPlainValues()
         try fields.checkCounts()
+        _ = try fields.actions.map(CampaignJSON.checkedActions)
         let json = try JSONEncoder.compact.encode(fields)
         guard json.count <= maximumBytes else {
             throw APIError.unprocessable(
