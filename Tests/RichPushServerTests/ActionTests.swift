@@ -272,6 +272,7 @@ struct ActionTests {
             #expect(target.deliveries.count == 1)
             let status = try await session.request(.get, "/api/notifications/\(id)/status", as: .admin).json()
             #expect(status["actions"] as? [String: Int64] == ["remind": 1])
+            #expect(try await session.request(.get, "/metrics").text.contains(#"richpush_action_requests_total{answer="2xx"}"#))
         }
     }
 

@@ -59,6 +59,8 @@ extension RemoteHubTests {
             #expect(item["installationId"] as? String == "iphone")
             #expect(item["event"] as? String == "start")
             #expect(await eventually { (try? await self.activityDelivery(id, in: session))?["state"] as? String == "sent" })
+            let metrics = try await session.request(.get, "/metrics").text
+            #expect(metrics.contains(#"richpush_live_activity_pushes_total{platform="apns",outcome="sent"}"#))
         }
     }
 

@@ -25,6 +25,7 @@ struct ActionRunner: Sendable {
     func start(_ action: NotificationAction, of notificationId: Int64, for username: String) {
         Task {
             let status = await run(action)
+            GatewayMetrics.actionRequestAnswered(status: status)
             do {
                 try await feeds.recordActionStatus(username: username, notificationId: notificationId, action: action.id, status: status)
             } catch {

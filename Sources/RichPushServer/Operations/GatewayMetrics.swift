@@ -46,14 +46,24 @@ struct GatewayMetrics: Sendable {
         payloadFetches[outcome]?.increment()
     }
 
-    /// The pushes a dispatcher counts: a notification's deliveries, or the fallbacks of those not fetched in time.
+    /// The pushes a dispatcher counts: a notification's deliveries, the fallbacks of those not fetched in time, or
+    /// Live Activities' pushes.
     enum Pushes {
         case deliveries
         case fallbacks
+        case liveActivities
 
         /// The spans of a dispatcher's claims and records.
-        var claimSpan: String { self == .deliveries ? "dispatch.claim" : "fallbacks.claim" }
-        var recordSpan: String { self == .deliveries ? "dispatch.record" : "fallbacks.record" }
+        var claimSpan: String { spanPrefix + ".claim" }
+        var recordSpan: String { spanPrefix + ".record" }
+
+        private var spanPrefix: String {
+            switch self {
+            case .deliveries: "dispatch"
+            case .fallbacks: "fallbacks"
+            case .liveActivities: "activities"
+            }
+        }
 
         var metric: (name: String, help: String) {
             switch self {
@@ -63,6 +73,8 @@ struct GatewayMetrics: Sendable {
                     "richpush_fallbacks_total",
                     "Alert-style fallbacks, sent to devices that had not fetched the payload by the deadline, whose hub answered, by platform and outcome."
                 )
+            case .liveActivities:
+                ("richpush_live_activity_pushes_total", "Live Activity pushes (start, update, end) whose hub answered, by platform and outcome.")
             }
         }
     }
@@ -71,6 +83,16 @@ struct GatewayMetrics: Sendable {
     static func outcomesRecorded(_ count: Int, of pushes: Pushes, platform: String, outcome: String) {
         registry.makeCounter(name: pushes.metric.name, labels: [("platform", platform), ("outcome", outcome)], help: pushes.metric.help)
             .increment(by: Int64(count))
+    }
+
+    /// Counts one request of an `http` action the gateway made, by the class of its answer's status (`none` when it
+    /// got none).
+    static func actionRequestAnswered(status: Int) {
+        let answer = status == 0 ? "none" : "\(status / 100)xx"
+        registry.makeCounter(
+            name: "richpush_action_requests_total", labels: [("answer", answer)],
+            help: "Requests of http actions the gateway made for devices, by the class of the answer's status."
+        ).increment()
     }
 
     /// The Prometheus text exposition of every metric.
