@@ -17,7 +17,8 @@ const levels = [
 
 /**
  * The buttons and interruption fields.
- * @param {object} draft the compose screen's draft: `actions` (rows of `{id?, label, kind, url, method, body}`) and
+ * @param {object} draft the compose screen's draft: `actions` (rows of `{id?, label, kind, url, method, body, labels}`,
+ *   `labels` a language's label by tag, typed on its tab) and
  *   `interruptionLevel` live in it.
  * @param {boolean} isAdmin whether to offer the critical level, which only admins send.
  * @param {() => void} refresh called after every change, to redraw the preview.
@@ -100,6 +101,16 @@ export function buildActions(draft, notification) {
     return button;
   });
   if (actions.length) notification.actions = actions;
+  // Each language's labels, by the ids just made, beside the language's other fields.
+  for (const tag of Object.keys(draft.localizations)) {
+    const labels = actions.flatMap((button, index) => {
+      const label = draft.actions.filter((action) => action.label.trim() || action.url.trim())[index].labels?.[tag]?.trim();
+      return label ? [{ id: button.id, label }] : [];
+    });
+    if (!labels.length) continue;
+    notification.localizations = notification.localizations ?? {};
+    notification.localizations[tag] = { ...notification.localizations[tag], actions: labels };
+  }
   if (draft.interruptionLevel) notification.interruptionLevel = draft.interruptionLevel;
 }
 

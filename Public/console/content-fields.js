@@ -101,9 +101,20 @@ export function contentFields(draft, refresh) {
       if (field === 'message') element.value = variant[field];
       return h('div', { class: 'field' }, h('label', { for: id }, `${label} (${tag})`), element);
     };
+    // Each button's label in this language lives on the button itself, so removing a button takes its labels along.
+    const buttonLabels = draft.actions.map((action, index) => {
+      const id = `localized-action-${index}`;
+      const element = h('input', {
+        id, class: 'localized-action', maxlength: 40, value: action.labels?.[tag] ?? '', placeholder: action.label || 'The label above',
+        oninput: () => { action.labels = { ...action.labels, [tag]: element.value }; refresh(); },
+      });
+      return h('div', { class: 'field' }, h('label', { for: id }, `Button ${index + 1} label (${tag})`), element);
+    });
+    panelButtons = draft.actions.length;
     replace(panel,
       input('message', 'Message', { rows: 2, maxlength: 1000, placeholder: 'The message above, unless you write one' }),
       input('title', 'Title', { maxlength: 200, placeholder: 'The title above, unless you write one' }),
+      ...buttonLabels,
       draft.richType === 'text' ? input('text', 'Text', { placeholder: 'The text above, unless you write one' }) : null,
       draft.richType === 'url' ? input('url', 'Link', { type: 'url', placeholder: 'The link above, unless you give one' }) : null,
       h('button', { type: 'button', class: 'button small quiet', id: 'remove-language', onclick: () => {
@@ -112,6 +123,7 @@ export function contentFields(draft, refresh) {
       } }, `Remove ${tag}`),
     );
   }
+  let panelButtons = 0;
   drawTabs();
   drawPanel();
   let panelRichType = draft.richType;
@@ -138,7 +150,7 @@ export function contentFields(draft, refresh) {
       soundField.hidden = draft.pushStyle !== 'alert';
       badgeNumber.hidden = draft.badge !== 'number';
       // The text or link field of a language follows the rich type; redrawn only then, not while someone types.
-      if (panelRichType !== draft.richType) {
+      if (panelRichType !== draft.richType || (draft.language && panelButtons !== draft.actions.length)) {
         panelRichType = draft.richType;
         drawPanel();
       }
@@ -180,6 +192,7 @@ export function variantOf(draft) {
   const variant = draft.language ? draft.localizations[draft.language] : null;
   return {
     ...draft,
+    actions: draft.actions.map((action) => ({ ...action, label: action.labels?.[draft.language]?.trim() || action.label })),
     message: variant?.message.trim() || draft.message,
     title: variant?.title.trim() || draft.title,
     text: variant?.text.trim() || draft.text,

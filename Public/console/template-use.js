@@ -30,6 +30,8 @@ export function draftFromTemplate(template) {
     deliveryRate: template.deliveryRate ? String(template.deliveryRate) : '',
     actions: (template.actions ?? []).map((action) => ({
       id: action.id, label: action.label, kind: action.kind, url: action.url ?? '', method: action.method ?? 'POST', body: action.body ?? '',
+      labels: Object.fromEntries(Object.entries(template.localizations ?? {}).flatMap(([tag, fields]) =>
+        (fields.actions ?? []).filter((entry) => entry.id === action.id).map((entry) => [tag, entry.label]))),
     })),
     interruptionLevel: template.interruptionLevel ?? '',
   };

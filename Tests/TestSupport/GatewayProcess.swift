@@ -39,8 +39,11 @@ public final class GatewayProcess: @unchecked Sendable {
     /// What the gateway has logged, across its restarts.
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    /// Starts `richpush serve` and waits until `/health` answers.
+    /// Starts `richpush serve` and waits until it says it listens and `/health` answers. A restart's port may have
+    /// been taken by another test's gateway while this one was down: then this one never says it listens (it exits),
+    /// rather than the other answering its health check and its requests.
     public func start() async throws {
+        let listenedBefore = log.components(separatedBy: Self.listening).count
         let arguments =
             [
                 "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path,
@@ -52,10 +55,17 @@ public final class GatewayProcess: @unchecked Sendable {
         let process = try SpawnedProcess(Self.executable.path, arguments, environment: environment, output: .file(logFile.path))
         self.process = process
         // The whole suite starts dozens of gateways at once on two cores: one was seen to need 34 s to answer.
-        guard try await eventually(within: .seconds(90), { try await isHealthy() || !process.isRunning }), process.isRunning else {
+        let ready = try await eventually(within: .seconds(90)) {
+            guard process.isRunning else { return true }
+            return log.components(separatedBy: Self.listening).count > listenedBefore ? try await isHealthy() : false
+        }
+        guard ready, process.isRunning else {
             throw TestFailure(process.isRunning ? "richpush did not become healthy: \(log)" : "richpush exited: \(log)")
         }
     }
+
+    /// What the gateway logs once its port is bound.
+    static let listening = "richpush listening"
 
     /// Whether `/health` answers 200, asked with curl so any test target can launch a gateway. Each try has its own
     /// deadline: on a loaded machine one connection can stall while the next succeeds.

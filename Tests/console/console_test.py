@@ -805,6 +805,12 @@ class Console(unittest.TestCase):
         Select(self.find("#interruption-level")).select_by_value("time-sensitive")
         self.assertEqual([option.get_attribute("value") for option in Select(self.find("#interruption-level")).options],
                          ["", "passive", "active", "time-sensitive"])
+        self.find("#new-language").send_keys("fr")
+        self.press("#add-language")
+        self.find("#localized-action-0").send_keys("Acheter")
+        self.assertEqual([button.text for button in self.browser.find_elements(By.CSS_SELECTOR, "#preview-buttons .alert-button")],
+                         ["Acheter", "Remind me", "Not now"])
+        self.press("#language-tab-default")
         self.browser.execute_script("document.getElementById('action-rows').scrollIntoView()")
         self.screenshot("compose-buttons")
         self.find("#send").click()
@@ -817,6 +823,7 @@ class Console(unittest.TestCase):
             {"id": "not-now", "label": "Not now", "kind": "dismiss"},
         ])
         self.assertEqual(info["interruptionLevel"], "time-sensitive")
+        self.assertEqual(info["localizations"]["fr"]["actions"], [{"id": "shop-now", "label": "Acheter"}])
 
     def test_a_button_without_an_https_link_is_refused_in_place(self):
         self.sign_in(MARK)

@@ -139,7 +139,9 @@ public struct SQLActivityRepository: ActivityRepository {
     public func claimDue(
         recording finished: [(job: ActivityJob, outcome: DeliveryOutcome)], limit: Int, lease: TimeInterval, now: Date = .now
     ) async throws -> [ActivityJob] {
-        try await engine.transaction { db in
+        // Most looks find nothing due: a read answers them without taking the writer.
+        if finished.isEmpty, try await nextDue(now: now).map({ $0 > now }) ?? true { return [] }
+        return try await engine.transaction { db in
             let nowMs = EpochMilliseconds(now)
             for (job, outcome) in finished { try await Self.record(outcome, of: job, now: now, in: db) }
             let due = SQLSubqueryBuilder()
@@ -193,7 +195,13 @@ public struct SQLActivityRepository: ActivityRepository {
     public func nextDue(now: Date = .now) async throws -> Date? {
         try await engine.read { db in
             try await db.select().column(SQLFunction("MIN", args: SQLIdentifier("due_at")), as: "due").from("activity_deliveries")
-                .where("state", .equal, DeliveryState.pending.rawValue).where(Self.hasToken).where(SQLOutbox.unleased(at: EpochMilliseconds(now)))
+                .where("state", .equal, DeliveryState.pending.rawValue).where(SQLOutbox.unleased(at: EpochMilliseconds(now)))
+                .where {
+                    // A push its device can take, or an end with no start to end, which the next claim cancels.
+                    $0.where(Self.hasToken).orWhere {
+                        $0.where("event", .equal, LiveActivityEvent.end.rawValue).where("sent_version", .equal, 0)
+                    }
+                }
                 .first()?
                 .decode(column: "due", as: Int64?.self).map { dateFromMilliseconds($0) }
         }
