@@ -140,7 +140,7 @@ public struct ActivityDeliveryResult: Sendable, Equatable {
     public var owner: String
     /// The event its last (or next) push carries.
     public var event: LiveActivityEvent
-    /// `pending`, `sent` or `failed`.
+    /// `pending`, `sent`, `failed`, or `canceled` (ended before its start went).
     public var state: String
     /// Why it failed, or why a pending one waits (`activity.awaitingToken`: the device has not sent its update token).
     public var reason: String?

@@ -25,25 +25,12 @@ extension APNsHub {
             }
         }
         let topic = self.topic + ".push-type.liveactivity"
-        let sent = await CredentialedDelivery(hub: name, configuration: configuration, abort: BatchAbort(), logger: logger).runBatch(
-            count: sendable.count,
-            credential: { () async throws(CredentialFailure) -> String in
-                do {
-                    return try await tokens.token()
-                } catch {
-                    throw .refused("the provider token could not be signed: \(error)")
-                }
-            },
-            renew: { token in await tokens.expire(token) },
-            progress: { _, _ in },
-            send: { indices, token, answered in
-                let requests = indices.map { position in
-                    let index = sendable[position]
-                    return Self.liveActivityRequest(jobs[index], body: bodies[index]!, authorization: "bearer \(token)", topic: topic)
-                }
-                return await session.send(requests) { position, answer in answered(indices[position], answer.map(HubVerdict.apns)) }
-                    .map { answer in answer.map(HubVerdict.apns) }
-            })
+        let sent = await sendSigned(count: sendable.count, logger: logger, progress: { _, _ in }) { indices, authorization in
+            indices.map { position in
+                let index = sendable[position]
+                return Self.liveActivityRequest(jobs[index], body: bodies[index]!, authorization: authorization, topic: topic)
+            }
+        }
         for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
         return outcomes.map { $0! }
     }

@@ -63,8 +63,32 @@ public struct APNsHub: NotificationHub {
                 sendable.append(index)
             }
         }
-        let sent = await CredentialedDelivery(hub: name, configuration: configuration, abort: BatchAbort(), logger: logger).runBatch(
-            count: sendable.count,
+        let sent = await sendSigned(
+            count: sendable.count, logger: logger, progress: { [sendable] position, outcome in progress.answered(sendable[position], outcome) }
+        ) { indices, authorization in
+            var shared: [PayloadKey: NotificationRequests] = [:]
+            return indices.map { position in
+                let index = sendable[position]
+                let job = jobs[index]
+                let key = PayloadKey(job)
+                if shared[key] == nil {
+                    shared[key] = NotificationRequests(job, payload: payloads[index], authorization: authorization, topic: topic)
+                }
+                return shared[key]!.request(to: job)
+            }
+        }
+        for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
+        return outcomes.map { $0! }
+    }
+
+    /// Sends, for each round of a batch of `count` pushes, the requests `build` makes for its positions with the
+    /// `authorization` of one provider token (renewed once when APNs calls it expired); answers each push's outcome.
+    func sendSigned(
+        count: Int, logger: Logger, progress: @escaping @Sendable (Int, DeliveryOutcome) -> Void,
+        build: ([Int], _ authorization: String) -> [HTTP2Request]
+    ) async -> [DeliveryOutcome] {
+        await CredentialedDelivery(hub: name, configuration: configuration, abort: BatchAbort(), logger: logger).runBatch(
+            count: count,
             credential: { () async throws(CredentialFailure) -> String in
                 do {
                     return try await tokens.token()
@@ -73,23 +97,11 @@ public struct APNsHub: NotificationHub {
                 }
             },
             renew: { token in await tokens.expire(token) },
-            progress: { [sendable] position, outcome in progress.answered(sendable[position], outcome) },
+            progress: progress,
             send: { indices, token, answered in
-                var shared: [PayloadKey: NotificationRequests] = [:]
-                let requests = indices.map { position in
-                    let index = sendable[position]
-                    let job = jobs[index]
-                    let key = PayloadKey(job)
-                    if shared[key] == nil {
-                        shared[key] = NotificationRequests(job, payload: payloads[index], authorization: "bearer \(token)", topic: topic)
-                    }
-                    return shared[key]!.request(to: job)
-                }
-                return await session.send(requests) { position, answer in answered(indices[position], answer.map(HubVerdict.apns)) }
+                await session.send(build(indices, "bearer \(token)")) { position, answer in answered(indices[position], answer.map(HubVerdict.apns)) }
                     .map { answer in answer.map(HubVerdict.apns) }
             })
-        for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
-        return outcomes.map { $0! }
     }
 
     /// Closes the connection to APNs.
