@@ -9,15 +9,17 @@ import Testing
 extension EndToEndTests {
     @Suite("Buttons on the desktop")
     struct DesktopActionTests {
-        /// A desktop, a gateway that may reach the loopback target, alice's daemon, and the target.
+        /// The desktop alerts' scene with a gateway that may reach the loopback target, and the target.
         struct Scene {
-            let desktop: TestDesktop
-            let gateway: SpawnedGateway
-            let alice: (String, String)
-            let daemon: DaemonProcess
+            let alerts: DesktopAlertTests.Scene
             let target: ChildProcess
             let targetPort: String
             let certificates: TemporaryDirectory
+
+            var desktop: TestDesktop { alerts.desktop }
+            var gateway: SpawnedGateway { alerts.gateway }
+            var alice: (String, String) { alerts.alice }
+            var daemon: DaemonProcess { alerts.daemon }
 
             init() async throws {
                 certificates = try TemporaryDirectory()
@@ -28,12 +30,7 @@ extension EndToEndTests {
                     environment: ProcessInfo.processInfo.environment, outputFile: certificates.path + "/target.out")
                 let listening = try await target.waitForOutput("\n")
                 targetPort = listening.split(whereSeparator: \.isWhitespace).last.map(String.init) ?? ""
-                desktop = try await TestDesktop()
-                gateway = try await SpawnedGateway(extraArguments: ["--allow-private-push-endpoints", "--tls-ca-file", certificate])
-                try await gateway.start()
-                alice = try gateway.createMember("alice")
-                daemon = try DaemonProcess(gateway: gateway, user: alice)
-                try await daemon.start(desktop: desktop)
+                alerts = try await DesktopAlertTests.Scene(gatewayArguments: ["--allow-private-push-endpoints", "--tls-ca-file", certificate])
             }
 
             /// Sends the three-button sale to alice at `level` and waits until its alert is on screen.
@@ -50,9 +47,7 @@ extension EndToEndTests {
             }
 
             func stop() {
-                daemon.stop()
-                gateway.kill()
-                desktop.stop()
+                alerts.stop()
                 target.stop()
             }
         }

@@ -16,16 +16,16 @@ extension EndToEndTests {
         static let magenta: (UInt8, UInt8, UInt8) = (250, 20, 200)
         static let green: (UInt8, UInt8, UInt8) = (20, 230, 90)
 
-        /// A desktop, a gateway with alice, and alice's daemon connected.
+        /// A desktop, a gateway with alice (`gatewayArguments` going to its `serve`), and alice's daemon connected.
         struct Scene {
             let desktop: TestDesktop
             let gateway: SpawnedGateway
             let alice: (String, String)
             let daemon: DaemonProcess
 
-            init(https: Bool = false) async throws {
+            init(https: Bool = false, gatewayArguments: [String] = []) async throws {
                 desktop = try await TestDesktop()
-                gateway = try await SpawnedGateway(https: https)
+                gateway = try await SpawnedGateway(https: https, extraArguments: gatewayArguments)
                 try await gateway.start()
                 alice = try gateway.createMember("alice")
                 daemon = try DaemonProcess(gateway: gateway, user: alice)
