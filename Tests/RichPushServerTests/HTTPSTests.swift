@@ -44,11 +44,7 @@ struct HTTPSTests {
     /// Creates alice with her laptop and opens her stream with curl over HTTP/2, written to `output`; returns once its
     /// first bytes have come.
     func openAlicesStream(on gateway: GatewayProcess, trusting caFile: String, into output: String) async throws -> SpawnedProcess {
-        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
-        let alice = Credentials(username: "alice", password: "alice-password")
-        #expect(
-            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
-                .status == 201)
+        _ = try await gateway.addAliceWithLaptop()
         let stream = try SpawnedProcess(
             "/usr/bin/curl",
             [

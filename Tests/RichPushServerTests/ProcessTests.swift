@@ -13,11 +13,7 @@ struct ProcessTests {
         let gateway = try GatewayProcess()
         defer { gateway.cleanUp() }
         try await gateway.start()
-        let alice = Credentials(username: "alice", password: "alice-password")
-        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
-        #expect(
-            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#).status
-                == 201)
+        let alice = try await gateway.addAliceWithLaptop()
         // Accepted but not yet due when the process dies: only the store knows about these.
         let due = Timestamp.format(Date.now + 2)
         var accepted: [Int64] = []

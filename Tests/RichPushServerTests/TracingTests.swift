@@ -40,11 +40,7 @@ struct TracingTests {
         defer { gateway.cleanUp() }
         try await gateway.start()
 
-        let alice = Credentials(username: "alice", password: "alice-password")
-        #expect(try await gateway.request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#).status == 201)
-        #expect(
-            try await gateway.request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#).status
-                == 201)
+        let alice = try await gateway.addAliceWithLaptop()
         let created = try await gateway.request(
             .POST, "/api/notifications", as: .admin, json: #"{"message":"Sale","richType":"text","text":"30% off","audience":"username:alice"}"#)
         let id = try #require(ProcessTests.id(in: created.body))

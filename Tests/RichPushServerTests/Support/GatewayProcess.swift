@@ -57,6 +57,16 @@ extension GatewayProcess {
         }
     }
 
+    /// Creates member alice with her direct laptop, as the process tests' scenes start; returns her credentials.
+    func addAliceWithLaptop() async throws -> Credentials {
+        let alice = Credentials(username: "alice", password: "alice-password")
+        let created = try await request(.POST, "/api/users", as: .admin, json: #"{"username":"alice","password":"alice-password"}"#)
+        guard created.status == 201 else { throw TestFailure("alice was not created: \(created.status) \(created.body)") }
+        let registered = try await request(.PUT, "/api/installations/laptop", as: alice, json: #"{"platform":"direct","pushChannel":"laptop"}"#)
+        guard registered.status == 201 else { throw TestFailure("alice's laptop was not registered: \(registered.status) \(registered.body)") }
+        return alice
+    }
+
     /// Imports `count` installations as the admin, 5000 to a request (the most one takes); `entry` gives the JSON
     /// object of the installation numbered `index`.
     func importInstallations(_ count: Int, entry: (_ index: Int) -> String) async throws {
