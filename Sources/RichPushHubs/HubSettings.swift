@@ -28,10 +28,13 @@ public struct HubSettings: Sendable, Equatable {
     public var allowPrivatePushEndpoints = false
     /// An extra CA bundle trusted for outgoing TLS (private hubs, tests).
     public var tlsCAFile: String?
-    /// How many requests each hub keeps in flight at once on one connection.
+    /// How many requests WNS, Web Push and Notification Hubs each keep in flight at once.
     public var maximumConcurrentRequests = 256
-    /// How many HTTP/2 connections a hub opens to its origin, each carrying up to ``maximumConcurrentRequests``: at
-    /// a round trip of 40 ms one connection of 256 streams carries at most 6,400 requests a second.
+    /// How many streams APNs and FCM each keep in flight on one HTTP/2 connection, fewer if the hub's SETTINGS say
+    /// so. APNs allows up to 1,000: at a round trip of 40 ms a connection of 256 streams carries at most 6,400
+    /// pushes a second, one of 1,000 streams 25,000.
+    public var maximumStreams = 1000
+    /// How many HTTP/2 connections APNs and FCM each open to their origin, each carrying up to ``maximumStreams``.
     public var maximumConnections = 8
 
     public init() {}

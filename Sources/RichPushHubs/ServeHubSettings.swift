@@ -41,8 +41,11 @@ public enum ServeHubSettings {
     public static let tlsCAFile = Setting.text(
         "tls-ca-file", "Extra CA bundle trusted for the hubs' TLS", defaultText: "the system's CAs")
     public static let hubConcurrency = Setting.integer(
-        "hub-concurrency", "Requests each hub keeps in flight on one connection (fewer if its HTTP/2 settings say so)", in: 1...10_000,
+        "hub-concurrency", "Requests WNS, Web Push and Notification Hubs each keep in flight", in: 1...10_000,
         default: HubSettings().maximumConcurrentRequests)
+    public static let hubStreams = Setting.integer(
+        "hub-streams", "Streams APNs and FCM each keep in flight on one HTTP/2 connection (fewer if the hub's settings say so)",
+        in: 1...10_000, default: HubSettings().maximumStreams)
     public static let hubMaxConnections = Setting.integer(
         "hub-max-connections",
         "HTTP/2 connections APNs and FCM each open to their origin while requests wait for a stream; WNS and Web Push keep one",
@@ -52,6 +55,6 @@ public enum ServeHubSettings {
     public static let all: [any SettingDescription] = [
         apnsKeyFile, apnsKeyId, apnsTeamId, apnsTopic, apnsEndpoint, fcmServiceAccountFile, fcmEndpoint, notificationHubsConnectionString,
         notificationHubsHub, notificationHubsEndpoint, wnsClientId, wnsClientSecret, wnsTokenEndpoint, wnsScope, wnsChannelHosts, vapidKeyFile,
-        vapidSubject, allowPrivatePushEndpoints, tlsCAFile, hubConcurrency, hubMaxConnections,
+        vapidSubject, allowPrivatePushEndpoints, tlsCAFile, hubConcurrency, hubStreams, hubMaxConnections,
     ]
 }

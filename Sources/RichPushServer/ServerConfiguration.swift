@@ -164,6 +164,7 @@ public struct ServerConfiguration: Sendable {
         hubs.allowPrivatePushEndpoints = try sources.value(H.allowPrivatePushEndpoints)
         hubs.tlsCAFile = try sources.value(H.tlsCAFile)
         hubs.maximumConcurrentRequests = try sources.value(H.hubConcurrency)
+        hubs.maximumStreams = try sources.value(H.hubStreams)
         hubs.maximumConnections = try sources.value(H.hubMaxConnections)
         switch (try sources.value(S.tlsCertificateFile), try sources.value(S.tlsKeyFile)) {
         case (let certificate?, let key?): tlsFiles = .init(certificateChain: certificate, privateKey: key)

@@ -26,5 +26,6 @@ struct HubOptions: ParsableArguments {
     @Flag(ServeHubSettings.allowPrivatePushEndpoints) var allowPrivatePushEndpoints
     @Option(ServeHubSettings.tlsCAFile) var tlsCAFile
     @Option(ServeHubSettings.hubConcurrency) var hubConcurrency
+    @Option(ServeHubSettings.hubStreams) var hubStreams
     @Option(ServeHubSettings.hubMaxConnections) var hubMaxConnections
 }

@@ -27,7 +27,7 @@ struct APNsHubTests {
             settings.apnsTopic = APNsTestServer.topic
             settings.apnsEndpoint = server.endpoint
             settings.tlsCAFile = server.authority.caFile
-            settings.maximumConcurrentRequests = concurrency
+            settings.maximumStreams = concurrency
             hub = try await APNsHub.configured(by: settings)
             try await body(try #require(hub), server)
             await hub?.shutdown()

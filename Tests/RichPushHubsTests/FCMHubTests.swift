@@ -21,7 +21,7 @@ struct FCMHubTests {
                 settings.fcmServiceAccountFile = server.serviceAccountFile
                 settings.fcmEndpoint = server.endpoint
                 settings.tlsCAFile = server.authority.caFile
-                settings.maximumConcurrentRequests = concurrency
+                settings.maximumStreams = concurrency
                 settings.maximumConnections = maximumConnections
                 let hub = try #require(try await FCMHub.configured(by: settings, client: client))
                 // The hub's connections close before the server stops, as the gateway closes them before it exits.

@@ -77,7 +77,8 @@ struct FanOutCrashTests {
 
     @Test func aKillDuringATenThousandDeviceSendLosesNoDeviceAndRepeatsOnlyUnrecordedPushesWithTheirApnsId() async throws {
         let devices = 10_000
-        try await withAPNsDevices(devices) { gateway, apns in
+        // Four batches of 1000 in flight, so that what a kill can repeat is well under the devices.
+        try await withAPNsDevices(devices, arguments: ["--dispatch-batches-in-flight", "4"]) { gateway, apns in
             // Slow answers keep many requests in flight, as across the internet.
             apns.delayAnswers(by: .milliseconds(5))
             let (id, byDevice) = try await killAndRestart(gateway, apns, devices: devices, killAfter: 1000)

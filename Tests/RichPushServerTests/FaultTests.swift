@@ -137,7 +137,9 @@ struct FaultTests {
     }
 
     @Test func aHubRefusingConnectionsForTwentySecondsIsProbedAHandfulOfTimesAndThenGetsEveryPush() async throws {
-        try await withGateway { gateway, apns, outage in
+        // Four batches in flight and 256 streams a connection, the figures the bounds below count with: what the cut
+        // connections can have held is then well under the devices.
+        try await withGateway(arguments: ["--dispatch-batches-in-flight", "4", "--hub-streams", "256"]) { gateway, apns, outage in
             let id = try await send(gateway)
             try #require(await eventually(within: .seconds(60)) { apns.accepted.count >= 200 })
             outage.goDown()

@@ -29,6 +29,7 @@ struct HubFaultTests {
             configuration.hubs.useLoopbackAPNs(apns, endpoint: "https://localhost:\(outage.port)")
             // Several batches, so several claims meet the hub while it is down.
             configuration.dispatchBatchSize = 20
+            configuration.dispatchBatchesInFlight = 4
             configuration.maximumInstallationsPerUser = Self.devices
         }
         do {

@@ -29,6 +29,7 @@ struct RemoteHubTests {
             configuration.hubs.fcmServiceAccountFile = fcm.serviceAccountFile
             configuration.hubs.fcmEndpoint = fcm.endpoint
             configuration.hubs.maximumConcurrentRequests = concurrency
+            configuration.hubs.maximumStreams = concurrency
             configuration.publicURL = publicURL
             configure(&configuration)
         }

@@ -27,7 +27,7 @@ public struct APNsHub: NotificationHub {
         return APNsHub(
             topic: given[3], endpoint: endpoint,
             session: try HTTP2Session(
-                baseURL: endpoint, caFile: settings.tlsCAFile, maximumConcurrentStreams: settings.maximumConcurrentRequests,
+                baseURL: endpoint, caFile: settings.tlsCAFile, maximumConcurrentStreams: settings.maximumStreams,
                 maximumConnections: settings.maximumConnections),
             tokens: try await APNsTokenProvider(privateKeyPEM: pem, keyId: given[1], teamId: given[2]))
     }

@@ -25,7 +25,7 @@ public struct FCMHub: NotificationHub {
         let account = try ServiceAccount.load(path: path)
         let endpoint = try HubSettings.baseURL(settings.fcmEndpoint, setting: ServeHubSettings.fcmEndpoint.name)
         let session = try HTTP2Session(
-            baseURL: endpoint, caFile: settings.tlsCAFile, maximumConcurrentStreams: settings.maximumConcurrentRequests,
+            baseURL: endpoint, caFile: settings.tlsCAFile, maximumConcurrentStreams: settings.maximumStreams,
             maximumConnections: settings.maximumConnections)
         do {
             return FCMHub(

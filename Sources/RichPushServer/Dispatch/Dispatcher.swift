@@ -15,9 +15,12 @@ struct Dispatcher: Service {
     struct Policy: Sendable {
         /// Each claim is one transaction on the store's single writer, which a fan-out waits on: a larger batch spreads
         /// its fixed cost (commit, statements prepared, the notification read) over more pushes.
-        var batchSize = 1000
-        /// Batches on their way to the hubs at once: the next one is claimed while the last is still being sent.
-        var batchesInFlight = 4
+        var batchSize = ServeSettings.dispatchBatchSize.defaultValue
+        /// Batches on their way to the hubs at once: the next one is claimed while the last is still being sent. A
+        /// batch is back only when its last push is answered, so a hub a round trip of 40 ms away holds each one that
+        /// long and more: four batches of 1,000 held a process near 25,000 pushes a second there, sixteen let it send
+        /// as fast as its CPU allows (Benchmarks/hub-round-trip.sh).
+        var batchesInFlight = ServeSettings.dispatchBatchesInFlight.defaultValue
         var lease: TimeInterval = 60
         /// The longest an idle dispatcher sleeps before looking for scheduled work.
         var idleInterval: Duration = .seconds(1)

@@ -29,7 +29,7 @@ public enum ServeSettings {
     public static let dispatchBatchSize = Setting.integer(
         "dispatch-batch-size", "Deliveries a dispatcher claims at once, in one transaction", in: 1...10_000, default: 1000)
     public static let dispatchBatchesInFlight = Setting.integer(
-        "dispatch-batches-in-flight", "Claimed batches on their way to the hubs at once", in: 1...64, default: 4)
+        "dispatch-batches-in-flight", "Claimed batches on their way to the hubs at once", in: 1...64, default: 16)
     public static let trustedProxies = Setting.optional(
         "trusted-proxies", "Load balancers whose X-Forwarded-For names the client, comma-separated",
         expected: "addresses or CIDR networks, comma-separated, such as 10.0.0.0/8,::1", parse: TrustedProxies.init(parsing:))
