@@ -7,7 +7,7 @@
 # sink does not read, so FCM's every answer is 200. The reference, in the same run at each round trip: h2load with 8
 # connections of 1000 streams, sending the hub's requests as the gateway shapes them.
 #
-# Each of ROUNDS rounds (3 unless set) sends one notification through a gateway pointed at the sink next door and one
+# Each of ROUNDS rounds (5 unless set) sends one notification through a gateway pointed at the sink next door and one
 # through a gateway pointed at the far one, each timed from just before the POST until the status counts every push
 # answered (what the marketer sees), between h2load runs at each round trip. Prints every round and the medians of
 # two ratios: the far rate against the near one (goal 0.9×), and the far rate against h2load at the same round trip
@@ -28,7 +28,7 @@ hub=${HUB:-apns}
 case "$hub" in apns | fcm) ;; *) echo "HUB is apns or fcm, not $hub" >&2; exit 64 ;; esac
 rtt=${RTT_MS:-40}
 gone_percent=${GONE_PERCENT:-2}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 scripts/ensure-packages nginx-light libnginx-mod-http-echo nghttp2-client openssl curl python3 libpng-dev libturbojpeg0-dev \
     libwebp-dev pkg-config
 source Benchmarks/support/common.sh

@@ -18,8 +18,8 @@ struct Dispatcher: Service {
         var batchSize = ServeSettings.dispatchBatchSize.defaultValue
         /// Batches on their way to the hubs at once: the next one is claimed while the last is still being sent. A
         /// batch is back only when its last push is answered, so a hub a round trip of 40 ms away holds each one that
-        /// long and more: four batches of 1,000 held a process near 25,000 pushes a second there, sixteen let it send
-        /// as fast as its CPU allows (Benchmarks/hub-round-trip.sh).
+        /// long and more: four batches of 1,000 held a process to 23,000-27,000 pushes a second there, sixteen to
+        /// 38,000-47,000 (Benchmarks/hub-round-trip.sh, docs/performance-log.md).
         var batchesInFlight = ServeSettings.dispatchBatchesInFlight.defaultValue
         var lease: TimeInterval = 60
         /// The longest an idle dispatcher sleeps before looking for scheduled work.
