@@ -30,7 +30,10 @@ public struct ActivityRecord: Sendable, Equatable {
     public var attributesType: String
     public var attributes: String
     public var contentState: String
+    /// The alert of its latest change, nil when that change raised none.
     public var alert: ActivityAlert?
+    /// The alert it started with: a start that goes after an update without an alert still raises it.
+    public var startAlert: ActivityAlert?
     public var staleDate: Date?
     public var relevanceScore: Double?
     public var createdBy: String
@@ -45,8 +48,8 @@ public struct ActivityRecord: Sendable, Equatable {
 
     public init(
         id: Int64, audience: String, attributesType: String, attributes: String, contentState: String, alert: ActivityAlert? = nil,
-        staleDate: Date? = nil, relevanceScore: Double? = nil, createdBy: String, createdAt: Date, updatedAt: Date, version: Int64 = 1,
-        endedAt: Date? = nil, dismissalDate: Date? = nil
+        startAlert: ActivityAlert? = nil, staleDate: Date? = nil, relevanceScore: Double? = nil, createdBy: String, createdAt: Date,
+        updatedAt: Date, version: Int64 = 1, endedAt: Date? = nil, dismissalDate: Date? = nil
     ) {
         self.id = id
         self.audience = audience
@@ -54,6 +57,7 @@ public struct ActivityRecord: Sendable, Equatable {
         self.attributes = attributes
         self.contentState = contentState
         self.alert = alert
+        self.startAlert = startAlert
         self.staleDate = staleDate
         self.relevanceScore = relevanceScore
         self.createdBy = createdBy
@@ -79,7 +83,7 @@ public struct ActivityRecord: Sendable, Equatable {
             aps["attributes-type"] = .string(attributesType)
             aps["attributes"] = .object(attributes)
         }
-        if let alert {
+        if let alert = event == .start ? alert ?? startAlert : alert {
             var fields: [String: JSONValue] = ["body": .string(alert.body)]
             if let title = alert.title { fields["title"] = .string(title) }
             aps["alert"] = .object(fields)

@@ -24,4 +24,16 @@ struct LiveActivityPayloadTests {
         let body = String(decoding: activity(version: 2, updatedAt: Self.created + 5).apnsPayload(for: .end), as: UTF8.self)
         #expect(body == #"{"aps":{"content-state":{"eta":600},"dismissal-date":1800003600,"event":"end","timestamp":1800000005}}"#)
     }
+
+    @Test func aStartRaisesItsOwnAlertWhenTheLatestUpdateRaisedNoneAndAnUpdateNeverRaisesTheStarts() throws {
+        var updated = activity(version: 2, updatedAt: Self.created + 5)
+        updated.startAlert = ActivityAlert(title: "Order A-17", body: "Packed")
+        let start = try JSONSerialization.jsonObject(with: updated.apnsPayload(for: .start)) as? [String: [String: Any]]
+        #expect(start?["aps"]?["alert"] as? [String: String] == ["title": "Order A-17", "body": "Packed"])
+        let update = try JSONSerialization.jsonObject(with: updated.apnsPayload(for: .update)) as? [String: [String: Any]]
+        #expect(update?["aps"]?["alert"] == nil)
+        updated.alert = ActivityAlert(body: "Shipped")
+        let newer = try JSONSerialization.jsonObject(with: updated.apnsPayload(for: .start)) as? [String: [String: Any]]
+        #expect(newer?["aps"]?["alert"] as? [String: String] == ["body": "Shipped"], "a start raises the newest alert")
+    }
 }

@@ -9,14 +9,14 @@ struct ActivityStoreTests {
     static let updateToken = String(repeating: "cd", count: 32)
 
     /// Alice's iPhone with its push-to-start token, and an activity started to her.
-    func started(_ store: Store, state: String = #"{"status":"packed"}"#) async throws -> ActivityRecord {
+    func started(_ store: Store, state: String = #"{"status":"packed"}"#, alert: ActivityAlert? = nil) async throws -> ActivityRecord {
         try await store.register("iphone", owner: "alice", platform: .apns)
         try await store.activities.setPushToStartToken(Self.startToken, of: "iphone", now: .now)
         let now = Date.now
         return try await store.activities.start(
             ActivityRecord(
                 id: 0, audience: "username:alice", attributesType: "DeliveryAttributes", attributes: "{}", contentState: state,
-                createdBy: "mark", createdAt: now, updatedAt: now),
+                alert: alert, createdBy: "mark", createdAt: now, updatedAt: now),
             audience: try TagExpression(parsing: "username:alice"), now: now)
     }
 
@@ -32,6 +32,17 @@ struct ActivityStoreTests {
             #expect(jobs.map(\.event) == [.start])
             #expect(jobs.first?.token == Self.startToken)
             #expect(jobs.first?.activity.contentState == #"{"status":"shipped"}"#)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func aStartStillWaitingKeepsItsAlertThroughAnUpdateThatRaisesNone(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let activity = try await started(store, alert: ActivityAlert(title: "Your order", body: "Packed"))
+            _ = try await store.activities.update(id: activity.id, contentState: #"{"status":"shipped"}"#, alert: nil, staleDate: nil, now: .now)
+            let start = try #require(try await claim(store).first)
+            #expect(start.event == .start)
+            #expect(start.activity.alert == nil)
+            #expect(start.activity.startAlert == ActivityAlert(title: "Your order", body: "Packed"))
         }
     }
 

@@ -41,12 +41,13 @@ public struct SQLActivityRepository: ActivityRepository {
             let nowMs = EpochMilliseconds(now)
             let id = try await db.insert(into: "live_activities")
                 .columns(
-                    "audience", "attributes_type", "attributes", "content_state", "alert", "stale_date", "relevance_score", "created_by",
-                    "created_at", "updated_at", "version"
+                    "audience", "attributes_type", "attributes", "content_state", "alert", "start_alert", "stale_date", "relevance_score",
+                    "created_by", "created_at", "updated_at", "version"
                 )
                 .values(
                     activity.audience, activity.attributesType, activity.attributes, activity.contentState, try Self.text(of: activity.alert),
-                    activity.staleDate.map(EpochMilliseconds), activity.relevanceScore, activity.createdBy, nowMs, nowMs, 1
+                    try Self.text(of: activity.alert), activity.staleDate.map(EpochMilliseconds), activity.relevanceScore, activity.createdBy,
+                    nowMs, nowMs, 1
                 )
                 .returning("id").first()!.int64("id")
             try await db.insert(into: "activity_deliveries")
@@ -70,6 +71,7 @@ public struct SQLActivityRepository: ActivityRepository {
             try await SQLAuditLog.record(audit(id), in: db, now: now)
             var started = activity
             started.id = id
+            started.startAlert = activity.alert
             started.createdAt = dateFromMilliseconds(nowMs)
             started.updatedAt = started.createdAt
             started.version = 1
@@ -274,7 +276,7 @@ public struct SQLActivityRepository: ActivityRepository {
         return ActivityRecord(
             id: try row.int64("id"), audience: try row.string("audience"), attributesType: try row.string("attributes_type"),
             attributes: try row.string("attributes"), contentState: try row.string("content_state"),
-            alert: try row.optionalString("alert").map { try JSONDecoder().decode(ActivityAlert.self, from: Data($0.utf8)) },
+            alert: try Self.alert(row.optionalString("alert")), startAlert: try Self.alert(row.optionalString("start_alert")),
             staleDate: try row.optionalDate("stale_date"), relevanceScore: try row.decode(column: "relevance_score", as: Double?.self),
             createdBy: try row.string("created_by"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             version: try row.int64("version"), endedAt: try row.optionalDate("ended_at"), dismissalDate: try row.optionalDate("dismissal_date"))
@@ -282,5 +284,9 @@ public struct SQLActivityRepository: ActivityRepository {
 
     static func text(of alert: ActivityAlert?) throws -> String? {
         try alert.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+    }
+
+    static func alert(_ text: String?) throws -> ActivityAlert? {
+        try text.map { try JSONDecoder().decode(ActivityAlert.self, from: Data($0.utf8)) }
     }
 }

@@ -54,4 +54,11 @@ extension Migrations {
             .unique().run()
         try await db.create(index: "activity_deliveries_due").on("activity_deliveries").column("state").column("due_at").run()
     }
+
+    /// The alert each activity started with (`live_activities.start_alert`), which its start pushes raise when the
+    /// latest change raised none. An activity still at its first version started with the alert it has.
+    static func keepActivityStartAlerts(_ db: any SQLDatabase) async throws {
+        try await db.alter(table: "live_activities").column("start_alert", type: .text).run()
+        try await db.update("live_activities").set("start_alert", to: SQLColumn("alert")).where("version", .equal, 1).run()
+    }
 }

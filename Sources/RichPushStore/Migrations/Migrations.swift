@@ -15,7 +15,7 @@ enum Migrations {
         createAPITokens, createAuditTrail, createStatePushes, addOutboxChunks, orderPendingDeliveriesById, pageDeliveriesByNotification,
         writeOutboxesWithoutAForeignKeyCheck, indexDeadInstallations, tallyDeliveries, indexFailuresOnly, keyDeliveriesByNotification,
         keyDeliveriesByNotificationAndId, compareInstallationIdsByteByByte, claimFirstAttemptsBySequence, createWebhooks, addFallbacks,
-        recordFetchesPerInstallation, addPacing, indexPendingFallbacksByOwner, addActions, createLiveActivities,
+        recordFetchesPerInstallation, addPacing, indexPendingFallbacksByOwner, addActions, createLiveActivities, keepActivityStartAlerts,
     ]
 
     /// Brings the schema up to date, or up to version `last` (tests of an upgrade stop there first).
