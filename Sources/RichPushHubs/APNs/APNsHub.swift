@@ -36,25 +36,26 @@ public struct APNsHub: NotificationHub {
     /// hop onto the connection's event loop and a token lookup of its own.
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
         // The devices of a notification share a few pushes (one per variant, language and badge): encode each once, not
-        // per device.
-        var encoded: [PayloadKey: ByteBuffer] = [:]
+        // per device, and find each job's by its place rather than by hashing its key again.
+        var shareOf: [PayloadKey: Int] = [:]
         var payloads: [ByteBuffer] = []
-        payloads.reserveCapacity(jobs.count)
+        var share: [Int] = []
+        share.reserveCapacity(jobs.count)
         for job in jobs {
             let key = PayloadKey(job)
-            if let payload = encoded[key] {
-                payloads.append(payload)
+            if let known = shareOf[key] {
+                share.append(known)
             } else {
-                let payload = ByteBuffer(bytes: job.push.apnsPayload())
-                encoded[key] = payload
-                payloads.append(payload)
+                shareOf[key] = payloads.count
+                share.append(payloads.count)
+                payloads.append(ByteBuffer(bytes: job.push.apnsPayload()))
             }
         }
         var outcomes = [DeliveryOutcome?](repeating: nil, count: jobs.count)
         // Indexes, not copies: a job carries a dozen strings whose retains add up over a batch.
         var sendable: [Int] = []
         for (index, job) in jobs.enumerated() {
-            let size = payloads[index].readableBytes
+            let size = payloads[share[index]].readableBytes
             if size > SilentPush.apnsPayloadLimit {
                 outcomes[index] = .failed(code: "apns.payloadTooLarge", message: "the push is \(size) bytes, more than the 4096 APNs accepts")
             } else if !Platform.apns.accepts(pushChannel: job.pushChannel) {
@@ -66,15 +67,14 @@ public struct APNsHub: NotificationHub {
         let sent = await sendSigned(
             count: sendable.count, logger: logger, progress: { [sendable] position, outcome in progress.answered(sendable[position], outcome) }
         ) { indices, authorization in
-            var shared: [PayloadKey: NotificationRequests] = [:]
+            var shared = [NotificationRequests?](repeating: nil, count: payloads.count)
             return indices.map { position in
                 let index = sendable[position]
                 let job = jobs[index]
-                let key = PayloadKey(job)
-                if shared[key] == nil {
-                    shared[key] = NotificationRequests(job, payload: payloads[index], authorization: authorization, topic: topic)
+                if shared[share[index]] == nil {
+                    shared[share[index]] = NotificationRequests(job, payload: payloads[share[index]], authorization: authorization, topic: topic)
                 }
-                return shared[key]!.request(to: job)
+                return shared[share[index]]!.request(to: job)
             }
         }
         for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
