@@ -29,7 +29,7 @@ struct ActivityDispatcher: Service {
                 do {
                     let jobs = try await activities.claimDue(
                         recording: finished, limit: Self.batchSize, lease: Self.lease, now: clock.now)
-                    count(finished)
+                    GatewayMetrics.outcomesRecorded(finished.lazy.map { (Platform.apns, $0.outcome) }, of: .liveActivities)
                     finished = []
                     guard !jobs.isEmpty else {
                         await doorbell.wait(upTo: policy.idleWait(until: try await activities.nextDue(now: clock.now), now: clock.now))
@@ -43,15 +43,6 @@ struct ActivityDispatcher: Service {
                 }
             }
             if !finished.isEmpty { _ = try? await activities.claimDue(recording: finished, limit: 0, lease: 0, now: clock.now) }
-        }
-    }
-
-    /// Counts recorded outcomes in `richpush_live_activity_pushes_total`, each series once per batch.
-    private func count(_ recorded: [(job: ActivityJob, outcome: DeliveryOutcome)]) {
-        var tally: [String: Int] = [:]
-        for (_, outcome) in recorded { tally[outcome.label, default: 0] += 1 }
-        for (outcome, count) in tally {
-            GatewayMetrics.outcomesRecorded(count, of: .liveActivities, platform: Platform.apns.rawValue, outcome: outcome)
         }
     }
 

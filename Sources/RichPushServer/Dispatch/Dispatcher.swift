@@ -270,14 +270,10 @@ struct Dispatcher: Service {
         }
     }
 
-    /// Counts recorded outcomes in `richpush_deliveries_total` (or the fallbacks'), each series once per batch.
+    /// Counts recorded outcomes in `richpush_deliveries_total` (or the fallbacks').
     private func count(_ recorded: [SentDelivery]) {
         guard !recorded.isEmpty else { return }
-        var tally: [DeliveryTallyKey: Int] = [:]
-        for (job, outcome) in recorded { tally[DeliveryTallyKey(platform: job.platform, outcome: outcome.label), default: 0] += 1 }
-        for (key, count) in tally {
-            GatewayMetrics.outcomesRecorded(count, of: counted, platform: key.platform.rawValue, outcome: key.outcome)
-        }
+        GatewayMetrics.outcomesRecorded(recorded.lazy.map { ($0.job.platform, $0.outcome) }, of: counted)
         logger.debug("dispatched", metadata: ["richpush.deliveries": "\(recorded.count)"])
     }
 
@@ -315,12 +311,6 @@ extension Dispatcher.Policy {
 
 /// A delivery back from its hub, with what became of it.
 typealias SentDelivery = (job: DeliveryJob, outcome: DeliveryOutcome)
-
-/// One series of `richpush_deliveries_total`: a batch counts its outcomes first and touches each series once.
-private struct DeliveryTallyKey: Hashable {
-    var platform: Platform
-    var outcome: String
-}
 
 extension DeliveryOutcome {
     var label: String {

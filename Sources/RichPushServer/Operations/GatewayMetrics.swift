@@ -1,4 +1,5 @@
 import Prometheus
+import RichPushCore
 
 /// The gateway's metrics, in one Prometheus registry per process, each family with its `# HELP`.
 ///
@@ -79,10 +80,22 @@ struct GatewayMetrics: Sendable {
         }
     }
 
-    /// Counts `count` recorded outcomes of `pushes` in their series for one platform and outcome.
-    static func outcomesRecorded(_ count: Int, of pushes: Pushes, platform: String, outcome: String) {
-        registry.makeCounter(name: pushes.metric.name, labels: [("platform", platform), ("outcome", outcome)], help: pushes.metric.help)
-            .increment(by: Int64(count))
+    /// Counts a batch's recorded outcomes of `pushes` in their series by platform and outcome, tallied first so that
+    /// each series is touched once per batch.
+    static func outcomesRecorded(_ recorded: some Sequence<(platform: Platform, outcome: DeliveryOutcome)>, of pushes: Pushes) {
+        var tally: [OutcomeSeries: Int] = [:]
+        for (platform, outcome) in recorded { tally[OutcomeSeries(platform: platform, outcome: outcome.label), default: 0] += 1 }
+        for (series, count) in tally {
+            registry.makeCounter(
+                name: pushes.metric.name, labels: [("platform", series.platform.rawValue), ("outcome", series.outcome)], help: pushes.metric.help
+            ).increment(by: Int64(count))
+        }
+    }
+
+    /// One series of the pushes' counters.
+    private struct OutcomeSeries: Hashable {
+        var platform: Platform
+        var outcome: String
     }
 
     /// Counts one request of an `http` action the gateway made, by the class of its answer's status (`none` when it
