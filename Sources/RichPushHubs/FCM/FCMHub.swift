@@ -71,8 +71,13 @@ public struct FCMHub: NotificationHub {
         var shared: [FCMPayloadKey: Data] = [:]
         return jobs.map { job in
             let key = FCMPayloadKey(payload: PayloadKey(job), imageLink: job.imageLink)
-            let message = shared[key] ?? message(for: job, token: nil, now: now)
-            shared[key] = message
+            let message: Data
+            if let known = shared[key] {
+                message = known
+            } else {
+                message = self.message(for: job, token: nil, now: now)
+                shared[key] = message
+            }
             // `{"message":{…}}` without its two closing braces, then the token, which sorts after every other key.
             var body = ByteBuffer()
             body.reserveCapacity(message.count + job.pushChannel.utf8.count + 12)
