@@ -161,7 +161,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // GnuTLSLeftAlone.swift: GnuTLS' constructor must find the executable's answer in the dynamic symbols.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=_gnutls_global_init_skip"])]
         ),
         .testTarget(
             name: "RichPushDaemonTests", dependencies: ["RichPushDaemon", "RichPushCore", "RichPushImaging", "TestSupport"],

@@ -26,6 +26,14 @@ struct DistributionTests {
         #expect(entry.contains("Exec=richpushd"))
     }
 
+    @Test func theBinaryLeavesGnuTLSWhichItNeverUsesUninitialized() async throws {
+        // GnuTLS announces its initialization on standard error when asked to log.
+        let run = try await SpawnedProcess.run(
+            productsDirectory + "/richpushd", ["--version"], environment: ["PATH": "/usr/bin:/bin", "GNUTLS_DEBUG_LEVEL": "2"])
+        #expect(run.status == 0)
+        #expect(!run.output.contains("gnutls["), "\(run.output)")
+    }
+
     @Test func theExampleConfigurationIsValid() throws {
         var files = ["/home/alice/.config/richpush/richpushd.conf": try read("richpushd.conf.example")]
         files["/unused"] = nil
