@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Fan-out of one notification to DEVICES installations (50,000 unless given) of a remote hub, HUB (apns unless set;
-# or fcm), against a sink as far away as the hub is from most data centres, and against the same sink next door, in
-# the same run: one nginx worker with HTTP/2 over TLS and 1000 streams a connection, as APNs advertises, answering
-# each push RTT_MS milliseconds (40 unless set) after it arrived, or at once (nginx's echo module). APNs answers 410
-# Unregistered to a share of the devices (GONE_PERCENT, 2 unless set); FCM names the device in the body, which the
-# sink does not read, so FCM's every answer is 200. The reference, in the same run at each round trip: h2load with 8
-# connections of 1000 streams, sending the hub's requests as the gateway shapes them.
+# or fcm, wns, webpush), against a sink as far away as the hub is from most data centres, and against the same sink
+# next door, in the same run: one nginx worker with HTTP/2 over TLS and 1000 streams a connection, as APNs
+# advertises, answering each push RTT_MS milliseconds (40 unless set) after it arrived, or at once (nginx's echo
+# module). APNs, WNS and Web Push answer 410 to a share of the devices (GONE_PERCENT, 2 unless set); FCM names the
+# device in the body, which the sink does not read, so FCM's every answer is 200. The reference, in the same run at
+# each round trip: h2load with 8 connections of 1000 streams, sending the hub's requests as the gateway shapes them.
+# WNS and Web Push go through async-http-client (RichPushHubs/HubHTTPClient.swift): one HTTP/2 connection to each of
+# their hosts, and `--hub-concurrency` pushes of a batch in flight; Web Push also encrypts every push for its browser,
+# which h2load's fixed body does not.
 #
 # Each of ROUNDS rounds (5 unless set) sends one notification through a gateway pointed at the sink next door and one
 # through a gateway pointed at the far one, each timed from just before the POST until the status counts every push
@@ -20,12 +23,12 @@
 #
 # GATEWAY_FLAGS adds serve flags to both gateways (`--hub-max-connections 1` to see one connection's bound).
 #
-#   [HUB=apns|fcm] [RTT_MS=n] [GONE_PERCENT=n] [ROUNDS=n] [GATEWAY_FLAGS=…] Benchmarks/hub-round-trip.sh [devices]
+#   [HUB=apns|fcm|wns|webpush] [RTT_MS=n] [GONE_PERCENT=n] [ROUNDS=n] [GATEWAY_FLAGS=…] Benchmarks/hub-round-trip.sh [devices]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 devices=${1:-50000}
 hub=${HUB:-apns}
-case "$hub" in apns | fcm) ;; *) echo "HUB is apns or fcm, not $hub" >&2; exit 64 ;; esac
+case "$hub" in apns | fcm | wns | webpush) ;; *) echo "HUB is apns, fcm, wns or webpush, not $hub" >&2; exit 64 ;; esac
 rtt=${RTT_MS:-40}
 gone_percent=${GONE_PERCENT:-2}
 rounds=${ROUNDS:-5}
@@ -40,18 +43,14 @@ sink_pid=${bench_pids[-1]}
 admin=(-u admin:bench-admin-password)
 bench_platform=$hub
 bench_gone_every=0
-[ "$hub" = apns ] && [ "$gone_percent" -gt 0 ] && bench_gone_every=$((100 / gone_percent))
+[ "$hub" != fcm ] && [ "$gone_percent" -gt 0 ] && bench_gone_every=$((100 / gone_percent))
 declare -A bases gateway_pids
 for milliseconds in 0 "$rtt"; do
     port=$(bench_free_port)
     sink_port=${round_trip_ports[$milliseconds]}
-    if [ "$hub" = fcm ]; then
-        bench_fcm_gateway_flags
-        hub_flags=("${fcm_flags[@]}")
-    else
-        bench_apns_gateway_flags
-        hub_flags=("${apns_flags[@]}")
-    fi
+    "bench_${hub}_gateway_flags"
+    declare -n flags_of_hub="${hub}_flags"
+    hub_flags=("${flags_of_hub[@]}")
     # shellcheck disable=SC2086
     bench_start_gateway "$port" "$bench_work/data-$milliseconds" "${hub_flags[@]}" ${GATEWAY_FLAGS:-}
     bases[$milliseconds]="http://127.0.0.1:$port"
@@ -66,6 +65,7 @@ done
 fan_out() {
     local base=${bases[$1]} start created status finished gateway_ticks sink_ticks
     echo "registering $devices $hub installations for the ${1} ms sink…" >&2
+    bench_sink_port=${round_trip_ports[$1]}
     bench_register_installations "$base" 0 "$devices" 1 "${admin[@]}"
     gateway_ticks=$(bench_ticks "${gateway_pids[$1]}") sink_ticks=$(bench_ticks "$sink_pid")
     start=$(date +%s.%N)
@@ -96,7 +96,7 @@ python3 - "$devices" "$rtt" "$((bench_gone_every > 0 ? gone_percent : 0))" "$ben
 import sys
 devices, rtt, gone, ticks, hub = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5]), sys.argv[6]
 per_push = lambda count: count / ticks / devices * 1e6
-print(f"{'APNs' if hub == 'apns' else 'FCM'} fan-out to {devices} installations ({gone}% answered 410), nginx HTTP/2 over TLS"
+print(f"{dict(apns='APNs', fcm='FCM', wns='WNS', webpush='Web Push')[hub]} fan-out to {devices} installations ({gone}% answered 410), nginx HTTP/2 over TLS"
       " (1 worker, 1000 streams), from the POST")
 print(f"  round  0 ms pushes/s  h2load 0 ms  {rtt} ms pushes/s  h2load {rtt} ms  {rtt} ms / 0 ms  {rtt} ms / h2load"
       f"  CPU µs/push 0 ms: gateway  sink  {rtt} ms: gateway  sink  failed")

@@ -99,21 +99,29 @@ bench_import_installations() {
 
 # bench_register_installations BASE_URL FIRST END USERS [admin curl flags…]: registers the installations desk-FIRST up
 # to desk-END (not included), tagged topic:bench, spread over the existing members user1…userUSERS, ten thousand per
-# import request. They are direct installations unless $bench_platform is apns (each with its own 64-digit device
-# token; with $bench_gone_every n, every n-th token starts with `dead`, which bench_start_apns_sink's round-trip sink
-# answers 410 Unregistered).
+# import request. They are direct installations unless $bench_platform names a remote hub: an APNs device token of
+# 64 digits, an FCM token, a WNS channel URI or a Web Push subscription on the round-trip sink of
+# $bench_sink_port (with the key $bench_webpush_p256dh) each device's own. With $bench_gone_every n, every n-th APNs
+# token, WNS channel or Web Push endpoint starts with `dead`, which bench_start_round_trip_sinks answers 410.
 bench_register_installations() {
     local base=$1 from=$2 end=$3 users=$4
     shift 4
     for first in $(seq "$from" 10000 $((end - 1))); do
-        python3 - "$first" "$end" "$users" "${bench_platform:-direct}" "${bench_gone_every:-0}" >"$bench_work/import.json" <<'PY'
+        python3 - "$first" "$end" "$users" "${bench_platform:-direct}" "${bench_gone_every:-0}" "${bench_sink_port:-0}" \
+            "${bench_webpush_p256dh:-}" >"$bench_work/import.json" <<'PY'
 import json, sys
 first, end, users = (int(a) for a in sys.argv[1:4])
-platform, gone_every = sys.argv[4], int(sys.argv[5])
+platform, gone_every, sink_port, p256dh = sys.argv[4], int(sys.argv[5]), sys.argv[6], sys.argv[7]
 def channel(i):
-    if platform != "apns":
-        return f"desk-{i}"
-    return f"dead{i:060x}" if gone_every and i % gone_every == 0 else f"{i:064x}"
+    gone = "dead" if gone_every and i % gone_every == 0 else ""
+    if platform == "apns":
+        return f"{gone}{i:0{64 - len(gone)}x}"
+    if platform == "wns":
+        return f"https://localhost:{sink_port}/wns/{gone}{i}?token=AwYAAAB{i}"
+    if platform == "webpush":
+        return json.dumps({"endpoint": f"https://localhost:{sink_port}/webpush/{gone}{i}",
+                           "keys": {"p256dh": p256dh, "auth": "c2lnbmF0dXJlLWF1dGgxMg"}})
+    return f"desk-{i}"
 entries = [{"installationId": f"desk-{i}", "owner": f"user{i % users + 1}", "platform": platform,
             "pushChannel": channel(i), "tags": ["topic:bench"]}
            for i in range(first, min(first + 10000, end))]
@@ -268,8 +276,12 @@ bench_await_sink() {
 # with a server for each round trip given, on the port ${round_trip_ports[MILLISECONDS]}: HTTP/2 over TLS, 1000
 # streams a connection as APNs advertises, each push answered MILLISECONDS after it arrived (nginx's echo module). An
 # APNs push (`/3/device/…`) is answered 200 with the apns-id echoed, or 410 Unregistered for a device token that
-# starts with `dead`; an FCM message (`/v1/projects/…/messages:send`) 200 with a message name, and the OAuth token
-# endpoint (`/token`) at once with an access token.
+# starts with `dead`; an FCM message (`/v1/projects/…/messages:send`) 200 with a message name; a WNS raw notification
+# (`/wns/…`) 200 received and a Web Push message (`/webpush/…`) 201, each 410 where its path goes on with `dead`; and
+# the OAuth token endpoint (`/token`, FCM's and WNS's) at once with an access token. The WNS and Web Push answers
+# come after the request's body has arrived, as those services read a push before judging it: answered before their
+# bodies (the echo module's default), 2% of them with 410, pushes through async-http-client stopped going out after a
+# few thousand, each waiting for its 30 s timeout, while the connection stood idle (see docs/hubs.md).
 declare -A round_trip_ports
 bench_start_round_trip_sinks() {
     bench_apns_credentials
@@ -295,6 +307,21 @@ bench_start_round_trip_sinks() {
             client_body_buffer_size 8k;
             add_header apns-id \$http_apns_id always;
             $answer
+        }
+        location ~ ^/(wns|webpush)/dead {
+            echo_read_request_body;
+            $gone
+        }
+        location /wns/ {
+            client_body_buffer_size 8k;
+            add_header x-wns-status received always;
+            echo_read_request_body;
+            $answer
+        }
+        location /webpush/ {
+            client_body_buffer_size 8k;
+            echo_read_request_body;
+            ${answer%echo -n ''*} echo_status 201; echo -n '';
         }
         location /v1/projects/ {
             client_body_buffer_size 8k;
@@ -343,7 +370,28 @@ bench_h2load_fcm() {
         -H 'authorization: Bearer bench-access-token' -H 'content-type: application/json; charset=utf-8'
 }
 
-# bench_h2load REQUESTS CONNECTIONS STREAMS BODY_FILE URL [h2load flags…]: the h2load run of the two above.
+# bench_h2load_wns REQUESTS CONNECTIONS STREAMS PORT: as bench_h2load_apns, with WNS raw notifications shaped as the
+# gateway's.
+bench_h2load_wns() {
+    local body="$bench_work/h2load-wns-body.json"
+    printf '%s' '{"richId":"1","richMessage":"Check this image out!","richType":"text"}' >"$body"
+    bench_h2load "$1" "$2" "$3" "$body" "https://localhost:$4/wns/7?token=AwYAAAB7" \
+        -H 'authorization: Bearer bench-access-token' -H 'x-wns-type: wns/raw' -H 'content-type: application/octet-stream'
+}
+
+# bench_h2load_webpush REQUESTS CONNECTIONS STREAMS PORT: as bench_h2load_apns, with Web Push messages shaped as the
+# gateway's: its headers, a VAPID authorization of a real token's length and a body of an encrypted push's size. The
+# encryption of each push for its browser (an ECDH and two HKDFs) is the gateway's alone: h2load sends one body.
+bench_h2load_webpush() {
+    local body="$bench_work/h2load-webpush-body"
+    head -c 300 /dev/urandom >"$body"
+    bench_h2load "$1" "$2" "$3" "$body" "https://localhost:$4/webpush/7" \
+        -H "authorization: vapid t=$(head -c 180 /dev/zero | tr '\0' 'a').$(head -c 120 /dev/zero | tr '\0' 'b').$(head -c 86 /dev/zero | tr '\0' 'c'), k=$bench_webpush_p256dh" \
+        -H 'content-encoding: aes128gcm' -H 'content-type: application/octet-stream' -H 'ttl: 2419200' -H 'urgency: normal' \
+        -H 'topic: rich-1'
+}
+
+# bench_h2load REQUESTS CONNECTIONS STREAMS BODY_FILE URL [h2load flags…]: the h2load run of the ones above.
 bench_h2load() {
     local out requests=$1 connections=$2 streams=$3 body=$4 url=$5
     shift 5
@@ -370,6 +418,24 @@ print(json.dumps({"type": "service_account", "project_id": "richpush-bench", "pr
                   "client_id": "1", "token_uri": sys.argv[2]}))
 PY
     fcm_flags=(--fcm-service-account-file "$account" --fcm-endpoint "https://localhost:$sink_port" --tls-ca-file "$tls/ca.pem")
+}
+
+# bench_wns_gateway_flags: the serve flags that point the gateway's WNS at the round-trip sink on $sink_port, as its
+# token endpoint and the one host its channels may name.
+bench_wns_gateway_flags() {
+    wns_flags=(--wns-client-id ms-app://s-1-15-2-bench --wns-client-secret bench-secret --wns-token-endpoint "https://localhost:$sink_port/token"
+        --wns-channel-hosts localhost --allow-private-push-endpoints --tls-ca-file "$tls/ca.pem")
+}
+
+# bench_webpush_gateway_flags: the serve flags that turn the gateway's Web Push on with a fresh VAPID key, trusting the
+# round-trip sink, and a browser's P-256 public key in $bench_webpush_p256dh for the subscriptions to name.
+bench_webpush_gateway_flags() {
+    openssl ecparam -name prime256v1 -genkey -noout -out "$bench_work/vapid-$sink_port.pem" 2>/dev/null
+    openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl ec -pubout -outform DER 2>/dev/null | tail -c 65 \
+        >"$bench_work/browser.key"
+    bench_webpush_p256dh=$(basenc --base64url -w0 <"$bench_work/browser.key" | tr -d '=')
+    webpush_flags=(--vapid-key-file "$bench_work/vapid-$sink_port.pem" --vapid-subject mailto:bench@example.com --allow-private-push-endpoints
+        --tls-ca-file "$tls/ca.pem")
 }
 
 # bench_chart KIND NAME TITLE ARGS…: draws the chart NAME.png of this run into $BENCH_CHART_DIR (docs/img unless set),
