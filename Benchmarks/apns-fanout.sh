@@ -10,7 +10,10 @@
 # dispatch rate beside the plain one's: what a marketer's content costs the fan-out.
 # Draws the last round's pushes a second over the campaign into docs/img/apns-fanout.png (support/chart.py).
 #
-#   [ROUNDS=n] Benchmarks/apns-fanout.sh [installations]
+# GATEWAY_FLAGS adds serve flags to the gateway (`--dispatch-batches-in-flight 4 --hub-streams 256`: the defaults
+# before far hubs were measured).
+#
+#   [ROUNDS=n] [GATEWAY_FLAGS=…] Benchmarks/apns-fanout.sh [installations]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 devices=${1:-100000}
@@ -23,7 +26,8 @@ bench_start_apns_sink
 
 gateway_port=$(bench_free_port)
 bench_apns_gateway_flags
-bench_start_gateway "$gateway_port" "$bench_work/data" "${apns_flags[@]}"
+# shellcheck disable=SC2086
+bench_start_gateway "$gateway_port" "$bench_work/data" "${apns_flags[@]}" ${GATEWAY_FLAGS:-}
 gateway_pid=${bench_pids[-1]}
 base="http://127.0.0.1:$gateway_port"
 admin=(-u admin:bench-admin-password)
