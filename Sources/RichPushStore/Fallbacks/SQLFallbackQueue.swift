@@ -30,7 +30,6 @@ public struct SQLFallbackQueue: DeliveryQueue {
 
     /// The frequency cap counted the notification when its silent push went, so its fallback is not counted again;
     /// quiet hours hold a marketer's fallback until they end on its device's clock, as they hold its pushes.
-    @_specialize(where Attempt == DeliveryJob)
     public func claimDue<Attempt: DeliveryAttempt>(
         recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now, limit: Int, lease: TimeInterval,
         limits: CampaignLimits = CampaignLimits()
@@ -95,7 +94,6 @@ public struct SQLFallbackQueue: DeliveryQueue {
         }
     }
 
-    @_specialize(where Attempt == DeliveryJob)
     public func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         guard !results.isEmpty else { return }
         try await engine.transaction { db in try await Self.record(results, now: now, in: db) }

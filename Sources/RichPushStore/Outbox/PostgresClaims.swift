@@ -13,7 +13,6 @@ struct PostgresClaims: OutboxClaims {
     var isShared: Bool { true }
     var writesSequences: Bool { true }
 
-    @_specialize(where Attempt == DeliveryJob)
     func claimDue<Attempt: DeliveryAttempt>(
         recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits
@@ -67,7 +66,6 @@ struct PostgresClaims: OutboxClaims {
         }
     }
 
-    @_specialize(where Attempt == DeliveryJob)
     func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws {
         guard !results.isEmpty else { return }
         let sequences = self.sequences

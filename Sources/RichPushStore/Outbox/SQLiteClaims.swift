@@ -4,12 +4,6 @@ import SQLKit
 
 /// Claims on SQLite, where this process alone claims: what a claim takes is held in memory (``HeldDeliveries``)
 /// rather than leased in its rows, and every delivery is found through the pending index.
-///
-/// The dispatchers reach a claim through a protocol from another module, where nothing specializes it: the generic
-/// body copied every job of a batch through its value witnesses and looked its fields up through key paths built at
-/// run time, which a fan-out's profile showed. `@_specialize` gives the dispatchers' job type a body of its own, which
-/// the generic entry runs when it is called with that type (SE-0460's explicit specialization); PostgresClaims and
-/// the fallbacks' queue do the same.
 struct SQLiteClaims: OutboxClaims {
     let engine: any DatabaseEngine
     let held = HeldDeliveries()
@@ -17,7 +11,6 @@ struct SQLiteClaims: OutboxClaims {
     var isShared: Bool { false }
     var writesSequences: Bool { false }
 
-    @_specialize(where Attempt == DeliveryJob)
     func claimDue<Attempt: DeliveryAttempt>(
         recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits
@@ -57,7 +50,6 @@ struct SQLiteClaims: OutboxClaims {
         }
     }
 
-    @_specialize(where Attempt == DeliveryJob)
     func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws {
         guard !results.isEmpty else { return }
         try await engine.transaction(.deferred) { db in try await SQLOutbox.record(results, now: now, in: db) }
