@@ -39,15 +39,15 @@ public struct SQLActivityRepository: ActivityRepository {
     {
         try await engine.transaction { db in
             let nowMs = EpochMilliseconds(now)
+            let alert = try Self.text(of: activity.alert)
             let id = try await db.insert(into: "live_activities")
                 .columns(
                     "audience", "attributes_type", "attributes", "content_state", "alert", "start_alert", "stale_date", "relevance_score",
                     "created_by", "created_at", "updated_at", "version"
                 )
                 .values(
-                    activity.audience, activity.attributesType, activity.attributes, activity.contentState, try Self.text(of: activity.alert),
-                    try Self.text(of: activity.alert), activity.staleDate.map(EpochMilliseconds), activity.relevanceScore, activity.createdBy,
-                    nowMs, nowMs, 1
+                    activity.audience, activity.attributesType, activity.attributes, activity.contentState, alert, alert,
+                    activity.staleDate.map(EpochMilliseconds), activity.relevanceScore, activity.createdBy, nowMs, nowMs, 1
                 )
                 .returning("id").first()!.int64("id")
             try await db.insert(into: "activity_deliveries")
