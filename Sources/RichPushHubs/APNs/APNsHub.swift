@@ -71,10 +71,11 @@ public struct APNsHub: NotificationHub {
             return indices.map { position in
                 let index = sendable[position]
                 let job = jobs[index]
-                if shared[share[index]] == nil {
-                    shared[share[index]] = NotificationRequests(job, payload: payloads[share[index]], authorization: authorization, topic: topic)
+                let place = share[index]
+                if shared[place] == nil {
+                    shared[place] = NotificationRequests(job, payload: payloads[place], authorization: authorization, topic: topic)
                 }
-                return shared[share[index]]!.request(to: job)
+                return shared[place]!.request(to: job)
             }
         }
         for (position, outcome) in sent.enumerated() { outcomes[sendable[position]] = outcome }
