@@ -41,11 +41,14 @@ extension GatewayProcess {
             request.headers.add(name: "Content-Type", value: body.type)
             request.body = .bytes(body.bytes)
         }
-        guard let caFile else { return try await Self.send(request, with: .shared) }
+        // A client of the request's own: a shared pool kept what it learnt while a killed gateway refused
+        // connections and refused the restarted one's requests too.
         var configuration = HTTPClient.Configuration()
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.additionalTrustRoots = [.file(caFile)]
-        configuration.tlsConfiguration = tls
+        if let caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            configuration.tlsConfiguration = tls
+        }
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         do {
             let answer = try await Self.send(request, with: client)
