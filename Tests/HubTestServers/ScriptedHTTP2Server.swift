@@ -52,6 +52,8 @@ public final class ScriptedHTTP2Server: Sendable {
     public var closedConnections: Int { counters.closedConnections.load(ordering: .relaxed) }
     /// The most streams one connection had open at once.
     public var mostOpenStreams: Int { counters.mostOpenStreams.load(ordering: .relaxed) }
+    /// RST_STREAM frames the client sent, over all connections.
+    public var resetsReceived: Int { counters.resetsReceived.load(ordering: .relaxed) }
     /// Protocol errors of the client's that NIOHTTP2 caught on streams, such as a stream past the server's limit.
     public var streamErrors: Int { counters.streamErrors.load(ordering: .relaxed) }
     /// How many requests each connection answered with 200, in the order the connections were accepted.
@@ -68,6 +70,7 @@ public final class ScriptedHTTP2Server: Sendable {
         let bodyBytes = Atomic<Int>(0)
         let mostOpenStreams = Atomic<Int>(0)
         let streamErrors = Atomic<Int>(0)
+        let resetsReceived = Atomic<Int>(0)
         let answeredPaths = Mutex<[String]>([])
         let answeredByConnection = Mutex<[Int: Int]>([:])
     }
@@ -149,6 +152,7 @@ private final class ScriptHandler: ChannelInboundHandler {
             openStreams += 1
             _ = counters.mostOpenStreams.max(openStreams, ordering: .relaxed)
         }
+        if case .rstStream = frame.payload { counters.resetsReceived.add(1, ordering: .relaxed) }
         switch (behaviour, frame.payload) {
         case (.answerBeforeBody, .headers):
             answer(frame.streamID, context: context)

@@ -67,6 +67,21 @@ struct HTTP2SessionTests {
         }
     }
 
+    /// Bodies of 16 KB: after the first few the connection's window holds the rest back, and each is answered before
+    /// it went. The server ends those streams itself; a client resetting each one too would look like an attack to
+    /// the server (NIOHTTP2, as nginx, closes a connection that resets streams by the hundred).
+    @Test func requestsAnsweredBeforeTheirBodiesWentAreNotResetByTheClient() async throws {
+        try await withServer(.answerBeforeBody) { session, server in
+            let requests = (0..<500).map { index in
+                HTTP2Request(path: "/3/device/\(index)", headers: [], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: 16 * 1024))
+            }
+            let answers = await session.send(requests, timeout: .seconds(90))
+            #expect(answers.compactMap { try? $0.get().status } == Array(repeating: 200, count: 500))
+            #expect(server.resetsReceived == 0)
+            #expect(server.connections == 1)
+        }
+    }
+
     @Test func bodiesLargerThanTheServersStreamWindowGoOutAsTheWindowOpens() async throws {
         try await withServer(.tinyStreamWindows) { session, server in
             let requests = (0..<20).map(push)
@@ -135,6 +150,19 @@ struct HTTP2SessionTests {
             #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 1000))
             #expect(server.connections == 4)
             #expect(server.mostOpenStreams <= 100, "a connection had more streams open than the server allows")
+            #expect(server.streamErrors == 0)
+        }
+    }
+
+    /// The session allows 1000 streams a connection; the server 10. Once the first connection has heard so, each
+    /// connection opened after it is counted at 10 from the start, so a batch is shared out evenly rather than heaped
+    /// on a new connection as though it took 1000 (and given back, round after round, when its SETTINGS come).
+    @Test func connectionsOpenedAfterTheServerNamedItsStreamLimitAreCountedAtThatLimit() async throws {
+        try await withServer(.roundTrip(.milliseconds(5), streams: 10), maximumConcurrentStreams: 1000, maximumConnections: 4) { session, server in
+            _ = await sendAll(1, through: session)
+            let results = await sendAll(400, through: session)
+            #expect(results.compactMap { try? $0.get() } == Array(repeating: 200, count: 400))
+            #expect(server.answeredByConnection == [101, 100, 100, 100])
             #expect(server.streamErrors == 0)
         }
     }

@@ -52,7 +52,7 @@ extension HTTP2ExchangeHandler {
         }
         var payload = frame.payload
         try payload.removeHTTP2Padding(of: frame)
-        guard var exchange = exchanges[frame.stream] else { return }
+        guard var exchange = exchanges[frame.stream], !exchange.answered else { return }
         exchange.receivedSinceWindowUpdate += flowControlled
         if exchange.body.readableBytes + payload.readableBytes > Self.maximumAnswerBytes {
             fail(stream: frame.stream, with: HTTP2TransportError.streamReset(.cancel))
@@ -103,7 +103,7 @@ extension HTTP2ExchangeHandler {
     private func receiveHeaderBlock(_ block: inout ByteBuffer, endStream: Bool, stream id: Int) throws(HTTP2ConnectionError) {
         let known = exchanges[id]?.status
         let headers = try decoder.decode(&block, keep: known.map { !(200..<300).contains($0) } ?? true)
-        guard var exchange = exchanges[id] else { return }
+        guard var exchange = exchanges[id], !exchange.answered else { return }
         if exchange.status == nil {
             guard let status = headers.status else {
                 fail(stream: id, with: HTTP2TransportError.streamReset(.protocolError))
@@ -139,9 +139,14 @@ extension HTTP2ExchangeHandler {
             throw HTTP2ConnectionError(code: .frameSizeError, reason: "SETTINGS of \(frame.payload.readableBytes) bytes")
         }
         var payload = frame.payload
+        let assumed = health.streamLimit
         while let parameter = payload.readInteger(as: UInt16.self), let value = payload.readInteger(as: UInt32.self) {
             try apply(parameter, Int(value))
         }
+        // Fewer streams than the session counted on when it shared requests out (a frame may name the setting twice,
+        // only the last counts): what waits beyond them would wait a round trip per stream, so the session shares
+        // it out again, over connections with room.
+        if health.streamLimit < assumed { giveBackWaiting(beyond: health.streamLimit) }
         outbound.writeHTTP2FrameHeader(length: 0, type: .settings, flags: HTTP2FrameFlag.ack, stream: 0)
         peerSettingsReceived = true
         scheduleFlush()
@@ -154,12 +159,8 @@ extension HTTP2ExchangeHandler {
         case HTTP2Setting.headerTableSize:
             encoder.setMaximumTableSize(value)
         case HTTP2Setting.maxConcurrentStreams:
-            let lowered = value < min(peerMaximumConcurrentStreams, maximumConcurrentStreams)
             peerMaximumConcurrentStreams = value
-            health.streamLimit = min(maximumConcurrentStreams, value)
-            // What waits for a stream beyond those would wait a round trip per `value` requests: the session shares
-            // it out again, over connections with room.
-            if lowered { giveBackWaiting(beyond: health.streamLimit) }
+            health.allow(value, own: maximumConcurrentStreams)
         case HTTP2Setting.initialWindowSize:
             guard value <= Self.largestWindow else {
                 throw HTTP2ConnectionError(code: .flowControlError, reason: "an initial window of \(value)")

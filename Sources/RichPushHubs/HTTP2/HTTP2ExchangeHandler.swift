@@ -69,6 +69,9 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         /// The part of the request body flow control holds back, nil once the body has gone out whole.
         var unsent: ByteBuffer?
         var receivedSinceWindowUpdate = 0
+        /// The answer came whole before the body had gone, and was given: the stream stays open, sending the rest,
+        /// until the body ends or the server resets it.
+        var answered = false
     }
 
     /// A request held back until a stream is free.
@@ -227,9 +230,11 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
         } while headerBlock.readableBytes > 0
     }
 
-    /// Writes as much of a stream's body as the windows allow; true once it has all gone.
+    /// Writes as much of a stream's body as the windows allow; true once it has all gone. A stream already answered
+    /// ends with its body.
     func sendBody(of stream: Int) -> Bool {
         guard var exchange = exchanges[stream], var unsent = exchange.unsent else { return true }
+        defer { if exchange.answered, exchange.unsent == nil { exchanges[stream] = nil } }
         while unsent.readableBytes > 0 {
             let length = min(unsent.readableBytes, exchange.sendWindow, connectionSendWindow, peerMaximumFrame)
             guard length > 0 else { break }
@@ -249,11 +254,13 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     func resumeBlocked() {
         guard !blocked.isEmpty else { return }
         var stillBlocked = CircularBuffer<Int>()
+        let open = exchanges.count
         while let stream = blocked.popFirst() {
             if exchanges[stream] != nil, !sendBody(of: stream) { stillBlocked.append(stream) }
         }
         blocked = stillBlocked
         scheduleFlush()
+        if exchanges.count < open { startWaiting() }
     }
 
     /// Flushes what this tick wrote once the tick is over; nothing once the handler is gone.
@@ -314,23 +321,30 @@ final class HTTP2ExchangeHandler: ChannelInboundHandler {
     }
 
     func complete(stream id: Int) {
-        guard let exchange = exchanges.removeValue(forKey: id) else { return }
-        defer { startWaiting() }
+        guard let exchange = exchanges[id], !exchange.answered else { return }
         guard let status = exchange.status else {
-            exchange.complete(.failure(HTTP2TransportError.streamReset(.protocolError)))
+            fail(stream: id, with: HTTP2TransportError.streamReset(.protocolError))
             return
         }
-        // The answer is whole: a body flow control still holds back is not wanted any more.
+        let answer = HubResponse(status: status, headers: exchange.headers, body: exchange.body)
+        // Answered before its body went whole (RFC 9113 §8.1): a server that wants no more resets the stream with
+        // NO_ERROR; until it does the rest goes. Resetting it here instead would send a reset for every such push, and
+        // servers take a stream of resets for an attack (nginx and NIOHTTP2 close the connection).
         if exchange.unsent != nil {
-            outbound.writeHTTP2ResetStream(id, code: .cancel)
-            scheduleFlush()
+            exchanges[id]?.answered = true
+            exchanges[id]?.body = ByteBuffer()
+            exchange.complete(.success(answer))
+            return
         }
-        exchange.complete(.success(HubResponse(status: status, headers: exchange.headers, body: exchange.body)))
+        exchanges[id] = nil
+        exchange.complete(.success(answer))
+        startWaiting()
     }
 
+    /// The stream's exchange is over without an answer, unless it was answered already.
     func fail(stream id: Int, with error: any Error) {
         guard let exchange = exchanges.removeValue(forKey: id) else { return }
-        exchange.complete(.failure(error))
+        if !exchange.answered { exchange.complete(.failure(error)) }
         startWaiting()
     }
 

@@ -50,10 +50,15 @@ final class HTTP2Session: Sendable {
         var pool: [Pooled] = []
         var nextSlot = 0
         var shutDown = false
+        /// The streams the server last allowed a connection, which a new connection is counted to have until its
+        /// own SETTINGS come: sharing a batch out as though it had more would give most of it back at once.
+        var streamLimit: Int?
     }
 
     private let host: String
     private let port: Int
+    /// Where connections go: the host itself, or the address judged for it, the certificate still checked for `host`.
+    private let address: String
     private let maximumConcurrentStreams: Int
     private let maximumConnections: Int
     private let authority: String
@@ -68,9 +73,9 @@ final class HTTP2Session: Sendable {
     /// A session to `baseURL` (`https://host[:port]`, or `http://` for HTTP/2 without TLS), trusting the system's
     /// CAs plus `caFile`, with at most `maximumConcurrentStreams` requests in flight on each connection (fewer if the
     /// server says so) and at most `maximumConnections` connections; `now` tells the time idle connections are
-    /// judged by.
+    /// judged by. Connections go to `address` when given, an address literal of the host's.
     init(
-        baseURL: String, caFile: String?, maximumConcurrentStreams: Int = 256, maximumConnections: Int = 1,
+        baseURL: String, caFile: String?, maximumConcurrentStreams: Int = 256, maximumConnections: Int = 1, address: String? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws(HubConfigurationError) {
@@ -78,9 +83,11 @@ final class HTTP2Session: Sendable {
             throw HubConfigurationError("'\(baseURL)' is not an http or https URL")
         }
         let secure = scheme == "https"
+        let named = host.contains(":") ? "[\(host)]" : host
         self.host = host
         self.port = url.port ?? (secure ? 443 : 80)
-        self.authority = url.port.map { "\(host):\($0)" } ?? host
+        self.address = address ?? host
+        self.authority = url.port.map { "\(named):\($0)" } ?? named
         self.maximumConcurrentStreams = max(1, maximumConcurrentStreams)
         self.maximumConnections = max(1, maximumConnections)
         self.group = group
@@ -181,6 +188,9 @@ final class HTTP2Session: Sendable {
     private func share(_ count: Int) throws -> [(slot: Slot, range: Range<Int>)] {
         try state.withLock { state in
             guard !state.shutDown else { throw HTTP2TransportError.notProcessed }
+            for pooled in state.pool {
+                if let advertised = pooled.slot.health.advertisedLimit { state.streamLimit = min(maximumConcurrentStreams, advertised) }
+            }
             prune(&state)
             var shares: [(slot: Slot, range: Range<Int>)] = []
             var given = 0
@@ -266,8 +276,10 @@ final class HTTP2Session: Sendable {
     private func open(_ state: inout State) -> Slot {
         defer { state.nextSlot += 1 }
         if state.pool.count == 1 { startIdleSweep() }
-        let (tls, host, authority, maximumConcurrentStreams) = (self.tls, self.host, self.authority, self.maximumConcurrentStreams)
-        let health = ConnectionHealth(streamLimit: maximumConcurrentStreams)
+        let (tls, host, address, port, authority, maximumConcurrentStreams) = (
+            self.tls, self.host, self.address, self.port, self.authority, self.maximumConcurrentStreams
+        )
+        let health = ConnectionHealth(streamLimit: state.streamLimit ?? maximumConcurrentStreams)
         let connection = ClientBootstrap(group: group)
             .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -285,7 +297,7 @@ final class HTTP2Session: Sendable {
                             health: health))
                 }
             }
-            .connect(host: host, port: port)
+            .connect(host: address, port: port)
             .flatMapThrowing { channel in
                 let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ExchangeHandler.self)
                 return Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
