@@ -6,9 +6,8 @@
 # module). APNs, WNS and Web Push answer 410 to a share of the devices (GONE_PERCENT, 2 unless set); FCM names the
 # device in the body, which the sink does not read, so FCM's every answer is 200. The reference, in the same run at
 # each round trip: h2load with 8 connections of 1000 streams, sending the hub's requests as the gateway shapes them.
-# WNS and Web Push go through async-http-client (RichPushHubs/HubHTTPClient.swift): one HTTP/2 connection to each of
-# their hosts, and `--hub-concurrency` pushes of a batch in flight; Web Push also encrypts every push for its browser,
-# which h2load's fixed body does not.
+# WNS and Web Push go to each host over its own pool of HTTP/2 connections, as APNs and FCM (RichPushHubs/Outbound/
+# EndpointPushes.swift); Web Push also encrypts every push for its browser, which h2load's fixed body does not.
 #
 # Each of ROUNDS rounds (5 unless set) sends one notification through a gateway pointed at the sink next door and one
 # through a gateway pointed at the far one, each timed from just before the POST until the status counts every push

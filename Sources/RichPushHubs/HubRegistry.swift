@@ -33,8 +33,9 @@ public struct HubRegistry: Sendable {
         }
         let configuration = try HTTPClient.hubClientConfiguration(caFile: settings.tlsCAFile)
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-        let endpoints = PinnedHTTPClients(
-            configuration: configuration, policy: OutboundAddressPolicy(allowsPrivateAddresses: settings.allowPrivatePushEndpoints))
+        let endpoints = try PinnedHTTPClients(
+            caFile: settings.tlsCAFile, policy: OutboundAddressPolicy(allowsPrivateAddresses: settings.allowPrivatePushEndpoints),
+            maximumStreams: settings.maximumStreams, maximumConnections: settings.maximumConnections)
         var sessions: [HTTP2Session] = []
         var webPushPublicKey: String?
         do {

@@ -28,13 +28,13 @@ public struct HubSettings: Sendable, Equatable {
     public var allowPrivatePushEndpoints = false
     /// An extra CA bundle trusted for outgoing TLS (private hubs, tests).
     public var tlsCAFile: String?
-    /// How many requests WNS, Web Push and Notification Hubs each keep in flight at once.
+    /// How many requests Notification Hubs keeps in flight at once, and WNS and Web Push to each host without HTTP/2.
     public var maximumConcurrentRequests = 256
-    /// How many streams APNs and FCM each keep in flight on one HTTP/2 connection, fewer if the hub's SETTINGS say
-    /// so. APNs allows up to 1,000: at a round trip of 40 ms a connection of 256 streams carries at most 6,400
+    /// How many streams APNs, FCM and each WNS or Web Push host keep in flight on one HTTP/2 connection, fewer if the
+    /// hub's SETTINGS say so. APNs allows up to 1,000: at a round trip of 40 ms a connection of 256 streams carries at most 6,400
     /// pushes a second, one of 1,000 streams 25,000.
     public var maximumStreams = 1000
-    /// How many HTTP/2 connections APNs and FCM each open to their origin, each carrying up to ``maximumStreams``.
+    /// How many HTTP/2 connections APNs, FCM and each WNS or Web Push host open, each carrying up to ``maximumStreams``.
     public var maximumConnections = 8
 
     public init() {}

@@ -41,14 +41,15 @@ public enum ServeHubSettings {
     public static let tlsCAFile = Setting.text(
         "tls-ca-file", "Extra CA bundle trusted for the hubs' TLS", defaultText: "the system's CAs")
     public static let hubConcurrency = Setting.integer(
-        "hub-concurrency", "Requests WNS, Web Push and Notification Hubs each keep in flight", in: 1...10_000,
+        "hub-concurrency", "Requests Notification Hubs, and WNS and Web Push to a host without HTTP/2, each keep in flight", in: 1...10_000,
         default: HubSettings().maximumConcurrentRequests)
     public static let hubStreams = Setting.integer(
-        "hub-streams", "Streams APNs and FCM each keep in flight on one HTTP/2 connection (fewer if the hub's settings say so)",
+        "hub-streams",
+        "Streams APNs, FCM, and each WNS or Web Push host keep in flight on one HTTP/2 connection (fewer if the hub's settings say so)",
         in: 1...10_000, default: HubSettings().maximumStreams)
     public static let hubMaxConnections = Setting.integer(
         "hub-max-connections",
-        "HTTP/2 connections APNs and FCM each open to their origin while requests wait for a stream; WNS and Web Push keep one",
+        "HTTP/2 connections APNs, FCM, and each WNS or Web Push host open while requests wait for a stream",
         in: 1...64, default: HubSettings().maximumConnections)
 
     /// In the order of `--help` and the table of docs/configuration.md.

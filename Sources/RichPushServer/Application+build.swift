@@ -126,9 +126,8 @@ func buildApplication(_ configuration: ServerConfiguration, store: Store, logger
     webhookLogger[metadataKey: "richpush.service"] = "webhooks"
     let outboundClients: PinnedHTTPClients
     do {
-        outboundClients = PinnedHTTPClients(
-            configuration: try HTTPClient.hubClientConfiguration(caFile: configuration.hubs.tlsCAFile),
-            policy: configuration.installationRules.outboundAddresses)
+        outboundClients = try PinnedHTTPClients(
+            caFile: configuration.hubs.tlsCAFile, policy: configuration.installationRules.outboundAddresses)
     } catch {
         throw ConfigurationError(error.description)
     }

@@ -70,7 +70,7 @@ struct OutboundAddressTests {
             lookups.add()
             return [OutboundAddress(literal: "127.0.0.1")!]
         }
-        let clients = PinnedHTTPClients(configuration: try HTTPClient.hubClientConfiguration(caFile: nil), policy: policy)
+        let clients = try PinnedHTTPClients(caFile: nil, policy: policy)
         for index in 0...PinnedHTTPClients.maximumHosts {
             _ = try await clients.client(for: URL(string: "https://h\(index).push.example/p")!)
         }
@@ -128,9 +128,8 @@ struct OutboundAddressTests {
         let authority = try TestCertificateAuthority(directory: scratch.url)
         let inside = try await PushService.start(authority: authority)
         let service = try await PushService.start(authority: authority, redirectingTo: "https://127.0.0.1:\(inside.server.port)")
-        let endpoints = PinnedHTTPClients(
-            configuration: try HTTPClient.hubClientConfiguration(caFile: authority.caFile),
-            policy: OutboundAddressPolicy(allowsPrivateAddresses: allowsPrivate, resolve: resolve))
+        let endpoints = try PinnedHTTPClients(
+            caFile: authority.caFile, policy: OutboundAddressPolicy(allowsPrivateAddresses: allowsPrivate, resolve: resolve))
         do {
             let signer = try await VAPIDSigner(privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, subject: "mailto:push@example.com")
             try await body(WebPushHub(endpoints: endpoints, signer: signer, maximumConcurrentRequests: 4), service, inside)

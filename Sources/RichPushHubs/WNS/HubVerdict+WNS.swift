@@ -1,6 +1,20 @@
 import Foundation
+import NIOHTTP1
 
 extension HubVerdict {
+    /// What came of a raw notification: WNS's answer, a channel host refused, or no answer.
+    static func wns(_ answer: EndpointAnswer) -> Result<HubVerdict, any Error> {
+        switch answer {
+        case .answered(let response):
+            .success(
+                .wns(
+                    status: response.status, errorDescription: response.headers.first(name: "x-wns-error-description"),
+                    retryAfter: response.retryAfter))
+        case .refused(let outcome): .success(HubVerdict(settled: outcome))
+        case .unreachable(let error): .failure(error)
+        }
+    }
+
     /// What a WNS answer to a raw notification means; `errorDescription` is its `X-WNS-Error-Description`.
     static func wns(status: Int, errorDescription: String?, retryAfter: TimeInterval?) -> HubVerdict {
         let detail = errorDescription.map { ": \($0)" } ?? ""

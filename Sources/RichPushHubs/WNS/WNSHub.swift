@@ -7,7 +7,8 @@ public import RichPushCore
 
 /// Windows Push Notification Services: one raw notification per delivery, `POST`ed to the device's channel URI with
 /// an OAuth access token got by the app's client credentials, reused until it expires and renewed once on a 401.
-/// The token endpoint is the operator's; a channel's host is the device's, reached through `channels`.
+/// The token endpoint is the operator's; a channel's host is the device's, reached through `channels`, whose pushes to
+/// one host go together as streams of its HTTP/2 connections.
 public struct WNSHub: NotificationHub {
     let client: HTTPClient
     let channels: PinnedHTTPClients
@@ -46,43 +47,42 @@ public struct WNSHub: NotificationHub {
         return "\(name):\(host)"
     }
 
+    /// Sends the batch with one access token, the pushes to each channel host together.
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
-        let abort = BatchAbort()
-        return await jobs.concurrentMap(maximum: maximumConcurrentRequests, finished: progress.answered) { job in
-            await self.deliver(job, abort: abort, logger: logger)
-        }
+        let batch = await EndpointBatch(jobs, progress: progress) { job in push(for: job) }
+        let (pushes, positions) = (batch.pushes, batch.positions)
+        let sent = await CredentialedDelivery(hub: name, configuration: configuration, abort: BatchAbort(), logger: logger).runBatch(
+            count: pushes.count,
+            credential: { () async throws(CredentialFailure) -> String in try await tokens.token() },
+            renew: { token in await tokens.expire(token) },
+            progress: { index, outcome in progress.answered(positions[index], outcome) },
+            send: { indices, token, answered in
+                let authorized = indices.map { index in
+                    var push = pushes[index]
+                    push.headers.insert(HTTP2Header("authorization", "Bearer \(token)"), at: 0)
+                    return push
+                }
+                return await channels.send(authorized, hub: name, maximumConcurrentRequests: maximumConcurrentRequests) { position, answer in
+                    answered(indices[position], HubVerdict.wns(answer))
+                }
+                .map(HubVerdict.wns)
+            })
+        return batch.outcomes(sent: sent)
     }
 
-    private func deliver(_ job: DeliveryJob, abort: BatchAbort, logger: Logger) async -> DeliveryOutcome {
+    /// The push of `job` without its authorization, or why it cannot go.
+    private func push(for job: DeliveryJob) -> PreparedPush {
         // Checked at registration too; a channel registered before the setting changed must not get the token either.
-        guard hosts.accepts(job.pushChannel) else {
-            return .failed(code: "wns.channelNotAllowed", message: "the channel is not an https URL on \(hosts.description)")
+        guard hosts.accepts(job.pushChannel), let url = URL(string: job.pushChannel) else {
+            return .settled(.failed(code: "wns.channelNotAllowed", message: "the channel is not an https URL on \(hosts.description)"))
         }
         let body = Self.body(for: job)
         guard body.count <= Self.maximumBodyBytes else {
-            return .failed(code: "wns.payloadTooLarge", message: "the raw notification is \(body.count) bytes; WNS takes 5120")
+            return .settled(.failed(code: "wns.payloadTooLarge", message: "the raw notification is \(body.count) bytes; WNS takes 5120"))
         }
-        let client: HTTPClient
-        switch await channels.connection(to: job.pushChannel, hub: name) {
-        case .ready(let ready): client = ready
-        case .refused(let outcome): return outcome
-        }
-        return await CredentialedDelivery(hub: name, configuration: configuration, abort: abort, logger: logger).run(
-            credential: { () async throws(CredentialFailure) -> String in try await tokens.token() },
-            renew: { token in await tokens.expire(token) },
-            send: { token in
-                var request = HTTPClientRequest(url: job.pushChannel)
-                request.method = .POST
-                request.headers.add(name: "authorization", value: "Bearer \(token)")
-                request.headers.add(name: "x-wns-type", value: "wns/raw")
-                request.headers.add(name: "content-type", value: "application/octet-stream")
-                if let ttl = Self.timeToLive(of: job) { request.headers.add(name: "x-wns-ttl", value: String(ttl)) }
-                request.body = .bytes(ByteBuffer(bytes: body))
-                let response = try await client.hubExecute(request)
-                return .wns(
-                    status: response.status, errorDescription: response.headers.first(name: "x-wns-error-description"),
-                    retryAfter: response.retryAfter)
-            })
+        var headers = [HTTP2Header("x-wns-type", "wns/raw"), HTTP2Header("content-type", "application/octet-stream")]
+        if let ttl = Self.timeToLive(of: job) { headers.append(HTTP2Header("x-wns-ttl", String(ttl))) }
+        return .ready(EndpointPush(url: url, headers: headers, body: ByteBuffer(bytes: body)))
     }
 
     /// The raw notification: the push's keys as one JSON object, which the app's background task reads.

@@ -1,4 +1,3 @@
-public import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
@@ -6,7 +5,8 @@ import NIOHTTP1
 public import RichPushCore
 
 /// Web Push (RFC 8030) to browsers and UnifiedPush distributors: each delivery is the stream's `rich` event,
-/// encrypted for the subscription (RFC 8291) and `POST`ed to its endpoint with a VAPID authorization (RFC 8292).
+/// encrypted for the subscription (RFC 8291) and `POST`ed to its endpoint with a VAPID authorization (RFC 8292); the
+/// pushes to one push service go together as streams of its HTTP/2 connections.
 public struct WebPushHub: NotificationHub {
     /// Each push service's host judged, and connected to at the address judged.
     let endpoints: PinnedHTTPClients
@@ -38,50 +38,53 @@ public struct WebPushHub: NotificationHub {
     }
 
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
-        await jobs.concurrentMap(maximum: maximumConcurrentRequests, finished: progress.answered) { job in
-            await self.deliver(job, logger: logger)
+        let batch = await EndpointBatch(jobs, progress: progress) { job in await push(for: job) }
+        let positions = batch.positions
+        let sent = await endpoints.send(batch.pushes, hub: name, maximumConcurrentRequests: maximumConcurrentRequests) { index, answer in
+            progress.answered(positions[index], Self.outcome(of: answer, logger: logger))
         }
+        return batch.outcomes(sent: sent.map { Self.outcome(of: $0, logger: logger) })
     }
 
-    private func deliver(_ job: DeliveryJob, logger: Logger) async -> DeliveryOutcome {
+    /// The encrypted push of `job`, or why it cannot go.
+    private func push(for job: DeliveryJob) async -> PreparedPush {
         let subscription: WebPushSubscription
         do {
             subscription = try WebPushSubscription(channel: job.pushChannel, policy: endpoints.policy)
         } catch {
-            return .deviceGone(code: "webpush.invalidSubscription", message: error.reason)
+            return .settled(.deviceGone(code: "webpush.invalidSubscription", message: error.reason))
         }
         let body: Data
         do {
             body = try WebPushEncryption.encrypt(Data(Self.plaintext(of: job).utf8), for: subscription.recipient)
         } catch {
-            return .failed(code: "webpush.payloadTooLarge", message: "the push is over the 4079 bytes one record holds")
+            return .settled(.failed(code: "webpush.payloadTooLarge", message: "the push is over the 4079 bytes one record holds"))
         }
-        let client: HTTPClient
-        switch await endpoints.connection(to: subscription.endpoint.absoluteString, hub: name) {
-        case .ready(let ready): client = ready
-        case .refused(let outcome): return outcome
-        }
-        var request = HTTPClientRequest(url: subscription.endpoint.absoluteString)
-        request.method = .POST
+        let authorization: String
         do {
-            request.headers.add(name: "authorization", value: try await signer.authorization(for: subscription.endpoint))
+            authorization = try await signer.authorization(for: subscription.endpoint)
         } catch {
-            return .failed(code: "webpush.vapid", message: "the VAPID token could not be signed: \(error)")
+            return .settled(.failed(code: "webpush.vapid", message: "the VAPID token could not be signed: \(error)"))
         }
-        request.headers.add(name: "content-encoding", value: "aes128gcm")
-        request.headers.add(name: "content-type", value: "application/octet-stream")
-        request.headers.add(name: "ttl", value: String(Self.timeToLive(of: job)))
-        request.headers.add(name: "urgency", value: Self.urgency(of: job))
-        request.headers.add(name: "topic", value: Self.topic(of: job))
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let response: HubResponse
-        do {
-            response = try await client.hubExecute(request)
-        } catch {
+        let headers = [
+            HTTP2Header("authorization", authorization), HTTP2Header("content-encoding", "aes128gcm"),
+            HTTP2Header("content-type", "application/octet-stream"), HTTP2Header("ttl", String(Self.timeToLive(of: job))),
+            HTTP2Header("urgency", Self.urgency(of: job)), HTTP2Header("topic", Self.topic(of: job)),
+        ]
+        return .ready(EndpointPush(url: subscription.endpoint, headers: headers, body: ByteBuffer(bytes: body)))
+    }
+
+    /// What came of a push.
+    static func outcome(of answer: EndpointAnswer, logger: Logger) -> DeliveryOutcome {
+        switch answer {
+        case .answered(let response):
+            return outcome(status: response.status, retryAfter: response.retryAfter, body: response.body)
+        case .refused(let outcome):
+            return outcome
+        case .unreachable(let error):
             logger.debug("push service unreachable", metadata: ["richpush.hub": "webpush", "error": "\(error)"])
             return .retry(after: 0, code: "webpush.unreachable", message: "the push service could not be reached: \(error)")
         }
-        return Self.outcome(status: response.status, retryAfter: response.retryAfter, body: response.body)
     }
 
     /// What a push service's answer means.
