@@ -36,9 +36,10 @@ struct WNSHubTests {
         }
     }
 
-    func registerWindows(_ id: String, of user: Credentials, channel: String, in session: Session) async throws {
+    func registerWindows(_ id: String, of user: Credentials, channel: String, language: String? = nil, in session: Session) async throws {
+        let language = language.map { #","language":"\#($0)""# } ?? ""
         let response = try await session.request(
-            .put, "/api/installations/\(id)", as: user, json: #"{"platform":"wns","pushChannel":"\#(channel)"}"#)
+            .put, "/api/installations/\(id)", as: user, json: #"{"platform":"wns","pushChannel":"\#(channel)"\#(language)}"#)
         guard response.status == .created else { throw TestFailure("registering \(id): \(response.status) \(String(buffer: response.body))") }
     }
 
@@ -60,6 +61,25 @@ struct WNSHubTests {
             #expect(abs((wns.accepted.first?.timeToLive ?? 0) - untilExpiry) < 60)
             #expect(wns.tokenExchanges == 1)
             #expect(wns.violations.isEmpty)
+        }
+    }
+
+    @Test func eachWindowsDeviceOfOneBatchGetsTheNotificationInItsOwnLanguage() async throws {
+        try await withWNS { session, wns in
+            let alice = try await session.createUser("alice")
+            try await registerWindows("laptop", of: alice, channel: wns.channel("laptop"), language: "fr", in: session)
+            try await registerWindows("desktop", of: alice, channel: wns.channel("desktop"), in: session)
+            try await registerWindows("tablet", of: alice, channel: wns.channel("tablet"), language: "fr-CA", in: session)
+            let id = try await session.send(
+                #"{"message":"Winter sale","richType":"text","text":"30% off","audience":"username:alice","localizations":{"fr":{"message":"Soldes"}}}"#,
+                as: .admin)
+            #expect(try await session.waitForState("delivered", of: id)["sent"] as? Int64 == 3)
+            let messages = Dictionary(
+                uniqueKeysWithValues: try wns.accepted.map { notification in
+                    let keys = try JSONSerialization.jsonObject(with: Data(notification.body.utf8)) as? [String: String]
+                    return (notification.channel, keys?["richMessage"] ?? "")
+                })
+            #expect(messages == ["laptop": "Soldes", "desktop": "Winter sale", "tablet": "Soldes"])
         }
     }
 

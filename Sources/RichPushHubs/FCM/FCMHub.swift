@@ -68,16 +68,10 @@ public struct FCMHub: NotificationHub {
     /// per device through JSONSerialization cost the gateway more CPU than the rest of the push.
     static func messages(for jobs: [DeliveryJob], now: Date = .now) -> [ByteBuffer] {
         // An alert's image link is each device's own, so it is part of what a shared message shares.
-        var shared: [FCMPayloadKey: Data] = [:]
-        return jobs.map { job in
-            let key = FCMPayloadKey(payload: PayloadKey(job), imageLink: job.imageLink)
-            let message: Data
-            if let known = shared[key] {
-                message = known
-            } else {
-                message = self.message(for: job, token: nil, now: now)
-                shared[key] = message
-            }
+        let messages = jobs.shared(by: { FCMPayloadKey(payload: PayloadKey($0), imageLink: $0.imageLink) }) { job in
+            message(for: job, token: nil, now: now)
+        }
+        return zip(jobs, messages).map { job, message in
             // `{"message":{…}}` without its two closing braces, then the token, which sorts after every other key.
             var body = ByteBuffer()
             body.reserveCapacity(message.count + job.pushChannel.utf8.count + 12)

@@ -147,16 +147,16 @@ struct EndpointBatch {
     private(set) var positions: [Int] = []
     private var outcomes: [DeliveryOutcome?]
 
-    /// Prepares each job's push, spread over the cores (encrypting a Web Push is most of its cost); `progress` hears of
-    /// the outcomes settled at once.
-    init(_ jobs: [DeliveryJob], progress: DeliveryProgress, prepare: @escaping @Sendable (DeliveryJob) async -> PreparedPush) async {
+    /// Prepares the push of each job (given with its index), spread over the cores (encrypting a Web Push is most of
+    /// its cost); `progress` hears of the outcomes settled at once.
+    init(_ jobs: [DeliveryJob], progress: DeliveryProgress, prepare: @escaping @Sendable (Int, DeliveryJob) async -> PreparedPush) async {
         outcomes = Array(repeating: nil, count: jobs.count)
         let size = max(64, (jobs.count + ProcessInfo.processInfo.activeProcessorCount - 1) / ProcessInfo.processInfo.activeProcessorCount)
-        let parts = stride(from: 0, to: jobs.count, by: size).map { jobs[$0..<min($0 + size, jobs.count)] }
+        let parts = stride(from: 0, to: jobs.count, by: size).map { $0..<min($0 + size, jobs.count) }
         let prepared = await parts.concurrentMap(maximum: parts.count) { part in
             var pushes: [PreparedPush] = []
             pushes.reserveCapacity(part.count)
-            for job in part { pushes.append(await prepare(job)) }
+            for index in part { pushes.append(await prepare(index, jobs[index])) }
             return pushes
         }
         for (position, push) in prepared.joined().enumerated() {

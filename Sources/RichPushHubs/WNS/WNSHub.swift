@@ -49,7 +49,8 @@ public struct WNSHub: NotificationHub {
 
     /// Sends the batch with one access token, the pushes to each channel host together.
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
-        let batch = await EndpointBatch(jobs, progress: progress) { job in push(for: job) }
+        let bodies = jobs.shared(by: PayloadKey.init) { Self.body(for: $0) }
+        let batch = await EndpointBatch(jobs, progress: progress) { index, job in push(for: job, body: bodies[index]) }
         let (pushes, positions) = (batch.pushes, batch.positions)
         let sent = await CredentialedDelivery(hub: name, configuration: configuration, abort: BatchAbort(), logger: logger).runBatch(
             count: pushes.count,
@@ -70,13 +71,12 @@ public struct WNSHub: NotificationHub {
         return batch.outcomes(sent: sent)
     }
 
-    /// The push of `job` without its authorization, or why it cannot go.
-    private func push(for job: DeliveryJob) -> PreparedPush {
+    /// The push of `job` with `body` and without its authorization, or why it cannot go.
+    private func push(for job: DeliveryJob, body: Data) -> PreparedPush {
         // Checked at registration too; a channel registered before the setting changed must not get the token either.
         guard hosts.accepts(job.pushChannel), let url = URL(string: job.pushChannel) else {
             return .settled(.failed(code: "wns.channelNotAllowed", message: "the channel is not an https URL on \(hosts.description)"))
         }
-        let body = Self.body(for: job)
         guard body.count <= Self.maximumBodyBytes else {
             return .settled(.failed(code: "wns.payloadTooLarge", message: "the raw notification is \(body.count) bytes; WNS takes 5120"))
         }

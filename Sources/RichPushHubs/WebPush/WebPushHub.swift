@@ -38,7 +38,8 @@ public struct WebPushHub: NotificationHub {
     }
 
     public func deliver(_ jobs: [DeliveryJob], logger: Logger, progress: DeliveryProgress) async -> [DeliveryOutcome] {
-        let batch = await EndpointBatch(jobs, progress: progress) { job in await push(for: job) }
+        let plaintexts = jobs.shared(by: PayloadKey.init) { Data(Self.plaintext(of: $0).utf8) }
+        let batch = await EndpointBatch(jobs, progress: progress) { index, job in await push(for: job, plaintext: plaintexts[index]) }
         let positions = batch.positions
         let sent = await endpoints.send(batch.pushes, hub: name, maximumConcurrentRequests: maximumConcurrentRequests) { index, answer in
             progress.answered(positions[index], Self.outcome(of: answer, logger: logger))
@@ -46,8 +47,8 @@ public struct WebPushHub: NotificationHub {
         return batch.outcomes(sent: sent.map { Self.outcome(of: $0, logger: logger) })
     }
 
-    /// The encrypted push of `job`, or why it cannot go.
-    private func push(for job: DeliveryJob) async -> PreparedPush {
+    /// The push of `job`, `plaintext` encrypted for its subscription, or why it cannot go.
+    private func push(for job: DeliveryJob, plaintext: Data) async -> PreparedPush {
         let subscription: WebPushSubscription
         do {
             subscription = try WebPushSubscription(channel: job.pushChannel, policy: endpoints.policy)
@@ -56,7 +57,7 @@ public struct WebPushHub: NotificationHub {
         }
         let body: Data
         do {
-            body = try WebPushEncryption.encrypt(Data(Self.plaintext(of: job).utf8), for: subscription.recipient)
+            body = try WebPushEncryption.encrypt(plaintext, for: subscription.recipient)
         } catch {
             return .settled(.failed(code: "webpush.payloadTooLarge", message: "the push is over the 4079 bytes one record holds"))
         }
