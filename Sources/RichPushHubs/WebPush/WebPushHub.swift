@@ -33,7 +33,7 @@ public struct WebPushHub: NotificationHub {
 
     /// Each push service on its own: a user's UnifiedPush server that is down must not hold back the browsers'.
     public func circuit(of job: DeliveryJob) -> String? {
-        guard let host = (try? WebPushSubscription(channel: job.pushChannel, policy: endpoints.policy))?.endpoint.host else { return name }
+        guard let host = WebPushSubscription.endpointHost(of: job.pushChannel) else { return name }
         return "\(name):\(host)"
     }
 

@@ -7,8 +7,20 @@ import RichPushCore
 public struct WebPushSubscription: Sendable {
     public let endpoint: URL
     let recipient: WebPushEncryption.Recipient
-    /// The subscription as the store keeps it: JSON with sorted keys, so one subscription is always one text.
-    public let channel: String
+    private let endpointText: String
+
+    /// The subscription as the store keeps it: JSON with sorted keys, so one subscription is always one text. Made
+    /// when asked (at registration), not by each push.
+    public var channel: String {
+        let canonical: [String: Any] = [
+            "endpoint": endpointText,
+            "keys": [
+                "p256dh": recipient.publicKey.x963Representation.base64URLEncodedString(), "auth": recipient.authSecret.base64URLEncodedString(),
+            ],
+        ]
+        return String(
+            decoding: try! JSONSerialization.data(withJSONObject: canonical, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+    }
 
     /// Why a push channel is not a usable subscription, as a sentence.
     public struct Problem: Error, Sendable {
@@ -38,11 +50,16 @@ public struct WebPushSubscription: Sendable {
             throw Problem(reason: "keys.auth must be the 16-byte authentication secret in base64url.")
         }
         self.endpoint = endpoint
+        self.endpointText = endpointText
         recipient = WebPushEncryption.Recipient(publicKey: publicKey, authSecret: secret)
-        let canonical: [String: Any] = [
-            "endpoint": endpointText, "keys": ["p256dh": point.base64URLEncodedString(), "auth": secret.base64URLEncodedString()],
-        ]
-        channel = String(
-            decoding: try! JSONSerialization.data(withJSONObject: canonical, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+    }
+
+    /// The host of the endpoint `channel` names, read without judging the rest of the subscription: what a push's
+    /// circuit is keyed by, asked of every push before it goes.
+    static func endpointHost(of channel: String) -> String? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(channel.utf8))) as? [String: Any],
+            let endpoint = object["endpoint"] as? String
+        else { return nil }
+        return URL(string: endpoint)?.host
     }
 }
