@@ -83,6 +83,32 @@ struct OutboundAddressTests {
         try await clients.shutdown()
     }
 
+    /// The first host's name resolves only after 64 others have been pinned meanwhile: it was judged first, and must
+    /// not be the least recently used one let go to make room for itself.
+    @Test func aHostWhoseNameResolvedLastOfSixtyFiveAtOnceIsStillPinned() async throws {
+        let (lookups, waiting) = (Counter(), Counter())
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let policy = OutboundAddressPolicy(allowsPrivateAddresses: true) { host in
+            lookups.add()
+            if host == "h0.push.example" {
+                waiting.add()
+                for await _ in gate { break }
+            }
+            return [OutboundAddress(literal: "127.0.0.1")!]
+        }
+        let clients = try PinnedHTTPClients(caFile: nil, policy: policy)
+        let first = Task { try await clients.client(for: URL(string: "https://h0.push.example/p")!) }
+        #expect(await eventually { waiting.value == 1 })
+        for index in 1...PinnedHTTPClients.maximumHosts {
+            _ = try await clients.client(for: URL(string: "https://h\(index).push.example/p")!)
+        }
+        open.yield()
+        _ = try await first.value
+        _ = try await clients.client(for: URL(string: "https://h0.push.example/p")!)
+        #expect(lookups.value == 65, "the first host was let go and judged again")
+        try await clients.shutdown()
+    }
+
     /// A Web Push service on loopback that notes the path of each request, answering `/push/redirect` with a
     /// redirect to `/internal` on `target` and everything else with 201.
     final class PushService: Sendable {

@@ -157,7 +157,7 @@ final class HTTP2Session: Sendable {
         do {
             shares = try share(requests.count)
         } catch {
-            return requests.map { _ in .failure(error) }
+            return Self.failAll(requests.count, with: error, answered: answered)
         }
         if shares.count == 1, let (slot, _) = shares.first {
             defer { release(requests.count, from: slot) }
@@ -262,7 +262,7 @@ final class HTTP2Session: Sendable {
         do {
             connection = try await slot.connection.get()
         } catch {
-            return requests.map { _ in .failure(error) }
+            return Self.failAll(requests.count, with: error, answered: answered)
         }
         let promise = connection.channel.eventLoop.makePromise(of: [Result<HubResponse, any Error>].self)
         connection.channel.eventLoop.execute {
@@ -270,6 +270,16 @@ final class HTTP2Session: Sendable {
         }
         // The handler answers every request of the batch, one way or another; the promise never fails.
         return (try? await promise.futureResult.get()) ?? requests.map { _ in .failure(HTTP2TransportError.connectionLost) }
+    }
+
+    /// `count` failures with `error`, each told to `answered` as it would be of an answer.
+    private static func failAll(
+        _ count: Int, with error: any Error, answered: (@Sendable (Int, Result<HubResponse, any Error>) -> Void)?
+    ) -> [Result<HubResponse, any Error>] {
+        (0..<count).map { index in
+            answered?(index, .failure(error))
+            return .failure(error)
+        }
     }
 
     /// Starts a connection, and the sweep for idle connections with the second.

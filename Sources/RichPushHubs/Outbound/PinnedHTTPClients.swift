@@ -121,25 +121,27 @@ public actor PinnedHTTPClients {
 
     /// Closes every connection.
     public func shutdown() async throws {
-        for pin in pinned.values { await pin.close() }
-        for entry in retired { await entry.close() }
+        let (pins, retiring) = (pinned.values, retired)
         pinned = [:]
         retired = []
+        for pin in pins { await pin.close() }
+        for entry in retiring { await entry.close() }
     }
 
-    /// The key of `url`'s host in ``pinned``, its address judged within ``rejudgeAfter``.
+    /// The key of `url`'s host in ``pinned``, its address judged within ``rejudgeAfter``; the host is pinned when
+    /// this returns (the least recently used one let go to make room is never the host itself).
     private func judged(_ url: URL) async throws(OutboundAddressPolicy.Refusal) -> String {
         guard let name = url.host, !name.isEmpty else {
             throw OutboundAddressPolicy.Refusal(reason: "\(url) names no host.", unresolved: false)
         }
         let host = name.lowercased()
-        let now = ContinuousClock.now
-        await closeRetired(before: now - Self.retireAfter)
+        await closeRetired(before: ContinuousClock.now - Self.retireAfter)
+        var now = ContinuousClock.now
         retireIdle(before: now - Self.idleAfter, now: now)
         if let literal = OutboundAddress(literal: host) {
             try policy.checkLiteral(host)
             pinned[host, default: Pin(address: literal, literal: true, judgedAt: now, usedAt: now)].usedAt = now
-            retireLeastRecentlyUsed(now: now)
+            retireLeastRecentlyUsed(keeping: host, now: now)
             return host
         }
         if let pin = pinned[host], pin.judgedAt > now - Self.rejudgeAfter {
@@ -147,6 +149,7 @@ public actor PinnedHTTPClients {
             return host
         }
         let addresses = try await policy.addresses(of: host)
+        now = ContinuousClock.now
         // Another request may have judged the host while this one waited for its addresses.
         if let pin = pinned[host], addresses.contains(pin.address) {
             pinned[host]?.judgedAt = now
@@ -158,7 +161,7 @@ public actor PinnedHTTPClients {
         let address = addresses.first { $0.bytes.count == 4 } ?? addresses[0]
         if let previous = pinned[host] { retire(previous, now: now) }
         pinned[host] = Pin(address: address, literal: false, judgedAt: now, usedAt: now)
-        retireLeastRecentlyUsed(now: now)
+        retireLeastRecentlyUsed(keeping: host, now: now)
         return host
     }
 
@@ -172,8 +175,10 @@ public actor PinnedHTTPClients {
         return client
     }
 
-    private func retireLeastRecentlyUsed(now: ContinuousClock.Instant) {
-        guard pinned.count > Self.maximumHosts, let (oldest, pin) = pinned.min(by: { $0.value.usedAt < $1.value.usedAt }) else { return }
+    private func retireLeastRecentlyUsed(keeping host: String, now: ContinuousClock.Instant) {
+        guard pinned.count > Self.maximumHosts,
+            let (oldest, pin) = pinned.filter({ $0.key != host }).min(by: { $0.value.usedAt < $1.value.usedAt })
+        else { return }
         pinned[oldest] = nil
         retire(pin, now: now)
     }
