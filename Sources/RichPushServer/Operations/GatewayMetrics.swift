@@ -19,24 +19,18 @@ struct GatewayMetrics: Sendable {
     init() {
         let registry = Self.registry
         notificationsCreated = registry.makeCounter(
-            descriptor: .init(
-                metricName: "richpush_notifications_created", unitName: "total",
-                helpText: "Notifications accepted for delivery, sent now or scheduled."))
-        imagesStored = registry.makeCounter(
-            descriptor: .init(metricName: "richpush_images_stored", unitName: "total", helpText: "Images accepted by the image library."))
+            name: "richpush_notifications_created_total", help: "Notifications accepted for delivery, sent now or scheduled.")
+        imagesStored = registry.makeCounter(name: "richpush_images_stored_total", help: "Images accepted by the image library.")
         authenticationFailures = registry.makeCounter(
-            descriptor: .init(
-                metricName: "richpush_auth_failures", unitName: "total", helpText: "Requests refused for wrong, unknown or throttled credentials."))
-        openStreams = registry.makeGauge(
-            descriptor: .init(metricName: "richpush_streams_open", unitName: "", helpText: "Direct event streams open now."))
+            name: "richpush_auth_failures_total", help: "Requests refused for wrong, unknown or throttled credentials.")
+        openStreams = registry.makeGauge(name: "richpush_streams_open", help: "Direct event streams open now.")
         payloadFetches = Dictionary(
             uniqueKeysWithValues: PayloadFetchOutcome.allCases.map {
                 (
                     $0,
                     registry.makeCounter(
-                        descriptor: .init(
-                            metricName: "richpush_payload_fetches", unitName: "total",
-                            helpText: "Payload fetches by outcome, and whether memory or the store answered."), labels: $0.labels)
+                        name: "richpush_payload_fetches_total", labels: $0.labels,
+                        help: "Payload fetches by outcome, and whether memory or the store answered.")
                 )
             })
     }
@@ -72,21 +66,16 @@ struct GatewayMetrics: Sendable {
             }
         }
 
-        var metric: MetricNameDescriptor {
+        var metric: (name: String, help: String) {
             switch self {
-            case .deliveries:
-                MetricNameDescriptor(
-                    metricName: "richpush_deliveries", unitName: "total", helpText: "Silent pushes whose hub answered, by platform and outcome.")
+            case .deliveries: ("richpush_deliveries_total", "Silent pushes whose hub answered, by platform and outcome.")
             case .fallbacks:
-                MetricNameDescriptor(
-                    metricName: "richpush_fallbacks", unitName: "total",
-                    helpText:
-                        "Alert-style fallbacks, sent to devices that had not fetched the payload by the deadline, whose hub answered, by platform and outcome."
+                (
+                    "richpush_fallbacks_total",
+                    "Alert-style fallbacks, sent to devices that had not fetched the payload by the deadline, whose hub answered, by platform and outcome."
                 )
             case .liveActivities:
-                MetricNameDescriptor(
-                    metricName: "richpush_live_activity_pushes", unitName: "total",
-                    helpText: "Live Activity pushes (start, update, end) whose hub answered, by platform and outcome.")
+                ("richpush_live_activity_pushes_total", "Live Activity pushes (start, update, end) whose hub answered, by platform and outcome.")
             }
         }
     }
@@ -97,8 +86,9 @@ struct GatewayMetrics: Sendable {
         var tally: [OutcomeSeries: Int] = [:]
         for (platform, outcome) in recorded { tally[OutcomeSeries(platform: platform, outcome: outcome.label), default: 0] += 1 }
         for (series, count) in tally {
-            registry.makeCounter(descriptor: pushes.metric, labels: [("platform", series.platform.rawValue), ("outcome", series.outcome)])
-                .increment(by: Int64(count))
+            registry.makeCounter(
+                name: pushes.metric.name, labels: [("platform", series.platform.rawValue), ("outcome", series.outcome)], help: pushes.metric.help
+            ).increment(by: Int64(count))
         }
     }
 
@@ -113,9 +103,8 @@ struct GatewayMetrics: Sendable {
     static func actionRequestAnswered(status: Int) {
         let answer = status == 0 ? "none" : "\(status / 100)xx"
         registry.makeCounter(
-            descriptor: .init(
-                metricName: "richpush_action_requests", unitName: "total",
-                helpText: "Requests of http actions the gateway made for devices, by the class of the answer's status."), labels: [("answer", answer)]
+            name: "richpush_action_requests_total", labels: [("answer", answer)],
+            help: "Requests of http actions the gateway made for devices, by the class of the answer's status."
         ).increment()
     }
 
