@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import RichPushServer
@@ -15,13 +16,38 @@ struct ImageFileTests {
         let file = try #require(ImageFile(bytes, directory: directory.path))
         #expect(file.size == bytes.readableBytes)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
-        let read = try file.handle.withUnsafeFileDescriptor { descriptor in
+        let loop = EmbeddedEventLoop()
+        let read = try #require(file.handle(for: loop)).withUnsafeFileDescriptor { descriptor in
             var buffer = [UInt8](repeating: 0, count: bytes.readableBytes + 1)
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
             return Array(buffer.prefix(max(0, count)))
         }
         #expect(read == Array(bytes.readableBytesView))
-        #expect(file.region(0..<file.size).readableBytes == bytes.readableBytes)
+        #expect(file.region(0..<file.size, on: loop)?.readableBytes == bytes.readableBytes)
+    }
+
+    /// A NIO file handle fails a second write while one is sending from it, and NIO closes that connection.
+    @Test func twoEventLoopsCanSendTheImageAtTheSameMoment() throws {
+        let file = try #require(ImageFile(ByteBuffer(string: "an image")))
+        let loops = [EmbeddedEventLoop(), EmbeddedEventLoop()]
+        let first = try #require(file.region(0..<8, on: loops[0]))
+        let second = try #require(file.region(0..<8, on: loops[1]))
+        let read = try first.fileHandle.withUnsafeFileDescriptor { firstDescriptor in
+            try second.fileHandle.withUnsafeFileDescriptor { secondDescriptor in
+                [firstDescriptor, secondDescriptor].map { descriptor in
+                    var bytes = [UInt8](repeating: 0, count: 8)
+                    let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 8, 0) }
+                    return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+                }
+            }
+        }
+        #expect(read == ["an image", "an image"])
+    }
+
+    @Test func fetchesOnOneEventLoopShareItsDescriptor() throws {
+        let file = try #require(ImageFile(ByteBuffer(string: "an image")))
+        let loop = EmbeddedEventLoop()
+        #expect(file.handle(for: loop) === file.handle(for: loop))
     }
 
     @Test func aDirectoryItCannotWriteInMeansNoFile() {

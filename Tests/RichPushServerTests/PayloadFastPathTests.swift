@@ -1,9 +1,12 @@
+import AsyncHTTPClient
 import Foundation
 import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import NIOFoundationEssentialsCompat
+import NIOHTTP1
+import NIOPosix
 import Testing
 
 @testable import RichPushServer
@@ -133,6 +136,36 @@ struct PayloadFastPathTests {
             #expect(recall.status == .noContent)
             let afterRecall = try await session.request(.get, "/api/notifications/\(id)", as: alice)
             #expect(afterRecall.status == .gone)
+        }
+    }
+
+    /// A campaign's devices fetch its image at the same moment, over plain HTTP, on both event loops: each gets it whole.
+    @Test func devicesFetchingOneImageAtOnceEachGetItWhole() async throws {
+        let png = try await noisePNG()
+        try await TestGateway({ $0.credentialRevalidation = 3600 }).run(.live) { session in
+            let alice = try await session.createUser("alice")
+            let upload = try await session.request(
+                .post, "/api/images", as: .admin, body: ByteBuffer(data: png), headers: [.contentType: "image/png"])
+            let image = try #require(try upload.json()["id"] as? Int64)
+            let id = try await session.send(#"{"message":"m","richType":"img","imageId":\#(image),"audience":"username:alice"}"#, as: .admin)
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            let url = "http://127.0.0.1:\(session.client.port!)/api/notifications/\(id)"
+            let sizes = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        var request = HTTPClientRequest(url: url)
+                        request.headers.add(name: "Authorization", value: alice.authorization)
+                        guard let answer = try? await client.execute(request, timeout: .seconds(60)), answer.status == .ok else { return -1 }
+                        return (try? await answer.body.collect(upTo: png.count + 1).readableBytes) ?? -1
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            try await client.shutdown()
+            #expect(sizes.filter { $0 == png.count }.count == 64, "every fetch got the whole image")
         }
     }
 

@@ -14,10 +14,11 @@ struct RequestDeadlinesTests {
     final class Connection {
         let loop = EmbeddedEventLoop()
         let channel: EmbeddedChannel
+        let deadlines: RequestDeadlines
 
         init(headerTimeout: TimeAmount = .seconds(10), idleTimeout: TimeAmount = .seconds(60)) throws {
             channel = EmbeddedChannel(loop: loop)
-            let deadlines = RequestDeadlines(policy: .init(headerTimeout: headerTimeout, idleTimeout: idleTimeout))
+            deadlines = RequestDeadlines(policy: .init(headerTimeout: headerTimeout, idleTimeout: idleTimeout))
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
             try channel.pipeline.syncOperations.addHandlers([HTTP1ToHTTPServerCodec(secure: false), deadlines])
             try channel.pipeline.syncOperations.addHandler(ByteArrivals(), position: .first)
@@ -77,6 +78,18 @@ struct RequestDeadlinesTests {
         try connection.send(Self.request)
         connection.wait(.seconds(100))
         try connection.respond()
+        connection.wait(.seconds(59))
+        #expect(connection.isOpen)
+        connection.wait(.seconds(1))
+        #expect(!connection.isOpen)
+    }
+
+    /// The payload fast path writes its answer to the socket below the HTTP handlers, and says so.
+    @Test func anAnswerWrittenBelowTheHTTPHandlersAlsoStartsTheIdleTime() throws {
+        let connection = try Connection()
+        try connection.send(Self.request)
+        connection.wait(.seconds(100))
+        connection.deadlines.answeredBelow()
         connection.wait(.seconds(59))
         #expect(connection.isOpen)
         connection.wait(.seconds(1))

@@ -29,11 +29,18 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
             // open stream reads nothing more: its connection need not keep NIO's first guess of 2 KiB. Larger reads
             // grow the buffer again.
             try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
+            try channel.syncOptions?.setOption(ChannelOptions.writeBufferWaterMark, value: Self.writeBuffers)
             return value
         }
     }
 
     static var receiveBuffers: AdaptiveRecvByteBufferAllocator { AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536) }
+
+    /// NIO's default marks (32 and 64 KiB) made every image answer larger than 64 KiB turn the connection unwritable
+    /// and writable again, two events through the whole pipeline and the framework's writer a fetch. An image up to
+    /// 256 KiB, as most pushed images are, now goes without; a client that stops reading still holds at most that
+    /// much of the gateway's memory before the router's writers wait.
+    static var writeBuffers: ChannelOptions.Types.WriteBufferWaterMark { .init(low: 128 * 1024, high: 256 * 1024) }
 
     func handle(value: Value, logger: Logger) async {
         await base.handle(value: value, logger: logger)

@@ -89,15 +89,24 @@ final class RequestDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            openRequests = max(0, openRequests - 1)
-            if openRequests == 0 {
-                // Bytes of the next request may have come in while this one was answered.
-                headerStarted = false
-                setDeadline(context.eventLoop.now + policy.idleTimeout, context: context)
-            }
-        }
+        if case .end = unwrapOutboundIn(data) { responseEnded(context: context) }
         context.write(data, promise: promise)
+    }
+
+    /// An answer went to the socket below this handler (the payload fast path's on plain HTTP/1.1): it ended a
+    /// request as the end of a response passing here does.
+    func answeredBelow() {
+        guard let context else { return }
+        responseEnded(context: context)
+    }
+
+    private func responseEnded(context: ChannelHandlerContext) {
+        openRequests = max(0, openRequests - 1)
+        if openRequests == 0 {
+            // Bytes of the next request may have come in while this one was answered.
+            headerStarted = false
+            setDeadline(context.eventLoop.now + policy.idleTimeout, context: context)
+        }
     }
 
     private func setDeadline(_ new: NIODeadline, context: ChannelHandlerContext) {

@@ -3,7 +3,6 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
 import NIOSSL
 import RichPushCore
 import Tracing
@@ -30,8 +29,11 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var needsFlush = false
     /// Whether this connection was reported signed in to ``UnauthenticatedConnections``.
     private var signedIn = false
-    private var encoderContext: ChannelHandlerContext?
-    private var encoderLookedUp = false
+    private var wire: PlainWire?
+    private var wireLookedUp = false
+    /// Whether TCP_CORK holds this connection's segments until the flush ends, so a head written before its file
+    /// leaves in the file's first segment instead of a packet of its own (nginx's `tcp_nopush`).
+    private var corked = false
 
     init(replies: MemoryPayloadReplies, connections: UnauthenticatedConnections) {
         self.replies = replies
@@ -65,6 +67,10 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if needsFlush {
             needsFlush = false
             context.flush()
+            if corked {
+                corked = false
+                try? context.channel.syncOptions?.setOption(Self.cork, value: 0)
+            }
         }
         context.fireChannelReadComplete()
     }
@@ -99,33 +105,53 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
-        var headers = reply.headers
-        headers[.date] = HTTPDate.now
-        headers[.server] = "richpush"
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
-        if let file = reply.file, let encoder = plainHTTP1Encoder(context) {
-            // HTTP types carry bodies as buffers only: the file goes to NIOHTTP1's encoder, below their codec, between
-            // the head and the end that went through it. The write holds the file open until it is sent.
+        needsFlush = true
+        if let file = reply.file, let wire = plainWire(context), let region = file.image.region(file.range, on: context.eventLoop) {
+            // The head as bytes and the file as itself, straight to the socket: the HTTP handlers above would only
+            // convert the head twice and could not carry a file. The write holds the file open until it is sent.
+            var head = context.channel.allocator.buffer(capacity: 512)
+            head.writeHTTP1ResponseHead(reply.status, reply.headers, date: HTTPDate.now, server: Self.server)
+            if !corked {
+                corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
+            }
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
-            encoder.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(file.image.region(file.range)))), promise: sent)
-        } else if let body = reply.body {
-            context.write(wrapOutboundOut(.body(body)), promise: nil)
+            wire.socket.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
+            wire.socket.write(NIOAny(IOData.fileRegion(region)), promise: sent)
+            wire.deadlines.answeredBelow()
+            return
         }
+        var headers = reply.headers
+        headers[.date] = HTTPDate.now
+        headers[.server] = Self.server
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
+        if let body = reply.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
-        needsFlush = true
     }
 
-    /// Where a file region enters NIOHTTP1's encoder: the context of the HTTP types codec of an HTTP/1.1 connection
-    /// without TLS, which cannot send a file; nil on TLS and on HTTP/2 streams.
-    private func plainHTTP1Encoder(_ context: ChannelHandlerContext) -> ChannelHandlerContext? {
-        if let encoderContext { return encoderContext }
-        guard !encoderLookedUp else { return nil }
-        encoderLookedUp = true
+    private static let server = "richpush"
+    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))
+
+    /// A plain HTTP/1.1 connection's socket end, below NIOHTTP1's encoder, and its deadlines, which an answer written
+    /// there does not pass.
+    private struct PlainWire {
+        let socket: ChannelHandlerContext
+        let deadlines: RequestDeadlines
+    }
+
+    /// The connection's ``PlainWire``; nil over TLS (which cannot send a file), on HTTP/2 streams, and where CORS
+    /// headers are added to answers.
+    private func plainWire(_ context: ChannelHandlerContext) -> PlainWire? {
+        if let wire { return wire }
+        guard !wireLookedUp else { return nil }
+        wireLookedUp = true
         let pipeline = context.pipeline.syncOperations
-        guard (try? pipeline.handler(type: NIOSSLServerHandler.self)) == nil else { return nil }
-        encoderContext = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
-        return encoderContext
+        guard (try? pipeline.handler(type: NIOSSLServerHandler.self)) == nil, (try? pipeline.handler(type: CORSHeaders.self)) == nil,
+            let socket = try? pipeline.context(handlerType: HTTPResponseEncoder.self),
+            let deadlines = try? pipeline.handler(type: RequestDeadlines.self)
+        else { return nil }
+        wire = PlainWire(socket: socket, deadlines: deadlines)
+        return wire
     }
 
     /// The id in exactly `/api/notifications/<id>`, and the installation of `?installationId=<id>` when that is its
