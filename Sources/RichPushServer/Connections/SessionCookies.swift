@@ -17,7 +17,7 @@ final class SessionCookies: ChannelInboundHandler, RemovableChannelHandler {
     static let unconfirmedScheme = "Session-Unconfirmed"
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(var head) = unwrapInboundIn(data), head.headerFields[.authorization] == nil,
+        guard case .head(var head) = unwrapInboundIn(data), !head.headerFields.contains(.authorization),
             let token = SessionCookie.token(in: head.headerFields[.cookie])
         else {
             context.fireChannelRead(data)

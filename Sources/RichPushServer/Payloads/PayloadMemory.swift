@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
 import RichPushCore
@@ -13,6 +14,17 @@ final class PayloadMemory: Sendable {
         let entityTag: String
         /// The same bytes in a file, for fetches over plain HTTP; nil when it could not be written.
         let file: ImageFile?
+        /// The headers of an answer with the whole image, made once: every fetch but a conditional or ranged one
+        /// sends them as they are.
+        let wholeAnswerFields: HTTPFields
+
+        init(bytes: ByteBuffer, contentType: String, entityTag: String, file: ImageFile?) {
+            self.bytes = bytes
+            self.contentType = contentType
+            self.entityTag = entityTag
+            self.file = file
+            wholeAnswerFields = PayloadReply.imageFields(entityTag: entityTag, contentType: contentType, size: bytes.readableBytes)
+        }
     }
 
     struct Recipient: Hashable, Sendable {

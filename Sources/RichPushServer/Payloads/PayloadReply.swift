@@ -22,18 +22,16 @@ struct PayloadReply {
         switch record.payload(in: localization) {
         case .image:
             let image = image!
-            headers = [.eTag: image.entityTag, .cacheControl: "private"]
             if let ifNoneMatch = requestHeaders[.ifNoneMatch], Self.matches(ifNoneMatch, image.entityTag) {
                 status = .notModified
                 body = nil
+                headers = [.eTag: image.entityTag, .cacheControl: "private"]
                 headers.append(contentsOf: SecurityHeaders.fields)
                 return
             }
             let size = image.bytes.readableBytes
             let range = ByteRange(range: requestHeaders[.range], ifRange: requestHeaders[.ifRange], size: size, entityTag: image.entityTag)
-            headers[.acceptRanges] = "bytes"
-            headers[.contentType] = image.contentType
-            headers[.contentLength] = String(size)
+            headers = image.wholeAnswerFields
             let sent: Range<Int>
             switch range {
             case .whole:
@@ -51,6 +49,7 @@ struct PayloadReply {
                 body = image.bytes.readableSlice(sent)
                 file = image.file.map { ($0, sent) }
             }
+            return
         case .url(let url):
             status = .found
             headers = [.location: url, .cacheControl: "private"]
@@ -62,6 +61,15 @@ struct PayloadReply {
             body = method == .head ? nil : buffer
         }
         headers.append(contentsOf: SecurityHeaders.fields)
+    }
+
+    /// The headers of an answer with the whole of an image of `size` bytes.
+    static func imageFields(entityTag: String, contentType: String, size: Int) -> HTTPFields {
+        var fields: HTTPFields = [
+            .eTag: entityTag, .cacheControl: "private", .acceptRanges: "bytes", .contentType: contentType, .contentLength: String(size),
+        ]
+        fields.append(contentsOf: SecurityHeaders.fields)
+        return fields
     }
 
     /// The bytes of its body.
