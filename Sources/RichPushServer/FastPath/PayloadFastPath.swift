@@ -110,7 +110,12 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             // The head as bytes and the file as itself, straight to the socket: the HTTP handlers above would only
             // convert the head twice and could not carry a file. The write holds the file open until it is sent.
             var head = context.channel.allocator.buffer(capacity: 512)
-            head.writeHTTP1ResponseHead(reply.status, reply.headers, date: HTTPDate.now, server: Self.server)
+            if var made = reply.statusAndFields {
+                head.writeBuffer(&made)
+            } else {
+                head.writeHTTP1StatusAndFields(reply.status, reply.headers)
+            }
+            head.writeHTTP1HeadEnd(date: HTTPDate.now, server: Self.server)
             if !corked {
                 corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
             }

@@ -17,6 +17,8 @@ final class PayloadMemory: Sendable {
         /// The headers of an answer with the whole image, made once: every fetch but a conditional or ranged one
         /// sends them as they are.
         let wholeAnswerFields: HTTPFields
+        /// That answer's status line and headers as HTTP/1.1 sends them, for the fetches that write heads as bytes.
+        let wholeAnswerHead: ByteBuffer
 
         init(bytes: ByteBuffer, contentType: String, entityTag: String, file: ImageFile?) {
             self.bytes = bytes
@@ -24,6 +26,9 @@ final class PayloadMemory: Sendable {
             self.entityTag = entityTag
             self.file = file
             wholeAnswerFields = PayloadReply.imageFields(entityTag: entityTag, contentType: contentType, size: bytes.readableBytes)
+            var head = ByteBuffer()
+            head.writeHTTP1StatusAndFields(.ok, wholeAnswerFields)
+            wholeAnswerHead = head
         }
     }
 

@@ -11,6 +11,8 @@ struct PayloadReply {
     var body: ByteBuffer?
     /// The body's part of the image's file, which a plain HTTP/1.1 connection sends without copying it.
     var file: (image: ImageFile, range: Range<Int>)?
+    /// The status line and headers as HTTP/1.1 bytes, when they were made before (the whole of a cached image).
+    var statusAndFields: ByteBuffer?
 
     /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
     /// the request's `headers` (`If-None-Match`, and `Range` and `If-Range` for an image); `image` is the record's
@@ -37,6 +39,7 @@ struct PayloadReply {
             case .whole:
                 status = .ok
                 sent = 0..<size
+                statusAndFields = image.wholeAnswerHead
             case .partial(let part):
                 status = .partialContent
                 sent = part
