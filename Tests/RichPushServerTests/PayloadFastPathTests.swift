@@ -169,6 +169,23 @@ struct PayloadFastPathTests {
         }
     }
 
+    /// An image sent as a file, then an answer to a HEAD, then a routed answer: each keeps what it should carry (the
+    /// HTTP/1.1 encoder pairs answers with their requests' methods, and leaves out the body of an answer to a HEAD).
+    @Test func anAnswerAfterAnImageSentAsAFileAndAHeadKeepsItsBody() async throws {
+        try await withImageNotification { session, alice, id in
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let image = "GET /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let head = "HEAD /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let routed = "GET /api/users/me HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let missing = "GET /api/notifications/999 HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let answer = try await rawHTTP(port: session.client.port!, image + head + routed + missing)
+            let responses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(responses.map { $0.prefix(3) } == ["200", "200", "200", "404"])
+            #expect(Array(responses)[2].hasSuffix(#"{"role":"member","username":"alice"}"#))
+            #expect(Array(responses)[3].contains(#""error""#))
+        }
+    }
+
     @Test func pipelinedRequestsAreAnsweredInTheirOrder() async throws {
         try await withImageNotification { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)

@@ -3,6 +3,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import NIOSSL
 import RichPushCore
 import Tracing
@@ -107,22 +108,22 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
         needsFlush = true
         if let file = reply.file, let wire = plainWire(context), let region = file.image.region(file.range, on: context.eventLoop) {
-            // The head as bytes and the file as itself, straight to the socket: the HTTP handlers above would only
-            // convert the head twice and could not carry a file. The write holds the file open until it is sent.
-            var head = context.channel.allocator.buffer(capacity: 512)
-            if var made = reply.statusAndFields {
-                head.writeBuffer(&made)
-            } else {
-                head.writeHTTP1StatusAndFields(reply.status, reply.headers)
-            }
-            head.writeHTTP1HeadEnd(date: HTTPDate.now, server: Self.server)
+            // The answer in NIOHTTP1's parts, straight to its encoder: the HTTP handlers above would only convert the
+            // head twice and could not carry a file. The encoder must see every answer, since it pairs each with its
+            // request's method (the body of an answer to a HEAD is left out). The write holds the file open until
+            // it is sent.
+            var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
+            headers.add(name: "Date", value: HTTPDate.now)
+            headers.add(name: "Server", value: Self.server)
             if !corked {
                 corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
             }
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
-            wire.socket.write(NIOAny(IOData.byteBuffer(head)), promise: nil)
-            wire.socket.write(NIOAny(IOData.fileRegion(region)), promise: sent)
+            let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers)
+            wire.encoder.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+            wire.encoder.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(region))), promise: sent)
+            wire.encoder.write(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
             wire.deadlines.answeredBelow()
             return
         }
@@ -137,10 +138,10 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private static let server = "richpush"
     private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))
 
-    /// A plain HTTP/1.1 connection's socket end, below NIOHTTP1's encoder, and its deadlines, which an answer written
-    /// there does not pass.
+    /// Where a plain HTTP/1.1 connection's answers enter NIOHTTP1's encoder (the context of the HTTP types codec
+    /// above it), and the connection's deadlines, which an answer written there does not pass.
     private struct PlainWire {
-        let socket: ChannelHandlerContext
+        let encoder: ChannelHandlerContext
         let deadlines: RequestDeadlines
     }
 
@@ -152,10 +153,10 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         wireLookedUp = true
         let pipeline = context.pipeline.syncOperations
         guard (try? pipeline.handler(type: NIOSSLServerHandler.self)) == nil, (try? pipeline.handler(type: CORSHeaders.self)) == nil,
-            let socket = try? pipeline.context(handlerType: HTTPResponseEncoder.self),
+            let encoder = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self),
             let deadlines = try? pipeline.handler(type: RequestDeadlines.self)
         else { return nil }
-        wire = PlainWire(socket: socket, deadlines: deadlines)
+        wire = PlainWire(encoder: encoder, deadlines: deadlines)
         return wire
     }
 

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOFoundationEssentialsCompat
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
 import RichPushCore
 import RichPushStore
 
@@ -17,8 +19,8 @@ final class PayloadMemory: Sendable {
         /// The headers of an answer with the whole image, made once: every fetch but a conditional or ranged one
         /// sends them as they are.
         let wholeAnswerFields: HTTPFields
-        /// That answer's status line and headers as HTTP/1.1 sends them, for the fetches that write heads as bytes.
-        let wholeAnswerHead: ByteBuffer
+        /// The same headers in NIOHTTP1's form, for the fetches that hand their answer to its encoder.
+        let wholeAnswerHTTP1Headers: HTTPHeaders
 
         init(bytes: ByteBuffer, contentType: String, entityTag: String, file: ImageFile?) {
             self.bytes = bytes
@@ -26,9 +28,7 @@ final class PayloadMemory: Sendable {
             self.entityTag = entityTag
             self.file = file
             wholeAnswerFields = PayloadReply.imageFields(entityTag: entityTag, contentType: contentType, size: bytes.readableBytes)
-            var head = ByteBuffer()
-            head.writeHTTP1StatusAndFields(.ok, wholeAnswerFields)
-            wholeAnswerHead = head
+            wholeAnswerHTTP1Headers = HTTPHeaders(wholeAnswerFields)
         }
     }
 

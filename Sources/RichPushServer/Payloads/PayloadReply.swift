@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import RichPushCore
 import RichPushStore
 
@@ -11,8 +12,8 @@ struct PayloadReply {
     var body: ByteBuffer?
     /// The body's part of the image's file, which a plain HTTP/1.1 connection sends without copying it.
     var file: (image: ImageFile, range: Range<Int>)?
-    /// The status line and headers as HTTP/1.1 bytes, when they were made before (the whole of a cached image).
-    var statusAndFields: ByteBuffer?
+    /// The headers in NIOHTTP1's form, when they were made before (the whole of a cached image).
+    var http1Headers: HTTPHeaders?
 
     /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
     /// the request's `headers` (`If-None-Match`, and `Range` and `If-Range` for an image); `image` is the record's
@@ -39,7 +40,7 @@ struct PayloadReply {
             case .whole:
                 status = .ok
                 sent = 0..<size
-                statusAndFields = image.wholeAnswerHead
+                http1Headers = image.wholeAnswerHTTP1Headers
             case .partial(let part):
                 status = .partialContent
                 sent = part
