@@ -83,7 +83,9 @@ final class RequestDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
             break
         case .end:
             bodyOpen = false
-            deadline = nil
+            // A request being answered is never cut; one answered before its end was read (the payload fast path
+            // answers at its head) has its idle time running already.
+            if openRequests > 0 { deadline = nil }
         }
         context.fireChannelRead(data)
     }
