@@ -44,6 +44,19 @@ struct ImageFileTests {
         #expect(read == ["an image", "an image"])
     }
 
+    /// The image cache counts bytes: a cache of many small images must not take the descriptors connections need.
+    @Test func imageFilesHoldNoMoreDescriptorsThanTheirBudgetAndGiveThemBack() throws {
+        let budget = ImageFile.Budget(limit: 2)
+        let loops = [EmbeddedEventLoop(), EmbeddedEventLoop()]
+        var first = ImageFile(ByteBuffer(string: "one"), budget: budget)
+        #expect(first?.region(0..<3, on: loops[0]) != nil)
+        #expect(first?.region(0..<3, on: loops[1]) == nil, "a loop past the budget sends from memory")
+        #expect(ImageFile(ByteBuffer(string: "two"), budget: budget) == nil, "an image past the budget is sent from memory")
+        first = nil
+        #expect(budget.inUse == 0)
+        #expect(ImageFile(ByteBuffer(string: "two"), budget: budget) != nil)
+    }
+
     @Test func fetchesOnOneEventLoopShareItsDescriptor() throws {
         let file = try #require(ImageFile(ByteBuffer(string: "an image")))
         let loop = EmbeddedEventLoop()
