@@ -186,6 +186,27 @@ struct PayloadFastPathTests {
         }
     }
 
+    /// A client that pipelines fetches faster than it reads: answers wait for it instead of piling up in memory.
+    @Test func fetchesPipelinedPastWhatTheConnectionTakesGoToTheRouter() async throws {
+        let png = try await noisePNG()
+        try await TestGateway({ $0.credentialRevalidation = 3600 }).run(.live) { session in
+            let alice = try await session.createUser("alice")
+            let upload = try await session.request(
+                .post, "/api/images", as: .admin, body: ByteBuffer(data: png), headers: [.contentType: "image/png"])
+            let image = try #require(try upload.json()["id"] as? Int64)
+            let id = try await session.send(#"{"message":"m","richType":"img","imageId":\#(image),"audience":"username:alice"}"#, as: .admin)
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let before = try await fetches(session, path: "memory")
+            let fetch = "GET /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let missing = "GET /api/notifications/999 HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let answer = try await rawHTTP(port: session.client.port!, String(repeating: fetch, count: 3) + missing)
+            let statuses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+            #expect(statuses == Array(repeating: "200", count: 3) + ["404"])
+            let fromMemory = try await fetches(session, path: "memory") - before
+            #expect((1..<3).contains(fromMemory), "\(fromMemory) of 3 answered from memory")
+        }
+    }
+
     @Test func pipelinedRequestsAreAnsweredInTheirOrder() async throws {
         try await withImageNotification { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)

@@ -45,7 +45,9 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let part = unwrapInboundIn(data)
         switch part {
         case .head(let head):
-            if routedInFlight == 0, let reply = reply(to: head) {
+            // A connection that cannot take more (its client pipelines and does not read) goes to the router, whose
+            // writer waits for it.
+            if routedInFlight == 0, context.channel.isWritable, let reply = reply(to: head) {
                 if !signedIn {
                     signedIn = true
                     connections.signedIn(ObjectIdentifier(connectionOf: context.channel))

@@ -12,13 +12,17 @@ func rawHTTP(port: Int, _ request: String) async throws -> String {
         }
     return try await channel.executeThenClose { inbound, outbound in
         try await outbound.write(ByteBuffer(bytes: Array(request.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })))
-        var received = ""
+        var received = ByteBuffer()
+        var headArrived = false
         let deadline = ContinuousClock.now + .seconds(5)
-        for try await chunk in inbound {
-            received += String(buffer: chunk)
-            if received.contains("\r\n\r\n") && received.contains("\"error\"") || ContinuousClock.now > deadline { break }
+        for try await var chunk in inbound {
+            received.writeBuffer(&chunk)
+            // Only the newest bytes are searched, so answers of megabytes cost no more than their length.
+            let tail = String(buffer: received.getSlice(at: max(0, received.writerIndex - 4096), length: min(4096, received.writerIndex))!)
+            headArrived = headArrived || tail.contains("\r\n\r\n")
+            if headArrived && tail.contains("\"error\"") || ContinuousClock.now > deadline { break }
         }
-        return received
+        return String(buffer: received)
     }
 }
 
