@@ -15,18 +15,31 @@ import Testing
 /// counters are the process's: only this suite's live fetches can reach the fast path.
 @Suite("Payload fetches from memory", .serialized)
 struct PayloadFastPathTests {
-    /// A gateway with alice, her device and an image notification to her; `body` gets the notification id.
-    func withImageNotification(_ body: @Sendable (Session, Credentials, Int64) async throws -> Void) async throws {
+    /// A gateway with alice, her device and an image notification to her, of `png` or the fixture; `body` gets the
+    /// notification id.
+    func withImageNotification(png: Data? = nil, _ body: @Sendable (Session, Credentials, Int64) async throws -> Void) async throws {
         try await TestGateway({
             $0.payloadNotificationTimeToLive = 3600
             $0.credentialRevalidation = 3600
         }).run(.live) { session in
             let alice = try await session.createUser("alice")
             try await session.register("laptop", of: alice)
-            let image = try await session.upload(as: .admin)
+            let image: Int64
+            if let png {
+                let upload = try await session.request(
+                    .post, "/api/images", as: .admin, body: ByteBuffer(data: png), headers: [.contentType: "image/png"])
+                image = try #require(try upload.json()["id"] as? Int64)
+            } else {
+                image = try await session.upload(as: .admin)
+            }
             let id = try await session.send(#"{"message":"m","richType":"img","imageId":\#(image),"audience":"username:alice"}"#, as: .admin)
             try await body(session, alice, id)
         }
+    }
+
+    /// One request of `method` to `path` as `user`, as bytes to pipeline with others.
+    func rawRequest(_ method: HTTPRequest.Method, _ path: String, as user: Credentials) -> String {
+        "\(method.rawValue) \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: \(user.authorization)\r\n\r\n"
     }
 
     /// The `richpush_payload_fetches_total` series of `path` and `outcome`.
@@ -142,12 +155,7 @@ struct PayloadFastPathTests {
     /// A campaign's devices fetch its image at the same moment, over plain HTTP, on both event loops: each gets it whole.
     @Test func devicesFetchingOneImageAtOnceEachGetItWhole() async throws {
         let png = try await noisePNG()
-        try await TestGateway({ $0.credentialRevalidation = 3600 }).run(.live) { session in
-            let alice = try await session.createUser("alice")
-            let upload = try await session.request(
-                .post, "/api/images", as: .admin, body: ByteBuffer(data: png), headers: [.contentType: "image/png"])
-            let image = try #require(try upload.json()["id"] as? Int64)
-            let id = try await session.send(#"{"message":"m","richType":"img","imageId":\#(image),"audience":"username:alice"}"#, as: .admin)
+        try await withImageNotification(png: png) { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
@@ -174,10 +182,10 @@ struct PayloadFastPathTests {
     @Test func anAnswerAfterAnImageSentAsAFileAndAHeadKeepsItsBody() async throws {
         try await withImageNotification { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
-            let image = "GET /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
-            let head = "HEAD /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
-            let routed = "GET /api/users/me HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
-            let missing = "GET /api/notifications/999 HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let image = rawRequest(.get, "/api/notifications/\(id)", as: alice)
+            let head = rawRequest(.head, "/api/notifications/\(id)", as: alice)
+            let routed = rawRequest(.get, "/api/users/me", as: alice)
+            let missing = rawRequest(.get, "/api/notifications/999", as: alice)
             let answer = try await rawHTTP(port: session.client.port!, image + head + routed + missing)
             let responses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
             #expect(responses.map { $0.prefix(3) } == ["200", "200", "200", "404"])
@@ -189,16 +197,11 @@ struct PayloadFastPathTests {
     /// A client that pipelines fetches faster than it reads: answers wait for it instead of piling up in memory.
     @Test func fetchesPipelinedPastWhatTheConnectionTakesGoToTheRouter() async throws {
         let png = try await noisePNG()
-        try await TestGateway({ $0.credentialRevalidation = 3600 }).run(.live) { session in
-            let alice = try await session.createUser("alice")
-            let upload = try await session.request(
-                .post, "/api/images", as: .admin, body: ByteBuffer(data: png), headers: [.contentType: "image/png"])
-            let image = try #require(try upload.json()["id"] as? Int64)
-            let id = try await session.send(#"{"message":"m","richType":"img","imageId":\#(image),"audience":"username:alice"}"#, as: .admin)
+        try await withImageNotification(png: png) { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
             let before = try await fetches(session, path: "memory")
-            let fetch = "GET /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
-            let missing = "GET /api/notifications/999 HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let fetch = rawRequest(.get, "/api/notifications/\(id)", as: alice)
+            let missing = rawRequest(.get, "/api/notifications/999", as: alice)
             let answer = try await rawHTTP(port: session.client.port!, String(repeating: fetch, count: 3) + missing)
             let statuses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
             #expect(statuses == Array(repeating: "200", count: 3) + ["404"])
@@ -210,9 +213,9 @@ struct PayloadFastPathTests {
     @Test func pipelinedRequestsAreAnsweredInTheirOrder() async throws {
         try await withImageNotification { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
-            let fetch = "HEAD /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
-            let routed = "GET /api/users/me HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
-            let missing = "GET /api/notifications/999 HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n\r\n"
+            let fetch = rawRequest(.head, "/api/notifications/\(id)", as: alice)
+            let routed = rawRequest(.get, "/api/users/me", as: alice)
+            let missing = rawRequest(.get, "/api/notifications/999", as: alice)
             let answer = try await rawHTTP(port: session.client.port!, fetch + routed + fetch + missing)
             let responses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
             #expect(responses.map { $0.prefix(3) } == ["200", "200", "200", "404"])
