@@ -194,6 +194,8 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
     let policy = RequestDeadlines.Policy(
         headerTimeout: TimeAmount(gateway.configuration.headerTimeout), idleTimeout: TimeAmount(gateway.configuration.idleTimeout))
     let cors = gateway.configuration.corsPolicy
+    let replies = MemoryPayloadReplies(
+        authenticator: gateway.authenticator, payloads: gateway.payloads, clock: gateway.configuration.clock, metrics: gateway.metrics)
     /// Each connection's own handlers, in the order a request passes them.
     @Sendable func connectionHandlers() -> [any RemovableChannelHandler] {
         var handlers: [any RemovableChannelHandler] = [SecurityHeaders(overTLS: certificate != nil)]
@@ -201,11 +203,7 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
         if !cors.origins.isEmpty { handlers.append(CORSHeaders(policy: cors)) }
         handlers += [
             SessionCookies(), RequestDeadlines(policy: policy),
-            PayloadFastPath(
-                replies: MemoryPayloadReplies(
-                    authenticator: gateway.authenticator, payloads: gateway.payloads, clock: gateway.configuration.clock,
-                    metrics: gateway.metrics),
-                connections: gateway.connections),
+            PayloadFastPath(replies: replies, connections: gateway.connections, wire: HTTPTypesPayloadWire()),
             StreamFastPath(stream: gateway.stream, authenticator: gateway.authenticator, connections: gateway.connections),
         ]
         return handlers
@@ -213,8 +211,13 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
     let streamConfiguration = HTTP1Channel.Configuration(additionalChannelHandlers: connectionHandlers())
     return HTTPServerBuilder { responder in
         guard let certificate else {
-            return GuardedChannel(
-                base: HTTP1Channel(responder: responder, configuration: streamConfiguration), connections: gateway.connections)
+            let http1 = HTTP1Channel(responder: responder, configuration: streamConfiguration)
+            // The fast path below the HTTP types codec writes its answers past the handlers that add CORS headers.
+            guard cors.origins.isEmpty else { return GuardedChannel(base: http1, connections: gateway.connections) }
+            let plain = PlainHTTP1Channel(base: http1) {
+                PayloadFastPath(replies: replies, connections: gateway.connections, wire: HTTP1PayloadWire())
+            }
+            return GuardedChannel(base: plain, connections: gateway.connections)
         }
         return GuardedChannel(
             base: try HTTP2UpgradeChannel(

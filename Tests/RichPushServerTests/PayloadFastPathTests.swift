@@ -84,6 +84,35 @@ struct PayloadFastPathTests {
         }
     }
 
+    /// `If-None-Match` on two lines is one list of tags, as on one line: the tag on the second line matches.
+    @Test func entityTagsOnSeveralLinesAreOneList() async throws {
+        try await withImageNotification { session, alice, id in
+            let etag = try #require(try await session.request(.get, "/api/notifications/\(id)", as: alice).headers[.eTag])
+            let before = try await fetches(session, path: "memory")
+            let request =
+                "GET /api/notifications/\(id) HTTP/1.1\r\nHost: x\r\nAuthorization: \(alice.authorization)\r\n"
+                + "If-None-Match: \"other\"\r\nIf-None-Match: \(etag)\r\n\r\n"
+            let missing = rawRequest(.get, "/api/notifications/999", as: alice)
+            let answer = try await rawHTTP(port: session.client.port!, request + missing)
+            #expect(answer.hasPrefix("HTTP/1.1 304 Not Modified"))
+            #expect(try await fetches(session, path: "memory") == before + 1)
+        }
+    }
+
+    /// A browser's fetch with its session cookie alone is answered from memory too, once the cookie became its token.
+    @Test func aFetchWithASessionCookieIsAnsweredFromMemory() async throws {
+        try await withImageNotification { session, alice, id in
+            let signIn = try await session.request(.post, "/api/session", as: alice)
+            let cookie = try #require(signIn.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+            let first = try await session.request(.get, "/api/notifications/\(id)", headers: [.cookie: cookie])
+            let before = try await fetches(session, path: "memory")
+            let second = try await session.request(.get, "/api/notifications/\(id)", headers: [.cookie: cookie])
+            #expect(try await fetches(session, path: "memory") == before + 1)
+            #expect(second.status == .ok)
+            #expect(second.body == first.body)
+        }
+    }
+
     @Test(arguments: [false, true])
     func aRangeOfTheImageIsThatPartOfItsBytesFromMemoryOrTheStore(fromMemory: Bool) async throws {
         try await withImageNotification { session, alice, id in

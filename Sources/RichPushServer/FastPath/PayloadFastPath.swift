@@ -1,10 +1,5 @@
-import Foundation
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
-import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
-import NIOSSL
 import RichPushCore
 import Tracing
 
@@ -15,14 +10,18 @@ import Tracing
 /// Swift concurrency and back, a request context, the middleware chain and a response writer; here it costs a few
 /// dictionary lookups. The router still answers the first fetch (which fills the caches), every refusal, and any
 /// fetch on a connection with a routed request in flight, so HTTP/1.1 pipelined answers keep their order.
-final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+///
+/// `Wire` is the form of HTTP it reads and writes where it sits: NIOHTTP1's parts right behind the decoder of a plain
+/// HTTP/1.1 connection, HTTP types elsewhere (HTTPS, HTTP/2 streams).
+final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = Wire.RequestPart
+    typealias InboundOut = Wire.RequestPart
+    typealias OutboundIn = Wire.ResponsePart
+    typealias OutboundOut = Wire.ResponsePart
 
     private let replies: MemoryPayloadReplies
     private let connections: UnauthenticatedConnections
+    private var wire: Wire
     /// Requests handed to the router whose response has not ended yet.
     private var routedInFlight = 0
     /// The rest of a request this handler answered: its body and end are dropped.
@@ -30,36 +29,33 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var needsFlush = false
     /// Whether this connection was reported signed in to ``UnauthenticatedConnections``.
     private var signedIn = false
-    private var wire: PlainWire?
-    private var wireLookedUp = false
-    /// Whether TCP_CORK holds this connection's segments until the flush ends, so a head written before its file
-    /// leaves in the file's first segment instead of a packet of its own (nginx's `tcp_nopush`).
-    private var corked = false
 
-    init(replies: MemoryPayloadReplies, connections: UnauthenticatedConnections) {
+    init(replies: MemoryPayloadReplies, connections: UnauthenticatedConnections, wire: Wire) {
         self.replies = replies
         self.connections = connections
+        self.wire = wire
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
-        switch part {
-        case .head(let head):
+        switch Wire.kind(of: part) {
+        case .head(let fetch):
             // A connection that cannot take more (its client pipelines and does not read) goes to the router, whose
             // writer waits for it.
-            if routedInFlight == 0, context.channel.isWritable, let reply = reply(to: head) {
+            if routedInFlight == 0, context.channel.isWritable, let fetch, let reply = reply(to: fetch) {
                 if !signedIn {
                     signedIn = true
                     connections.signedIn(ObjectIdentifier(connectionOf: context.channel))
                 }
                 answeredRequestOpen = true
-                write(reply, context: context)
+                needsFlush = true
+                wire.write(reply, context: context)
                 return
             }
             routedInFlight += 1
         case .body, .end:
             if answeredRequestOpen {
-                if case .end = part { answeredRequestOpen = false }
+                if case .end = Wire.kind(of: part) { answeredRequestOpen = false }
                 return
             }
         }
@@ -70,96 +66,79 @@ final class PayloadFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if needsFlush {
             needsFlush = false
             context.flush()
-            if corked {
-                corked = false
-                try? context.channel.syncOptions?.setOption(Self.cork, value: 0)
-            }
+            wire.flushed(context: context)
         }
         context.fireChannelReadComplete()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { routedInFlight = max(0, routedInFlight - 1) }
+        if Wire.isEnd(unwrapOutboundIn(data)) { routedInFlight = max(0, routedInFlight - 1) }
         context.write(data, promise: promise)
     }
 
-    private func reply(to head: HTTPRequest) -> PayloadReply? {
-        // A request that closes the connection or carries a body is the router's: it knows how to end both.
-        guard head.method == .get || head.method == .head, let path = head.path, let target = Self.payloadTarget(in: path),
-            let authorization = head.headerFields[.authorization],
-            head.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
-            head.headerFields[.contentLength].map({ $0 == "0" }) ?? true, head.headerFields[.transferEncoding] == nil
-        else { return nil }
+    private func reply(to fetch: FastPathFetch) -> PayloadReply? {
         // The hottest path reads no clock for a span unless traces are recorded.
         let started = GatewayTracing.isOn ? DefaultTracerClock.now : nil
         let reply = replies.reply(
-            id: target.id, installationId: target.installationId, authorization: authorization, method: head.method,
-            requestHeaders: head.headerFields)
+            id: fetch.id, installationId: fetch.installationId, authorization: fetch.authorization, method: fetch.method,
+            conditions: fetch.conditions)
         if let started, let reply {
             // The span the router's tracing middleware makes of the fetches it answers.
             let span = startSpan("/api/notifications/{id}", context: .topLevel, ofKind: .server, at: started)
-            span.attributes["http.request.method"] = head.method.rawValue
+            span.attributes["http.request.method"] = fetch.method.rawValue
             span.attributes["http.route"] = "/api/notifications/{id}"
             span.attributes["http.response.status_code"] = reply.status.code
-            span.attributes["richpush.notification.id"] = target.id
+            span.attributes["richpush.notification.id"] = fetch.id
             span.end()
         }
         return reply
     }
+}
 
-    private func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
-        needsFlush = true
-        if let file = reply.file, let wire = plainWire(context), let region = file.image.region(file.range, on: context.eventLoop) {
-            // The answer in NIOHTTP1's parts, straight to its encoder: the HTTP handlers above would only convert the
-            // head twice and could not carry a file. The encoder must see every answer, since it pairs each with its
-            // request's method (the body of an answer to a HEAD is left out). The write holds the file open until
-            // it is sent.
-            var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
-            headers.add(name: "Date", value: HTTPDate.now)
-            headers.add(name: "Server", value: Self.server)
-            if !corked {
-                corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
-            }
-            let sent = context.eventLoop.makePromise(of: Void.self)
-            sent.futureResult.whenComplete { _ in withExtendedLifetime(file) {} }
-            let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers)
-            wire.encoder.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-            wire.encoder.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(region))), promise: sent)
-            wire.encoder.write(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
-            wire.deadlines.answeredBelow()
-            return
-        }
-        var headers = reply.headers
-        headers[.date] = HTTPDate.now
-        headers[.server] = Self.server
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
-        if let body = reply.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-        context.write(wrapOutboundOut(.end(nil)), promise: nil)
-    }
+/// What a fast path reads and writes, in the form of HTTP it sits among.
+protocol PayloadFetchWire {
+    associatedtype RequestPart
+    associatedtype ResponsePart
 
-    private static let server = "richpush"
-    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))
+    /// A request's head with the fetch it asks for (nil when it is not one the fast path may answer), its body or
+    /// its end.
+    static func kind(of part: RequestPart) -> RequestPartKind
+    /// Whether `part` ends a response.
+    static func isEnd(_ part: ResponsePart) -> Bool
+    /// Writes the whole answer, unflushed.
+    mutating func write(_ reply: PayloadReply, context: ChannelHandlerContext)
+    /// What was written was flushed.
+    mutating func flushed(context: ChannelHandlerContext)
+}
 
-    /// Where a plain HTTP/1.1 connection's answers enter NIOHTTP1's encoder (the context of the HTTP types codec
-    /// above it), and the connection's deadlines, which an answer written there does not pass.
-    private struct PlainWire {
-        let encoder: ChannelHandlerContext
-        let deadlines: RequestDeadlines
-    }
+enum RequestPartKind {
+    case head(FastPathFetch?)
+    case body
+    case end
+}
 
-    /// The connection's ``PlainWire``; nil over TLS (which cannot send a file), on HTTP/2 streams, and where CORS
-    /// headers are added to answers.
-    private func plainWire(_ context: ChannelHandlerContext) -> PlainWire? {
-        if let wire { return wire }
-        guard !wireLookedUp else { return nil }
-        wireLookedUp = true
-        let pipeline = context.pipeline.syncOperations
-        guard (try? pipeline.handler(type: NIOSSLServerHandler.self)) == nil, (try? pipeline.handler(type: CORSHeaders.self)) == nil,
-            let encoder = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self),
-            let deadlines = try? pipeline.handler(type: RequestDeadlines.self)
+/// A payload fetch a fast path may answer: `GET` or `HEAD` of exactly `/api/notifications/<id>` (with
+/// `?installationId=<id>` as its whole query, or none), with `Authorization`, no body, keeping its connection.
+/// A request that closes the connection or carries a body is the router's: it knows how to end both.
+struct FastPathFetch {
+    var id: Int64
+    var installationId: String?
+    var authorization: String
+    var method: HTTPRequest.Method
+    var conditions: FetchConditions
+
+    init?(
+        method: HTTPRequest.Method, target: String, authorization: String?, keepsConnection: Bool, hasBody: Bool,
+        conditions: () -> FetchConditions
+    ) {
+        guard method == .get || method == .head, keepsConnection, !hasBody, let authorization,
+            let (id, installationId) = Self.payloadTarget(in: target)
         else { return nil }
-        wire = PlainWire(encoder: encoder, deadlines: deadlines)
-        return wire
+        self.id = id
+        self.installationId = installationId
+        self.authorization = authorization
+        self.method = method
+        self.conditions = conditions()
     }
 
     /// The id in exactly `/api/notifications/<id>`, and the installation of `?installationId=<id>` when that is its

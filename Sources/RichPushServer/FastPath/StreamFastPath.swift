@@ -144,7 +144,7 @@ final class StreamFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         connections.signedIn(ObjectIdentifier(connectionOf: context.channel))
         var headers = DirectStream.headers
         headers[.date] = HTTPDate.now
-        headers[.server] = "richpush"
+        headers[.server] = PayloadReply.server
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: headers))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.body(DirectStream.preamble)), promise: nil)
         let (subscription, signal) = stream.subscribe(caller.username)

@@ -16,16 +16,15 @@ struct PayloadReply {
     var http1Headers: HTTPHeaders?
 
     /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
-    /// the request's `headers` (`If-None-Match`, and `Range` and `If-Range` for an image); `image` is the record's
-    /// image when it has one.
+    /// the request's `conditions`; `image` is the record's image when it has one.
     init(
         _ record: NotificationRecord, localization: Localization? = nil, image: PayloadMemory.Image?, method: HTTPRequest.Method,
-        requestHeaders: HTTPFields
+        conditions: FetchConditions
     ) {
         switch record.payload(in: localization) {
         case .image:
             let image = image!
-            if let ifNoneMatch = requestHeaders[.ifNoneMatch], Self.matches(ifNoneMatch, image.entityTag) {
+            if let ifNoneMatch = conditions.ifNoneMatch, Self.matches(ifNoneMatch, image.entityTag) {
                 status = .notModified
                 body = nil
                 headers = [.eTag: image.entityTag, .cacheControl: "private"]
@@ -33,7 +32,7 @@ struct PayloadReply {
                 return
             }
             let size = image.bytes.readableBytes
-            let range = ByteRange(range: requestHeaders[.range], ifRange: requestHeaders[.ifRange], size: size, entityTag: image.entityTag)
+            let range = ByteRange(range: conditions.range, ifRange: conditions.ifRange, size: size, entityTag: image.entityTag)
             headers = image.wholeAnswerFields
             let sent: Range<Int>
             switch range {
@@ -76,6 +75,9 @@ struct PayloadReply {
         return fields
     }
 
+    /// The `Server` header the fast paths give, as the framework does its answers (`serverName`).
+    static let server = "richpush"
+
     /// The bytes of its body.
     var bodyBytes: Int { body?.readableBytes ?? 0 }
 
@@ -86,6 +88,28 @@ struct PayloadReply {
             if tag.hasPrefix("W/") { tag.removeFirst(2) }
             return tag == "*" || tag == entityTag
         }
+    }
+}
+
+/// The request headers a payload answer depends on: `If-None-Match`, and `Range` and `If-Range` for an image. Read
+/// from either form of headers, so a fast path below the HTTP types codec converts none.
+struct FetchConditions {
+    var ifNoneMatch: String?
+    var range: String?
+    var ifRange: String?
+
+    init(_ fields: HTTPFields) {
+        ifNoneMatch = fields[.ifNoneMatch]
+        range = fields[.range]
+        ifRange = fields[.ifRange]
+    }
+
+    init(_ headers: HTTPHeaders) {
+        // Several `If-None-Match` lines are one list, as HTTP types joins them.
+        let tags = headers["if-none-match"]
+        ifNoneMatch = tags.isEmpty ? nil : tags.joined(separator: ", ")
+        range = headers.first(name: "range")
+        ifRange = headers.first(name: "if-range")
     }
 }
 
@@ -101,7 +125,7 @@ struct MemoryPayloadReplies: Sendable {
 
     /// The reply to a fetch of notification `id` with `authorization`, naming `installationId` when the fetch did.
     func reply(
-        id: Int64, installationId: String? = nil, authorization: String, method: HTTPRequest.Method, requestHeaders: HTTPFields
+        id: Int64, installationId: String? = nil, authorization: String, method: HTTPRequest.Method, conditions: FetchConditions
     ) -> PayloadReply? {
         guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
             let record = payloads.cachedNotification(id: id),
@@ -120,7 +144,7 @@ struct MemoryPayloadReplies: Sendable {
             guard let cached = payloads.cachedImage(id: imageId) else { return nil }
             image = cached
         }
-        let reply = PayloadReply(record, image: image, method: method, requestHeaders: requestHeaders)
+        let reply = PayloadReply(record, image: image, method: method, conditions: conditions)
         guard reply.status != .rangeNotSatisfiable else { return nil }
         metrics.payloadFetch(.servedFromMemory)
         payloads.egress?.add(reply.bodyBytes)

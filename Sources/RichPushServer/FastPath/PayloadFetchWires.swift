@@ -1,0 +1,127 @@
+import Glibc
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+
+/// The payload fast path among HTTP types: over HTTPS and on HTTP/2 streams, behind the handlers that add headers to
+/// answers (CORS, security) and turn session cookies into credentials. The answer's body comes from memory.
+struct HTTPTypesPayloadWire: PayloadFetchWire {
+    typealias RequestPart = HTTPRequestPart
+    typealias ResponsePart = HTTPResponsePart
+
+    static func kind(of part: HTTPRequestPart) -> RequestPartKind {
+        switch part {
+        case .head(let head):
+            let fields = head.headerFields
+            return .head(
+                FastPathFetch(
+                    method: head.method, target: head.path ?? "", authorization: fields[.authorization],
+                    keepsConnection: fields[.connection].map { $0.lowercased() == "keep-alive" } ?? true,
+                    hasBody: fields[.contentLength].map { $0 != "0" } ?? false || fields[.transferEncoding] != nil,
+                    conditions: { FetchConditions(fields) }))
+        case .body: return .body
+        case .end: return .end
+        }
+    }
+
+    static func isEnd(_ part: HTTPResponsePart) -> Bool {
+        if case .end = part { return true }
+        return false
+    }
+
+    func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
+        var headers = reply.headers
+        headers[.date] = HTTPDate.now
+        headers[.server] = PayloadReply.server
+        context.write(NIOAny(HTTPResponsePart.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
+        if let body = reply.body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil) }
+        context.write(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
+    }
+
+    func flushed(context: ChannelHandlerContext) {}
+}
+
+/// The payload fast path right behind a plain HTTP/1.1 connection's decoder, in NIOHTTP1's parts: a fetch answered
+/// here is never converted to HTTP types and back, and an image goes from its file to the socket without a copy
+/// (`sendfile`).
+///
+/// The handlers above never see such a fetch, so this does their part: the reply already carries the security
+/// headers, and the connection's ``RequestDeadlines`` is told the request was answered. The gateway puts it on a
+/// connection only when no CORS headers are to be added, and a fetch whose credentials are a session cookie goes on
+/// to the HTTP types fast path above, after ``SessionCookies``.
+struct HTTP1PayloadWire: PayloadFetchWire {
+    typealias RequestPart = HTTPServerRequestPart
+    typealias ResponsePart = HTTPServerResponsePart
+
+    private var deadlines: RequestDeadlines?
+    private var deadlinesLookedUp = false
+    /// Whether TCP_CORK holds this connection's segments until the flush ends, so a head written before its file
+    /// leaves in the file's first segment instead of a packet of its own (nginx's `tcp_nopush`).
+    private var corked = false
+
+    static func kind(of part: HTTPServerRequestPart) -> RequestPartKind {
+        switch part {
+        case .head(let head):
+            let method: HTTPRequest.Method
+            switch head.method {
+            case .GET: method = .get
+            case .HEAD: method = .head
+            default: return .head(nil)
+            }
+            let headers = head.headers
+            return .head(
+                FastPathFetch(
+                    method: method, target: head.uri, authorization: headers.first(name: "authorization"),
+                    keepsConnection: head.isKeepAlive,
+                    hasBody: headers.first(name: "content-length").map { $0 != "0" } ?? false || headers.contains(name: "transfer-encoding"),
+                    conditions: { FetchConditions(headers) }))
+        case .body: return .body
+        case .end: return .end
+        }
+    }
+
+    static func isEnd(_ part: HTTPServerResponsePart) -> Bool {
+        if case .end = part { return true }
+        return false
+    }
+
+    mutating func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
+        var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
+        headers.add(name: "Date", value: HTTPDate.now)
+        headers.add(name: "Server", value: PayloadReply.server)
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers)
+        let region = reply.file.flatMap { file in file.image.region(file.range, on: context.eventLoop).map { (file.image, $0) } }
+        if region != nil, !corked {
+            corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
+        }
+        context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+        if let (image, region) = region {
+            // The write holds the file open until it is sent.
+            let sent = context.eventLoop.makePromise(of: Void.self)
+            sent.futureResult.whenComplete { _ in withExtendedLifetime(image) {} }
+            context.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(region))), promise: sent)
+        } else if let body = reply.body {
+            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+        }
+        context.write(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+        deadlines(context)?.answeredBelow()
+    }
+
+    mutating func flushed(context: ChannelHandlerContext) {
+        guard corked else { return }
+        corked = false
+        try? context.channel.syncOptions?.setOption(Self.cork, value: 0)
+    }
+
+    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))
+
+    private mutating func deadlines(_ context: ChannelHandlerContext) -> RequestDeadlines? {
+        if !deadlinesLookedUp {
+            deadlinesLookedUp = true
+            deadlines = try? context.pipeline.syncOperations.handler(type: RequestDeadlines.self)
+        }
+        return deadlines
+    }
+}
