@@ -214,9 +214,7 @@ private func httpServer(_ gateway: Gateway, certificate: ServingCertificate?) ->
             let http1 = HTTP1Channel(responder: responder, configuration: streamConfiguration)
             // The fast path below the HTTP types codec writes its answers past the handlers that add CORS headers.
             guard cors.origins.isEmpty else { return GuardedChannel(base: http1, connections: gateway.connections) }
-            let plain = PlainHTTP1Channel(base: http1) {
-                PayloadFastPath(replies: replies, connections: gateway.connections, wire: HTTP1PayloadWire())
-            }
+            let plain = PlainHTTP1Channel(base: http1, replies: replies, connections: gateway.connections)
             return GuardedChannel(base: plain, connections: gateway.connections)
         }
         return GuardedChannel(

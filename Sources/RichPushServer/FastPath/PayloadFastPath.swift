@@ -37,8 +37,8 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
-        switch Wire.kind(of: part) {
+        let kind = Wire.kind(of: unwrapInboundIn(data))
+        switch kind {
         case .head(let fetch):
             // A connection that cannot take more (its client pipelines and does not read) goes to the router, whose
             // writer waits for it.
@@ -55,7 +55,7 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
             routedInFlight += 1
         case .body, .end:
             if answeredRequestOpen {
-                if case .end = Wire.kind(of: part) { answeredRequestOpen = false }
+                if case .end = kind { answeredRequestOpen = false }
                 return
             }
         }

@@ -55,11 +55,15 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     typealias RequestPart = HTTPServerRequestPart
     typealias ResponsePart = HTTPServerResponsePart
 
-    private var deadlines: RequestDeadlines?
-    private var deadlinesLookedUp = false
+    /// The connection's deadlines, which an answer written here does not pass.
+    let deadlines: RequestDeadlines
     /// Whether TCP_CORK holds this connection's segments until the flush ends, so a head written before its file
     /// leaves in the file's first segment instead of a packet of its own (nginx's `tcp_nopush`).
     private var corked = false
+
+    init(deadlines: RequestDeadlines) {
+        self.deadlines = deadlines
+    }
 
     static func kind(of part: HTTPServerRequestPart) -> RequestPartKind {
         switch part {
@@ -106,7 +110,7 @@ struct HTTP1PayloadWire: PayloadFetchWire {
             context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
         }
         context.write(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
-        deadlines(context)?.answeredBelow()
+        deadlines.answeredBelow()
     }
 
     mutating func flushed(context: ChannelHandlerContext) {
@@ -116,12 +120,4 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     }
 
     private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))
-
-    private mutating func deadlines(_ context: ChannelHandlerContext) -> RequestDeadlines? {
-        if !deadlinesLookedUp {
-            deadlinesLookedUp = true
-            deadlines = try? context.pipeline.syncOperations.handler(type: RequestDeadlines.self)
-        }
-        return deadlines
-    }
 }

@@ -10,12 +10,16 @@ struct PlainHTTP1Channel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
     let base: Base
-    let fastPath: @Sendable () -> PayloadFastPath<HTTP1PayloadWire>
+    let replies: MemoryPayloadReplies
+    let connections: UnauthenticatedConnections
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { [fastPath] value in
+        base.setup(channel: channel, logger: logger).flatMapThrowing { [replies, connections] value in
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(fastPath(), position: .before(pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
+            let wire = HTTP1PayloadWire(deadlines: try pipeline.handler(type: RequestDeadlines.self))
+            try pipeline.addHandler(
+                PayloadFastPath(replies: replies, connections: connections, wire: wire),
+                position: .before(pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
             return value
         }
     }
