@@ -5,10 +5,8 @@ import SQLKit
 extension SQLFallbackQueue {
     /// Makes the fallback of each silent push in `results` that a hub accepted for a notification with a fetch
     /// deadline, due that long from `now`; a delivery sent twice (a lease that ran out) keeps its first.
-    static func schedule<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase)
-        async throws
-    {
-        let sent = results.filter { $0.outcome == .sent && platforms.contains($0.job.platform) }.map(\.job)
+    static func schedule(_ results: [RecordedAttempt], now: Date, in db: any SQLDatabase) async throws {
+        let sent = results.filter { $0.outcome == .sent && platforms.contains($0.platform) }
         guard !sent.isEmpty else { return }
         var deadlines: [Int64: Int64] = [:]
         for chunk in Set(sent.map(\.notificationId)).sorted().chunked(SQLNotificationRepository.insertChunk) {
@@ -32,13 +30,11 @@ extension SQLFallbackQueue {
     }
 
     /// Records what the hubs answered of fallbacks: a retry waits in its row, a gone device fails it and its installation.
-    static func record<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase)
-        async throws
-    {
+    static func record(_ results: [RecordedAttempt], now: Date, in db: any SQLDatabase) async throws {
         guard !results.isEmpty else { return }
         let nowMs = EpochMilliseconds(now)
         // Each row is given the attempt its claim made: a claim that held it in memory did not count it in the row.
-        let sent = Dictionary(grouping: results.filter { $0.outcome == .sent }.map(\.job), by: \.attempt)
+        let sent = Dictionary(grouping: results.filter { $0.outcome == .sent }, by: \.attempt)
         for (attempt, jobs) in sent.sorted(by: { $0.key < $1.key }) {
             for chunk in jobs.map(\.deliveryId).chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("fallbacks").set("state", to: FallbackState.sent).set("finished_at", to: nowMs)
@@ -46,21 +42,22 @@ extension SQLFallbackQueue {
                     .where(SQLIdSet("delivery_id", in: Array(chunk))).run()
             }
         }
-        for (job, outcome) in results {
-            let row = db.update("fallbacks").set("lease_until", to: Int64?.none).where("delivery_id", .equal, job.deliveryId)
-            switch outcome {
+        for result in results {
+            let row = db.update("fallbacks").set("lease_until", to: Int64?.none).where("delivery_id", .equal, result.deliveryId)
+            switch result.outcome {
             case .sent:
                 continue
             case .retry(let after, let code, _):
-                try await row.set("due_at", to: EpochMilliseconds(now + after)).set("reason", to: code).set("attempts", to: Int64(job.attempt)).run()
+                try await row.set("due_at", to: EpochMilliseconds(now + after)).set("reason", to: code).set("attempts", to: Int64(result.attempt))
+                    .run()
             case .postponed(let after, let code, _):
                 // Not attempted: the attempt its claim counted is given back.
                 try await row.set("due_at", to: EpochMilliseconds(now + after)).set("reason", to: code)
-                    .set("attempts", to: Int64(job.attempt - 1)).run()
+                    .set("attempts", to: Int64(result.attempt - 1)).run()
             case .failed(let code, _), .deviceGone(let code, _):
                 try await row.set("state", to: FallbackState.failed).set("finished_at", to: nowMs).set("reason", to: code)
-                    .set("attempts", to: Int64(job.attempt)).run()
-                if case .deviceGone = outcome { try await SQLOutbox.markGone(job.installationId, code: code, at: nowMs, in: db) }
+                    .set("attempts", to: Int64(result.attempt)).run()
+                if case .deviceGone = result.outcome { try await SQLOutbox.markGone(result.installationId, code: code, at: nowMs, in: db) }
             }
         }
     }

@@ -36,12 +36,13 @@ public struct SQLFallbackQueue: DeliveryQueue {
     ) async throws -> ClaimedBatch {
         let audiencePlatforms = self.audiencePlatforms
         let held = self.held
+        let recorded = [RecordedAttempt](finished)
         // Most looks find nothing due: a read answers them without taking the writer.
         if finished.isEmpty, try await nextDeliveryDue(now: now).map({ $0 > now }) ?? true { return ClaimedBatch() }
         var taken: [Int64] = []
         do {
             let batch = try await engine.transaction { db in
-                try await Self.record(finished, now: now, in: db)
+                try await Self.record(recorded, now: now, in: db)
                 let nowMs = EpochMilliseconds(now)
                 let due = SQLSubqueryBuilder()
                 _ = due.column("delivery_id").from("fallbacks").where(FallbackState.isPending).where("due_at", .lessThanOrEqual, nowMs)
@@ -85,7 +86,7 @@ public struct SQLFallbackQueue: DeliveryQueue {
                 if !badgeOwners.isEmpty { batch.unreadCounts = try await SQLFeedRepository.unreadCounts(of: badgeOwners, now: now, in: db) }
                 return batch
             }
-            held?.release(finished.map(\.job.deliveryId))
+            held?.release(recorded.deliveryIds)
             return batch
         } catch {
             // Nothing of the claim was committed: what it held is free again.
@@ -96,8 +97,9 @@ public struct SQLFallbackQueue: DeliveryQueue {
 
     public func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now) async throws {
         guard !results.isEmpty else { return }
-        try await engine.transaction { db in try await Self.record(results, now: now, in: db) }
-        held?.release(results.map(\.job.deliveryId))
+        let recorded = [RecordedAttempt](results)
+        try await engine.transaction { db in try await Self.record(recorded, now: now, in: db) }
+        held?.release(recorded.deliveryIds)
     }
 
     public func nextDeliveryDue(now: Date = .now) async throws -> Date? {
@@ -109,9 +111,10 @@ public struct SQLFallbackQueue: DeliveryQueue {
 
     public func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date = .now) async throws {
         guard !jobs.isEmpty else { return }
-        if let held { return held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease)) }
+        let ids = jobs.map(\.deliveryId)
+        if let held { return held.extend(ids, until: EpochMilliseconds(now + lease)) }
         try await engine.transaction { db in
-            for chunk in jobs.map(\.deliveryId).chunked(SQLNotificationRepository.insertChunk) {
+            for chunk in ids.chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("fallbacks").set("lease_until", to: EpochMilliseconds(now + lease))
                     .where(SQLIdSet("delivery_id", in: Array(chunk))).where("state", .equal, FallbackState.pending).run()
             }

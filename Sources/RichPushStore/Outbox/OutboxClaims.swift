@@ -12,14 +12,14 @@ protocol OutboxClaims: Sendable {
     var writesSequences: Bool { get }
 
     /// ``Outbox/claimDue(recording:now:limit:lease:limits:)``, with the outbox's `audiencePlatforms`.
-    func claimDue<Attempt: DeliveryAttempt>(
-        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
+    func claimDue(
+        recording finished: [RecordedAttempt], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits
     ) async throws -> ClaimedBatch
     /// ``Outbox/recordOutcomes(_:now:)``.
-    func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws
+    func recordOutcomes(_ results: [RecordedAttempt], now: Date) async throws
     /// ``Outbox/nextDeliveryDue(now:)``.
     func nextDeliveryDue(now: Date) async throws -> Date?
     /// ``Outbox/extendLease(of:by:now:)``.
-    func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date) async throws
+    func extendLease(of deliveries: [DeliveryKey], by lease: TimeInterval, now: Date) async throws
 }

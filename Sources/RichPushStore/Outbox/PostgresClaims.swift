@@ -13,8 +13,8 @@ struct PostgresClaims: OutboxClaims {
     var isShared: Bool { true }
     var writesSequences: Bool { true }
 
-    func claimDue<Attempt: DeliveryAttempt>(
-        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
+    func claimDue(
+        recording finished: [RecordedAttempt], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits
     ) async throws -> ClaimedBatch {
         let sequences = self.sequences
@@ -24,7 +24,7 @@ struct PostgresClaims: OutboxClaims {
         let start = cursor.start(at: nowMs)
         do {
             let (batch, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
-                try await SQLOutbox.endSequenceClaims(completedBy: finished.map(\.job.deliveryId), in: sequences, db: db)
+                try await SQLOutbox.endSequenceClaims(completedBy: finished.deliveryIds, in: sequences, db: db)
                 try await SQLOutbox.record(finished, now: now, in: db)
                 try await SQLOutbox.reopenLapsedSequenceClaims(at: nowMs, in: db)
                 let released = try await SQLNotificationRepository.releaseDue(now: now, in: db)
@@ -57,7 +57,7 @@ struct PostgresClaims: OutboxClaims {
             }
             for (claim, deliveryIds) in inSequence { sequences.hold(deliveryIds, in: claim) }
             cursor.moved(from: start, at: nowMs, to: last, readOn: readOn)
-            sequences.finish(finished.map(\.job.deliveryId))
+            sequences.finish(finished.deliveryIds)
             return batch
         } catch {
             // Nothing of the claim was committed: the next claim reads from the start.
@@ -66,14 +66,14 @@ struct PostgresClaims: OutboxClaims {
         }
     }
 
-    func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws {
+    func recordOutcomes(_ results: [RecordedAttempt], now: Date) async throws {
         guard !results.isEmpty else { return }
         let sequences = self.sequences
         try await engine.transaction(.deferred) { db in
-            try await SQLOutbox.endSequenceClaims(completedBy: results.map(\.job.deliveryId), in: sequences, db: db)
+            try await SQLOutbox.endSequenceClaims(completedBy: results.deliveryIds, in: sequences, db: db)
             try await SQLOutbox.record(results, now: now, in: db)
         }
-        sequences.finish(results.map(\.job.deliveryId))
+        sequences.finish(results.deliveryIds)
     }
 
     func nextDeliveryDue(now: Date) async throws -> Date? {
@@ -85,13 +85,13 @@ struct PostgresClaims: OutboxClaims {
         }
     }
 
-    func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date) async throws {
+    func extendLease(of deliveries: [DeliveryKey], by lease: TimeInterval, now: Date) async throws {
         let sequences = self.sequences
         let leaseUntil = EpochMilliseconds(now + lease)
         try await engine.transaction(.deferred) { db in
             // The claims' rows before the deliveries', in the order a record locks them.
-            try await SQLOutbox.extendSequenceClaims(of: jobs.map(\.deliveryId), in: sequences, until: leaseUntil, db: db)
-            for chunk in jobs.map(\.key).chunked(SQLNotificationRepository.insertChunk) {
+            try await SQLOutbox.extendSequenceClaims(of: deliveries.map(\.deliveryId), in: sequences, until: leaseUntil, db: db)
+            for chunk in deliveries.chunked(SQLNotificationRepository.insertChunk) {
                 try await db.update("deliveries").set("lease_until", to: leaseUntil)
                     .where(SQLDeliveryKeys(chunk)).where(DeliveryState.isPending)
                     .where("lease_until", .isNot, SQLLiteral.null).run()

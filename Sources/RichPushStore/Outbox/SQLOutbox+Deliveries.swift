@@ -53,15 +53,23 @@ extension SQLOutbox {
     /// What a claim reads of a delivery row: the delivery, with where it stands in the pending index, why it waited
     /// (a hub's retry, quiet hours, its campaign's pace), whether a hub reported its installation gone and, where
     /// quiet hours need it, the installation's zone.
-    @dynamicMemberLookup
-    struct ClaimedRow {
+    ///
+    /// Its delivery's fields are forwarded one by one: a dynamic member lookup through key paths was not specialized
+    /// away, and each look built and projected a key path at run time.
+    struct ClaimedRow: DeliveryAttempt {
         var delivery: ClaimedDelivery
         var dueAt: Int64
         var waitedFor: String?
         var deviceGone: Bool
         var timeZone: String?
 
-        subscript<Field>(dynamicMember field: KeyPath<ClaimedDelivery, Field>) -> Field { delivery[keyPath: field] }
+        var deliveryId: Int64 { delivery.deliveryId }
+        var notificationId: Int64 { delivery.notificationId }
+        var attempt: Int { delivery.attempt }
+        var installationId: String { delivery.installationId }
+        var owner: String { delivery.owner }
+        var platform: Platform { delivery.platform }
+
     }
 
     /// Takes the pending deliveries `predicate` selects and reads them, each with the attempt this claim makes. With

@@ -6,9 +6,7 @@ extension SQLOutbox {
     /// Records outcomes, each with the attempt its job made: a claim that held its deliveries in memory or took them
     /// in their sequence did not count it in their rows. A count is never lowered: a delivery whose claim ran out of
     /// lease was counted again when it was claimed again.
-    static func record<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase)
-        async throws
-    {
+    static func record(_ results: [RecordedAttempt], now: Date, in db: any SQLDatabase) async throws {
         let nowMs = EpochMilliseconds(now)
         func update(_ ids: any SQLExpression, attempts: Int) -> SQLUpdateBuilder {
             let counted = SQLQueryString("CASE WHEN attempts > \(literal: attempts) THEN attempts ELSE \(literal: attempts) END")
@@ -16,7 +14,7 @@ extension SQLOutbox {
         }
         // A batch's pushes mostly share one attempt: a statement for each.
         var sent: [Int: [DeliveryKey]] = [:]
-        for (job, outcome) in results where outcome == .sent { sent[job.attempt, default: []].append(job.key) }
+        for result in results where result.outcome == .sent { sent[result.attempt, default: []].append(result.key) }
         for (attempt, keys) in sent.sorted(by: { $0.key < $1.key }) {
             for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
                 try await finishPending(update(SQLDeliveryKeys(chunk), attempts: attempt).set("finished_at", to: nowMs), as: .sent, in: db)
@@ -24,9 +22,9 @@ extension SQLOutbox {
         }
         // The deliveries a failing hub holds back share their outcome: a statement for each.
         var postponed: [HeldBack: [DeliveryKey]] = [:]
-        for (job, outcome) in results {
-            guard case .postponed(let after, let code, let message) = outcome else { continue }
-            postponed[HeldBack(after: after, code: code, message: message, attemptsBefore: job.attempt - 1), default: []].append(job.key)
+        for result in results {
+            guard case .postponed(let after, let code, let message) = result.outcome else { continue }
+            postponed[HeldBack(after: after, code: code, message: message, attemptsBefore: result.attempt - 1), default: []].append(result.key)
         }
         for (postponement, keys) in postponed {
             for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
@@ -37,20 +35,20 @@ extension SQLOutbox {
                     .run()
             }
         }
-        for (job, outcome) in results {
-            switch outcome {
+        for result in results {
+            switch result.outcome {
             case .sent, .postponed:
                 continue
             case .retry(let after, let code, let message):
-                try await update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("due_at", to: EpochMilliseconds(now + after))
+                try await update(SQLDeliveryKeys([result.key]), attempts: result.attempt).set("due_at", to: EpochMilliseconds(now + after))
                     .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: code).set("error_message", to: message).run()
             case .failed(let code, let message), .deviceGone(let code, let message):
                 try await finishPending(
-                    update(SQLDeliveryKeys([job.key]), attempts: job.attempt).set("finished_at", to: nowMs).set("error_code", to: code)
+                    update(SQLDeliveryKeys([result.key]), attempts: result.attempt).set("finished_at", to: nowMs).set("error_code", to: code)
                         .set("error_message", to: message),
                     as: .failed,
                     in: db)
-                if case .deviceGone = outcome { try await markGone(job.installationId, code: code, at: nowMs, in: db) }
+                if case .deviceGone = result.outcome { try await markGone(result.installationId, code: code, at: nowMs, in: db) }
             }
         }
         try await SQLFallbackQueue.schedule(results, now: now, in: db)
@@ -59,23 +57,21 @@ extension SQLOutbox {
 
     /// Puts `delivery.sent`, `delivery.failed` and `notification.completed` events in the outbox of the webhooks that
     /// listen to them.
-    private static func tellWebhooks<Attempt: DeliveryAttempt>(
-        _ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, in db: any SQLDatabase
-    ) async throws {
+    private static func tellWebhooks(_ results: [RecordedAttempt], now: Date, in db: any SQLDatabase) async throws {
         let webhooks = try await WebhookSubscribers.read(in: db)
         guard webhooks.wantsAny else { return }
         var drafts: [WebhookEventDraft] = []
         var finished: [Int64] = []
-        for (job, outcome) in results {
+        for result in results {
             let data = WebhookEventData(
-                notificationId: job.notificationId, deliveryId: job.deliveryId, installationId: job.installationId, username: job.owner,
-                platform: job.platform)
-            switch outcome {
+                notificationId: result.notificationId, deliveryId: result.deliveryId, installationId: result.installationId,
+                username: result.owner, platform: result.platform)
+            switch result.outcome {
             case .sent:
-                finished.append(job.notificationId)
+                finished.append(result.notificationId)
                 if webhooks.wants(.deliverySent) { drafts.append(WebhookEventDraft(type: .deliverySent, data: data)) }
             case .failed(let code, _), .deviceGone(let code, _):
-                finished.append(job.notificationId)
+                finished.append(result.notificationId)
                 var failure = data
                 failure.errorCode = code
                 if webhooks.wants(.deliveryFailed) { drafts.append(WebhookEventDraft(type: .deliveryFailed, data: failure)) }

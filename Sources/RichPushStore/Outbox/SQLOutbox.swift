@@ -24,11 +24,11 @@ public struct SQLOutbox: Outbox {
         limits: CampaignLimits = CampaignLimits()
     ) async throws -> ClaimedBatch {
         try await claims.claimDue(
-            recording: finished, now: now, limit: limit, lease: lease, audiencePlatforms: audiencePlatforms, limits: limits)
+            recording: [RecordedAttempt](finished), now: now, limit: limit, lease: lease, audiencePlatforms: audiencePlatforms, limits: limits)
     }
 
     public func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date = .now) async throws {
-        try await claims.recordOutcomes(results, now: now)
+        try await claims.recordOutcomes([RecordedAttempt](results), now: now)
     }
 
     public func nextDeliveryDue(now: Date = .now) async throws -> Date? {
@@ -36,7 +36,7 @@ public struct SQLOutbox: Outbox {
     }
 
     public func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date = .now) async throws {
-        try await claims.extendLease(of: jobs, by: lease, now: now)
+        try await claims.extendLease(of: jobs.map(\.key), by: lease, now: now)
     }
 
     func releaseAllClaims() async throws {

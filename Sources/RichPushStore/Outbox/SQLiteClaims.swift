@@ -11,8 +11,8 @@ struct SQLiteClaims: OutboxClaims {
     var isShared: Bool { false }
     var writesSequences: Bool { false }
 
-    func claimDue<Attempt: DeliveryAttempt>(
-        recording finished: [(job: Attempt, outcome: DeliveryOutcome)], now: Date, limit: Int, lease: TimeInterval,
+    func claimDue(
+        recording finished: [RecordedAttempt], now: Date, limit: Int, lease: TimeInterval,
         audiencePlatforms: Set<Platform>, limits: CampaignLimits
     ) async throws -> ClaimedBatch {
         let held = self.held
@@ -41,7 +41,7 @@ struct SQLiteClaims: OutboxClaims {
                 return try await SQLOutbox.batch(
                     of: claimed, now: now, limits: limits, audiencePlatforms: audiencePlatforms, letGo: held.release, in: db)
             }
-            held.release(finished.map(\.job.deliveryId))
+            held.release(finished.deliveryIds)
             return batch
         } catch {
             // Nothing of the claim was committed: what it held is free again.
@@ -50,17 +50,17 @@ struct SQLiteClaims: OutboxClaims {
         }
     }
 
-    func recordOutcomes<Attempt: DeliveryAttempt>(_ results: [(job: Attempt, outcome: DeliveryOutcome)], now: Date) async throws {
+    func recordOutcomes(_ results: [RecordedAttempt], now: Date) async throws {
         guard !results.isEmpty else { return }
         try await engine.transaction(.deferred) { db in try await SQLOutbox.record(results, now: now, in: db) }
-        held.release(results.map(\.job.deliveryId))
+        held.release(results.deliveryIds)
     }
 
     func nextDeliveryDue(now: Date) async throws -> Date? {
         try await engine.read { db in try await SQLOutbox.nextIndexedDeliveryDue(at: EpochMilliseconds(now), in: db) }
     }
 
-    func extendLease<Attempt: DeliveryAttempt>(of jobs: [Attempt], by lease: TimeInterval, now: Date) async throws {
-        held.extend(jobs.map(\.deliveryId), until: EpochMilliseconds(now + lease))
+    func extendLease(of deliveries: [DeliveryKey], by lease: TimeInterval, now: Date) async throws {
+        held.extend(deliveries.map(\.deliveryId), until: EpochMilliseconds(now + lease))
     }
 }
