@@ -44,6 +44,31 @@ struct ReachStoreTests {
         }
     }
 
+    @Test(arguments: Engine.allCases) func eachVariantOfANotificationNobodyFetchedCountsItsDevicesSentUnreached(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let variants = [
+                Variant(name: "A", weight: 50, message: "Twenty percent off", content: PushContent(title: "Sale")),
+                Variant(name: "B", weight: 50, message: "Free shipping", content: PushContent(title: "Shipping")),
+            ]
+            let users = (0..<10).map { "user\($0)" }
+            for user in users { try await store.register("\(user)-phone", owner: user, platform: .apns) }
+            let id = try await store.notifications.create(
+                NotificationDraft(
+                    message: "Sale", payload: .text("t"),
+                    audience: try TagExpression(parsing: users.map { "username:\($0)" }.joined(separator: " || ")),
+                    pushStyle: .silent, deliverAt: start, expiresAt: nil, createdBy: "mark", idempotencyKey: nil, variants: variants)
+            ).notification.id
+            let jobs = try await store.claimJobs(now: start, limit: 100, lease: 60)
+            try await store.outbox.recordOutcomes(jobs.dropFirst().map { ($0, DeliveryOutcome.sent) }, now: pushed)
+            let sent = jobs.dropFirst().map(\.owner)
+            let inA = sent.count { Variant.assigned(to: $0, of: id, among: variants)?.name == "A" }
+            let reach = try await store.results.reach(notificationId: id)
+            #expect(reach.total == Reach(notReached: 9))
+            #expect(reach.variants.mapValues(\.notReached).filter { $0.value > 0 } == ["A": inA, "B": 9 - inA].filter { $0.value > 0 })
+            #expect(reach.variants.values.allSatisfy { $0.reached == 0 && $0.fetchSecondsP50 == nil })
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aFetchIsTimedToATenthOfASecondUnderAMinuteToTheSecondUnderAnHourAndToTheMinuteBeyond(
         _ engine: Engine
     ) async throws {

@@ -28,7 +28,7 @@ struct NotificationController {
     var defaultFallbackAfter: TimeInterval?
     /// Whether admins may send critical alerts (`--allow-critical-alerts`).
     var allowsCriticalAlerts = false
-    let reachCache = ReachCache()
+    let reachCache = ReachCache(clock: ContinuousClock())
 
     /// The tutorial's message for `POST /api/notifications` without a body.
     static let tutorialMessage = "Check this image out!"

@@ -7,8 +7,11 @@ import Synchronization
 ///
 /// A reach is counted again when the status counts more fetches or displays (what makes it grow), or more deliveries
 /// sent: at once once none is pending, so the status that ends a send is exact, and at most once a second while
-/// the rest are still being sent.
-final class ReachCache: Sendable {
+/// the rest are still being sent. A count that took long (a campaign of tens of thousands of deliveries) is not made
+/// again within twenty times as long, unless it is the one that ends a send: counting a million deliveries takes
+/// seconds, and their devices fetch all the while, so a status followed through the send would otherwise keep a core
+/// counting.
+final class ReachCache<Timer: Clock>: Sendable where Timer.Duration == Duration, Timer: Sendable {
     /// What changes a reach: fallbacks going out do not, until their devices fetch.
     private struct Counts: Equatable {
         var fetched: Int
@@ -24,31 +27,48 @@ final class ReachCache: Sendable {
 
     private struct Entry {
         var counts: Counts
-        var countedAt: ContinuousClock.Instant
+        var pending: Int
+        var countedAt: Timer.Instant
+        /// How long counting it took.
+        var took: Duration
         var reach: NotificationReach
     }
 
+    private let clock: Timer
     private let entries = Mutex<[Int64: Entry]>([:])
-    static let freshFor = Duration.seconds(1)
+    static var freshFor: Duration { .seconds(1) }
+    /// A count that took at least this long is slow: its reach stands `costFactor` times as long while its counts
+    /// change.
+    static var slowCount: Duration { .milliseconds(50) }
+    static var costFactor: Int { 20 }
     /// The most notifications remembered; past it the memory starts again.
-    static let capacity = 1000
+    static var capacity: Int { 1000 }
+
+    init(clock: Timer) {
+        self.clock = clock
+    }
 
     /// Notification `id`'s reach given its `counts`, from memory or counted by `count`.
     func reach(of id: Int64, counts: NotificationCounts, count: () async throws -> NotificationReach) async rethrows -> NotificationReach {
-        let now = ContinuousClock.now
+        let start = clock.now
         let current = Counts(counts)
-        if let entry = entries.withLock({ $0[id] }),
-            entry.counts == current
-                || (entry.counts.fetched == current.fetched && entry.counts.displayed == current.displayed && counts.tally.pending > 0
-                    && now - entry.countedAt < Self.freshFor)
-        {
-            return entry.reach
-        }
+        let pending = counts.tally.pending
+        if let entry = entries.withLock({ $0[id] }), Self.stands(entry, at: start, for: current, pending: pending) { return entry.reach }
         let reach = try await count()
+        let entry = Entry(counts: current, pending: pending, countedAt: start, took: start.duration(to: clock.now), reach: reach)
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
-            entries[id] = Entry(counts: current, countedAt: now, reach: reach)
+            entries[id] = entry
         }
         return reach
+    }
+
+    private static func stands(_ entry: Entry, at now: Timer.Instant, for current: Counts, pending: Int) -> Bool {
+        if entry.counts == current { return true }
+        let age = entry.countedAt.duration(to: now)
+        let endsSend = pending == 0 && entry.pending > 0
+        let reachUnchanged = entry.counts.fetched == current.fetched && entry.counts.displayed == current.displayed
+        if pending > 0, reachUnchanged, age < freshFor { return true }
+        return !endsSend && entry.took >= slowCount && age < entry.took * costFactor
     }
 }
