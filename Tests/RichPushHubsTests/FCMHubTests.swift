@@ -9,8 +9,10 @@ import Testing
 
 @Suite("FCM HTTP v1 with a service account")
 struct FCMHubTests {
+    /// Runs `body` with a hub sending to a new test server; with `firstToken`, once the hub has its first access token.
     func withFCM(
-        concurrency: Int = 16, maximumConnections: Int = HubSettings().maximumConnections, _ body: (FCMHub, FCMTestServer) async throws -> Void
+        concurrency: Int = 16, maximumConnections: Int = HubSettings().maximumConnections, firstToken: Bool = true,
+        _ body: (FCMHub, FCMTestServer) async throws -> Void
     ) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -26,6 +28,7 @@ struct FCMHubTests {
                 let hub = try #require(try await FCMHub.configured(by: settings, client: client))
                 // The hub's connections close before the server stops, as the gateway closes them before it exits.
                 do {
+                    if firstToken { await fetchFirstToken(of: hub) }
                     try await body(hub, server)
                 } catch {
                     await hub.shutdown()
@@ -81,17 +84,25 @@ struct FCMHubTests {
         }
     }
 
+    /// Fetches the hub's first access token, again if it must: a machine busy with the whole suite has been seen not to
+    /// connect to the test server within the hub's 10 s (async-http-client's connect timeout), so a test's first
+    /// pushes failed as `fcm.credentialUnavailable`, where a dispatcher would send them again.
+    func fetchFirstToken(of hub: FCMHub) async {
+        for attempt in 1...3 {
+            do {
+                _ = try await hub.tokens.token()
+                return
+            } catch {
+                if attempt == 3 { Issue.record("no access token after three attempts: \(error)") }
+            }
+        }
+    }
+
     @Test func oneAccessTokenServesEveryMessageUntilItExpires() async throws {
         try await withFCM { hub, server in
-            // The first token comes from a server that a machine busy with the whole suite has been seen not to
-            // connect to within the hub's 10 s: a connect that never reached it exchanged no token, and a dispatcher
-            // would send again, as this does.
-            var first: [DeliveryOutcome] = []
-            for _ in 1...3 where first != [.sent] { first = await hub.deliver([job(0, platform: .fcm)], logger: quietLogger) }
-            #expect(first == [.sent])
             let outcomes = await hub.deliver((1...10).map { job($0, platform: .fcm) }, logger: quietLogger)
             let last = await hub.deliver([job(11, platform: .fcm)], logger: quietLogger)
-            #expect(server.accepted.count == 12, "\(outcomes + last)")
+            #expect(server.accepted.count == 11, "\(outcomes + last)")
             #expect(server.tokenExchanges == 1)
         }
     }
@@ -127,7 +138,10 @@ struct FCMHubTests {
         try await withFCM { hub, server in
             _ = await hub.deliver([job(1, platform: .fcm)], logger: quietLogger)
             server.revokeAccessTokens()
-            let outcomes = await hub.deliver([job(2, platform: .fcm)], logger: quietLogger)
+            // The renewal can meet a machine as busy as the first token's did (see fetchFirstToken): a renewal that
+            // never reached the server exchanged nothing, and a dispatcher sends again.
+            var outcomes: [DeliveryOutcome] = []
+            for _ in 1...3 where outcomes != [.sent] { outcomes = await hub.deliver([job(2, platform: .fcm)], logger: quietLogger) }
             #expect(outcomes == [.sent])
             #expect(server.tokenExchanges == 2, "\(outcomes)")
         }
@@ -165,7 +179,7 @@ struct FCMHubTests {
     }
 
     @Test func aRefusedServiceAccountFailsTheWholeBatch() async throws {
-        try await withFCM(concurrency: 1) { hub, server in
+        try await withFCM(concurrency: 1, firstToken: false) { hub, server in
             server.refuseAssertions("Invalid grant: account not found")
             let outcomes = await hub.deliver((1...5).map { job($0, platform: .fcm) }, logger: quietLogger)
             for outcome in outcomes {
