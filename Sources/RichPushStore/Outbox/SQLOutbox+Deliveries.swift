@@ -69,7 +69,6 @@ extension SQLOutbox {
         var installationId: String { delivery.installationId }
         var owner: String { delivery.owner }
         var platform: Platform { delivery.platform }
-
     }
 
     /// Takes the pending deliveries `predicate` selects and reads them, each with the attempt this claim makes. With
