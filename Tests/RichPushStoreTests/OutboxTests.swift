@@ -165,6 +165,21 @@ struct OutboxTests {
         }
     }
 
+    @Test(arguments: Engine.allCases)
+    func aClaimReadingOnFromTheLastOneTakesTheRestOfItsInstantAndThenDeliveriesDueLater(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for index in 0..<3 { try await store.register("i\(index)", owner: "alice") }
+            try await store.register("b0", owner: "bob")
+            _ = try await store.send("username:alice")
+            let start = Date.now
+            _ = try await store.send("username:bob", deliverAt: start + 0.2)
+            let first = try await store.outbox.claimDue(now: start, limit: 2, lease: 60)
+            let second = try await store.outbox.claimDue(now: start + 0.4, limit: 10, lease: 60)
+            #expect(first.count == 2)
+            #expect(Set(second.map(\.installationId)) == Set(["i0", "i1", "i2", "b0"]).subtracting(first.map(\.installationId)))
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aScheduledDeliveryIsNotDueBeforeItsTime(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice")

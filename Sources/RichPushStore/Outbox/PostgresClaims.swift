@@ -23,7 +23,7 @@ struct PostgresClaims: OutboxClaims {
         let leaseUntil = EpochMilliseconds(now + lease)
         let start = cursor.start(at: nowMs)
         do {
-            let (batch, last, readOn, inSequence) = try await engine.transaction(.deferred) { db in
+            let (batch, indexed, readOn, inSequence) = try await engine.transaction(.deferred) { db in
                 try await SQLOutbox.endSequenceClaims(completedBy: finished.deliveryIds, in: sequences, db: db)
                 try await SQLOutbox.record(finished, now: now, in: db)
                 try await SQLOutbox.reopenLapsedSequenceClaims(at: nowMs, in: db)
@@ -32,12 +32,13 @@ struct PostgresClaims: OutboxClaims {
                 let unclaimed = SQLOutbox.unclaimed(SQLOutbox.unleased(at: nowMs), heldBack: limits.heldBack, pacedAhead: pacedAhead)
                 let skipLocked = SQLOutbox.skipLockedClause(db)
                 let due = SQLOutbox.due(
-                    unclaimed: unclaimed, nowMs: nowMs, after: start, audiencePlatforms: audiencePlatforms, limit: limit, skipLocked: skipLocked)
+                    unclaimed: unclaimed, nowMs: nowMs, in: start.map { .after($0) } ?? .whole, audiencePlatforms: audiencePlatforms, limit: limit,
+                    skipLocked: skipLocked)
                 func take(_ predicate: any SQLExpression) async throws -> [SQLOutbox.ClaimedRow] {
                     try await SQLOutbox.take(predicate, leasingUntil: leaseUntil, withZones: withZones, in: db)
                 }
-                var claimed = try await Self.inIndexOrder(in: db) { try await take(Self.rows(of: due)) }
-                let last = claimed.map { (dueAt: $0.dueAt, id: $0.deliveryId) }.max { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
+                let indexed = try await Self.inIndexOrder(in: db) { try await take(Self.rows(of: due)) }
+                var claimed = indexed
                 let readOn = claimed.count == limit && released.isEmpty
                 var ranges: [SQLOutbox.SequenceRange] = []
                 if claimed.count < limit {
@@ -53,10 +54,10 @@ struct PostgresClaims: OutboxClaims {
                 let batch = try await SQLOutbox.batch(
                     of: claimed, now: now, limits: limits, audiencePlatforms: audiencePlatforms, letGo: { _ in }, in: db)
                 let inSequence = try await SQLOutbox.leaseSequenceRanges(ranges, of: batch.deliveries, until: leaseUntil, in: db)
-                return (batch, last, readOn, inSequence)
+                return (batch, indexed, readOn, inSequence)
             }
             for (claim, deliveryIds) in inSequence { sequences.hold(deliveryIds, in: claim) }
-            cursor.moved(from: start, at: nowMs, to: last, readOn: readOn)
+            cursor.moved(from: start, at: nowMs, past: indexed, readOn: readOn)
             sequences.finish(finished.deliveryIds)
             return batch
         } catch {

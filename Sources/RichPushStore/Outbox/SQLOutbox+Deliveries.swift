@@ -182,17 +182,24 @@ extension SQLOutbox {
             SQLSubquery.select { $0.column("id").from("notifications").where("released_at", .is, SQLLiteral.null) })
     }
 
-    /// The due deliveries a claim takes through the pending index, at most `limit`, in `(due_at, id)` order after
-    /// `start`: those no other claim holds (`unclaimed`), out of their notification's sequence and on no platform
+    /// The due deliveries a claim takes through the pending index, at most `limit`, in `(due_at, id)` order within
+    /// `range`: those no other claim holds (`unclaimed`), out of their notification's sequence and on no platform
     /// whose hub sends to whole audiences. `skipLocked` leaves rows another transaction locked.
     static func due(
-        unclaimed: (any SQLExpression)?, nowMs: Int64, after start: ClaimCursor.Position?, audiencePlatforms: Set<Platform>, limit: Int,
+        unclaimed: (any SQLExpression)?, nowMs: Int64, in range: ClaimCursor.Range, audiencePlatforms: Set<Platform>, limit: Int,
         skipLocked: (any SQLExpression)? = nil
     ) -> SQLSubqueryBuilder {
         let due = SQLSubqueryBuilder()
-        _ = claimable(due.from("deliveries"), unclaimed: unclaimed).where(Self.outOfSequence).where("due_at", .lessThanOrEqual, nowMs)
-        if let start {
-            _ = due.where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
+        _ = claimable(due.from("deliveries"), unclaimed: unclaimed).where(Self.outOfSequence)
+        switch range {
+        case .whole:
+            _ = due.where("due_at", .lessThanOrEqual, nowMs)
+        case .after(let start):
+            _ = due.where("due_at", .lessThanOrEqual, nowMs).where(SQLQueryString("(due_at, id) > (\(bind: start.dueAt), \(bind: start.id))"))
+        case .sameInstantAfter(let start):
+            _ = due.where("due_at", .equal, start.dueAt).where("id", .greaterThan, start.id)
+        case .laterInstants(let start):
+            _ = due.where("due_at", .greaterThan, start.dueAt).where("due_at", .lessThanOrEqual, nowMs)
         }
         if !audiencePlatforms.isEmpty {
             _ = due.where("platform", .notIn, audiencePlatforms.map(\.rawValue).sorted())
