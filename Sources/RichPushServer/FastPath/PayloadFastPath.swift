@@ -36,6 +36,8 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
         self.wire = wire
     }
 
+    @_specialize(where Wire == HTTP1PayloadWire)
+    @_specialize(where Wire == HTTPTypesPayloadWire)
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let kind = Wire.kind(of: unwrapInboundIn(data))
         switch kind {
@@ -62,6 +64,8 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
         context.fireChannelRead(data)
     }
 
+    @_specialize(where Wire == HTTP1PayloadWire)
+    @_specialize(where Wire == HTTPTypesPayloadWire)
     func channelReadComplete(context: ChannelHandlerContext) {
         if needsFlush {
             needsFlush = false
@@ -71,6 +75,8 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
         context.fireChannelReadComplete()
     }
 
+    @_specialize(where Wire == HTTP1PayloadWire)
+    @_specialize(where Wire == HTTPTypesPayloadWire)
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if Wire.isEnd(unwrapOutboundIn(data)) { routedInFlight = max(0, routedInFlight - 1) }
         context.write(data, promise: promise)
