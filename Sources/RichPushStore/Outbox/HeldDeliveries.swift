@@ -8,35 +8,89 @@ import Synchronization
 /// and holds their ids here, and the next claim skips them. A crash forgets the holds, which is what a restart of an
 /// exclusive store wants anyway. Writing the lease had cost a fan-out nearly half of its SQLite time.
 final class HeldDeliveries: Sendable {
-    /// Delivery id → the epoch milliseconds its hold runs out.
-    private let leases = Mutex<[Int64: Int64]>([:])
+    private struct Holds {
+        /// Delivery id → the epoch milliseconds its hold runs out.
+        var leases: [Int64: Int64] = [:]
+        /// The same ids in ascending order, kept so through each change: a claim reads them as ranges, and sorting them
+        /// for each claim cost a fan-out to a hub 40 ms away (16 batches in flight, 16,000 held) 0.7 ms a claim of 1,000.
+        var ascending: [Int64] = []
 
-    /// The ids held at `nowMs`, and those whose hold ran out by then: they are let go, and their claim counts as an
-    /// attempt made.
+        /// Adds ids that were not held.
+        mutating func insert(_ ids: [Int64]) {
+            guard !ids.isEmpty else { return }
+            let added = ids.sorted()
+            // A claim takes rows after those held before it, unless some were let go behind them.
+            if let last = ascending.last, last > added[0] {
+                ascending = Self.merged(ascending, added)
+            } else {
+                ascending += added
+            }
+        }
+
+        /// Removes ids that were held.
+        mutating func remove(_ ids: [Int64]) {
+            guard !ids.isEmpty else { return }
+            let removed = ids.sorted()
+            var kept: [Int64] = []
+            kept.reserveCapacity(ascending.count)
+            var next = removed.startIndex
+            for id in ascending {
+                while next < removed.endIndex, removed[next] < id { next += 1 }
+                if next == removed.endIndex || removed[next] != id { kept.append(id) }
+            }
+            ascending = kept
+        }
+
+        private static func merged(_ first: [Int64], _ second: [Int64]) -> [Int64] {
+            var result: [Int64] = []
+            result.reserveCapacity(first.count + second.count)
+            var (i, j) = (first.startIndex, second.startIndex)
+            while i < first.endIndex, j < second.endIndex {
+                if first[i] <= second[j] {
+                    result.append(first[i])
+                    i += 1
+                } else {
+                    result.append(second[j])
+                    j += 1
+                }
+            }
+            result += first[i...]
+            result += second[j...]
+            return result
+        }
+    }
+
+    private let holds = Mutex(Holds())
+
+    /// The ids held at `nowMs`, in ascending order, and those whose hold ran out by then: they are let go, and their
+    /// claim counts as an attempt made.
     func held(at nowMs: Int64) -> (held: [Int64], lapsed: [Int64]) {
-        leases.withLock { leases in
-            let lapsed = leases.compactMap { $0.value <= nowMs ? $0.key : nil }
-            for id in lapsed { leases[id] = nil }
-            return (Array(leases.keys), lapsed)
+        holds.withLock { holds in
+            let lapsed = holds.leases.compactMap { $0.value <= nowMs ? $0.key : nil }
+            for id in lapsed { holds.leases[id] = nil }
+            holds.remove(lapsed)
+            return (holds.ascending, lapsed)
         }
     }
 
     func hold(_ ids: some Sequence<Int64>, until: Int64) {
-        leases.withLock { leases in
-            for id in ids { leases[id] = until }
+        holds.withLock { holds in
+            var added: [Int64] = []
+            for id in ids where holds.leases.updateValue(until, forKey: id) == nil { added.append(id) }
+            holds.insert(added)
         }
     }
 
     func release(_ ids: some Sequence<Int64>) {
-        leases.withLock { leases in
-            for id in ids { leases[id] = nil }
+        holds.withLock { holds in
+            holds.remove(ids.filter { holds.leases.removeValue(forKey: $0) != nil })
         }
     }
 
     /// Extends the holds still in place; a delivery let go meanwhile stays free.
     func extend(_ ids: some Sequence<Int64>, until: Int64) {
-        leases.withLock { leases in
-            for id in ids where leases[id] != nil { leases[id] = until }
+        holds.withLock { holds in
+            for id in ids where holds.leases[id] != nil { holds.leases[id] = until }
         }
     }
 }
@@ -52,6 +106,6 @@ extension HeldDeliveries {
         for chunk in lapsed.chunked(SQLNotificationRepository.insertChunk) {
             try await db.update(table).set("attempts", to: SQLOutbox.oneMoreAttempt).where(SQLIdSet(id, in: chunk)).where(pending).run()
         }
-        return ids.isEmpty ? nil : SQLQueryString("NOT \(SQLIdSet(id, in: ids))")
+        return ids.isEmpty ? nil : SQLQueryString("NOT \(SQLIdSet(id, ascending: ids))")
     }
 }

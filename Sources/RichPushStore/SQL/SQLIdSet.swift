@@ -13,13 +13,18 @@ struct SQLIdSet: SQLExpression {
 
     /// `table` qualifies the column where a statement reads several tables.
     init(_ column: String, of table: String? = nil, in ids: some Sequence<Int64>) {
+        self.init(column, of: table, ascending: ids.sorted())
+    }
+
+    /// The same, of ids already in ascending order.
+    init(_ column: String, of table: String? = nil, ascending ids: some Sequence<Int64>) {
         var ranges: [ClosedRange<Int64>] = []
         var singles: [Int64] = []
         var run: ClosedRange<Int64>?
         func close(_ run: ClosedRange<Int64>) {
             if run.count == 1 { singles.append(run.lowerBound) } else { ranges.append(run) }
         }
-        for id in ids.sorted() {
+        for id in ids {
             if let current = run, id <= current.upperBound + 1 {
                 // The next id of the run, or one named twice.
                 run = current.lowerBound...id
