@@ -46,12 +46,10 @@ struct SQLiteClaims: OutboxClaims {
                     indexed += try await takeDue(in: .laterInstants(start), limit: limit - indexed.count)
                 }
                 let readOn = indexed.count == limit && released.isEmpty
-                let claimed =
-                    try await indexed
-                    + SQLOutbox.takeAudiences(
-                        on: audiencePlatforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: nil, in: db, take: take)
+                let audiences = try await SQLOutbox.takeAudiences(
+                    on: audiencePlatforms, nowMs: nowMs, unclaimed: unclaimed, skipLocked: nil, in: db, take: take)
                 let batch = try await SQLOutbox.batch(
-                    of: claimed, now: now, limits: limits, audiencePlatforms: audiencePlatforms, letGo: held.release, in: db)
+                    of: indexed + audiences, now: now, limits: limits, audiencePlatforms: audiencePlatforms, letGo: held.release, in: db)
                 return (batch, indexed, readOn)
             }
             cursor.moved(from: start, at: nowMs, past: indexed, readOn: readOn)
