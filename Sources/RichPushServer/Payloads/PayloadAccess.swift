@@ -18,11 +18,23 @@ enum PayloadAccess: Equatable {
     /// `isRecipient` or not, at `now`.
     static func decide(_ record: NotificationRecord?, caller: AuthenticatedUser?, isRecipient: Bool, at now: Date) -> PayloadAccess {
         guard let record else { return .notFound }
+        if let refusal = refusal(of: record, caller: caller, isRecipient: isRecipient, at: now) { return refusal }
+        return .served(record, recordsFetch: recordsFetch(caller: caller, isRecipient: isRecipient))
+    }
+
+    /// Why `record` is not served to `caller`, nil when it is: the decision without a copy of the record, for the
+    /// fast path, which reads it where memory holds it.
+    static func refusal(of record: NotificationRecord, caller: AuthenticatedUser?, isRecipient: Bool, at now: Date) -> PayloadAccess? {
         if let caller, !mayRead(record, caller: caller, isRecipient: isRecipient) { return .notFound }
         if record.deletedAt != nil { return .gone(reason: "was recalled") }
         if record.canceledAt != nil { return .gone(reason: "was canceled") }
         if record.isGone(at: now) { return .gone(reason: "has expired") }
-        return .served(record, recordsFetch: caller == nil || isRecipient)
+        return nil
+    }
+
+    /// Whether a fetch that is served counts in the funnel.
+    static func recordsFetch(caller: AuthenticatedUser?, isRecipient: Bool) -> Bool {
+        caller == nil || isRecipient
     }
 
     /// Admins and marketers read every notification, others those they created or receive.

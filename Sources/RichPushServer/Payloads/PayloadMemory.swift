@@ -32,6 +32,15 @@ final class PayloadMemory: Sendable {
         }
     }
 
+    /// A notification in memory, shared by reference: a fetch answered from memory copies none of its fields.
+    final class CachedNotification: Sendable {
+        let record: NotificationRecord
+
+        init(_ record: NotificationRecord) {
+            self.record = record
+        }
+    }
+
     struct Recipient: Hashable, Sendable {
         let notificationId: Int64
         let username: String
@@ -51,7 +60,7 @@ final class PayloadMemory: Sendable {
     let egress: PayloadEgress?
     private let images = BoundedCache<Int64, Image>(maximumCost: 64 * 1024 * 1024)
     /// A recall on another process shows here within this time to live.
-    private let notifications: BoundedCache<Int64, NotificationRecord>
+    private let notifications: BoundedCache<Int64, CachedNotification>
     /// Recipients are fixed when a notification is created, so an answer never changes.
     private let recipients = BoundedCache<Recipient, Bool>(maximumCost: 100_000)
     private let fetchesRecorded = BoundedCache<FetchKey, Bool>(maximumCost: 100_000)
@@ -69,9 +78,9 @@ final class PayloadMemory: Sendable {
     }
 
     func notification(id: Int64) async throws -> NotificationRecord? {
-        if let cached = notifications[id] { return cached }
+        if let cached = notifications[id] { return cached.record }
         guard let record = try await notificationRepository.notification(id: id) else { return nil }
-        notifications.set(id, record)
+        notifications.set(id, CachedNotification(record))
         return record
     }
 
@@ -101,7 +110,7 @@ final class PayloadMemory: Sendable {
     }
 
     /// The notification, when memory holds it.
-    func cachedNotification(id: Int64) -> NotificationRecord? {
+    func cachedNotification(id: Int64) -> CachedNotification? {
         notifications[id]
     }
 

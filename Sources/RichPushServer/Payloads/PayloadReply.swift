@@ -128,23 +128,23 @@ struct MemoryPayloadReplies: Sendable {
         id: Int64, installationId: String? = nil, authorization: String, method: HTTPRequest.Method, conditions: FetchConditions
     ) -> PayloadReply? {
         guard let caller = authenticator.recentlyVerifiedCaller(authorization: authorization),
-            let record = payloads.cachedNotification(id: id),
+            let cached = payloads.cachedNotification(id: id),
             // A text or link that varies by language is the router's, which reads Accept-Language.
-            record.content.localizations.isEmpty || record.richType == .img,
+            cached.record.content.localizations.isEmpty || cached.record.richType == .img,
             let isRecipient = payloads.cachedRecipient(notificationId: id, username: caller.username),
-            case .served(_, let recordsFetch) = PayloadAccess.decide(record, caller: caller, isRecipient: isRecipient, at: clock.now)
+            PayloadAccess.refusal(of: cached.record, caller: caller, isRecipient: isRecipient, at: clock.now) == nil
         else { return nil }
-        if recordsFetch,
+        if PayloadAccess.recordsFetch(caller: caller, isRecipient: isRecipient),
             !payloads.isFetchRecorded(.init(notificationId: id, username: caller.username, installationId: installationId))
         {
             return nil
         }
         var image: PayloadMemory.Image?
-        if case .image(let imageId) = record.payload {
-            guard let cached = payloads.cachedImage(id: imageId) else { return nil }
-            image = cached
+        if case .image(let imageId) = cached.record.payload {
+            guard let cachedImage = payloads.cachedImage(id: imageId) else { return nil }
+            image = cachedImage
         }
-        let reply = PayloadReply(record, image: image, method: method, conditions: conditions)
+        let reply = PayloadReply(cached.record, image: image, method: method, conditions: conditions)
         guard reply.status != .rangeNotSatisfiable else { return nil }
         metrics.payloadFetch(.servedFromMemory)
         payloads.egress?.add(reply.bodyBytes)
