@@ -62,6 +62,12 @@ struct ReachCacheTests {
         #expect(counted.value == 2)
     }
 
+    @Test func aSmallCampaignsReachCountsEachNewFetchHoweverLongABusyMachineTookOverTheLastCount() async throws {
+        let cache = ReachCache(clock: clock)
+        _ = await read(counts(sent: 6, fetched: 0, pending: 0), from: cache, taking: .milliseconds(200))
+        #expect(await read(counts(sent: 6, fetched: 3, pending: 0), from: cache).total.reached == 3)
+    }
+
     @Test func theStatusThatEndsASendCountsAfreshHoweverLongTheLastCountTook() async throws {
         let cache = ReachCache(clock: clock)
         _ = await read(counts(sent: 99_000, fetched: 10, pending: 1000), from: cache, taking: .milliseconds(200))

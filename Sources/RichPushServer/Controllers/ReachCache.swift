@@ -7,10 +7,10 @@ import Synchronization
 ///
 /// A reach is counted again when the status counts more fetches or displays (what makes it grow), or more deliveries
 /// sent: at once once none is pending, so the status that ends a send is exact, and at most once a second while
-/// the rest are still being sent. A count that took long (a campaign of tens of thousands of deliveries) is not made
-/// again within twenty times as long, unless it is the one that ends a send: counting a million deliveries takes
-/// seconds, and their devices fetch all the while, so a status followed through the send would otherwise keep a core
-/// counting.
+/// the rest are still being sent. A count of a large campaign's reach that took long is not made again within twenty
+/// times as long, unless it is the one that ends a send: counting a million deliveries takes seconds, and their
+/// devices fetch all the while, so a status followed through the send would otherwise keep a core counting. A small
+/// campaign's count is made again whenever it grew, however long a busy machine took over the last one.
 final class ReachCache<Timer: Clock>: Sendable where Timer.Duration == Duration, Timer: Sendable {
     /// What changes a reach: fallbacks going out do not, until their devices fetch.
     private struct Counts: Equatable {
@@ -41,6 +41,8 @@ final class ReachCache<Timer: Clock>: Sendable where Timer.Duration == Duration,
     /// change.
     static var slowCount: Duration { .milliseconds(50) }
     static var costFactor: Int { 20 }
+    /// The deliveries sent from which a slow count stands longer: below it a count is slow only when the machine is.
+    static var largeCampaign: Int { 10_000 }
     /// The most notifications remembered; past it the memory starts again.
     static var capacity: Int { 1000 }
 
@@ -69,6 +71,6 @@ final class ReachCache<Timer: Clock>: Sendable where Timer.Duration == Duration,
         let endsSend = pending == 0 && entry.pending > 0
         let reachUnchanged = entry.counts.fetched == current.fetched && entry.counts.displayed == current.displayed
         if pending > 0, reachUnchanged, age < freshFor { return true }
-        return !endsSend && entry.took >= slowCount && age < entry.took * costFactor
+        return !endsSend && current.sent >= largeCampaign && entry.took >= slowCount && age < entry.took * costFactor
     }
 }
