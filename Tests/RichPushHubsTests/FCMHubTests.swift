@@ -181,7 +181,13 @@ struct FCMHubTests {
     @Test func aRefusedServiceAccountFailsTheWholeBatch() async throws {
         try await withFCM(concurrency: 1, firstToken: false) { hub, server in
             server.refuseAssertions("Invalid grant: account not found")
-            let outcomes = await hub.deliver((1...5).map { job($0, platform: .fcm) }, logger: quietLogger)
+            // A token endpoint a machine busy with the whole suite did not connect to in time refused nothing, and a
+            // dispatcher sends again, as it does after any outcome to retry.
+            var outcomes: [DeliveryOutcome] = []
+            for _ in 1...3 {
+                outcomes = await hub.deliver((1...5).map { job($0, platform: .fcm) }, logger: quietLogger)
+                guard case .retry(_, "fcm.credentialUnavailable", _) = outcomes[0] else { break }
+            }
             for outcome in outcomes {
                 guard case .failed(let code, let message) = outcome else { Issue.record("\(outcome)"); continue }
                 #expect(code == "fcm.credentialRefused")
