@@ -92,6 +92,17 @@ struct CredentialCacheTests {
         guard case .stale = cache.lookup("Bearer rp_x", now: now + 1) else { Issue.record("an expired token hit the cache"); return }
     }
 
+    @Test func aHeaderKeepsItsKeyForTheLifeOfTheProcess() {
+        let cache = CredentialCache()
+        let first = cache.key(right)
+        _ = cache.key("Bearer rp_other")
+        #expect(cache.key(right) == first)
+    }
+
+    @Test func eachProcessKeysAHeaderWithItsOwnSalt() {
+        #expect(CredentialCache().key(right) != CredentialCache().key(right))
+    }
+
     @Test func passwordsContainingColonsKeepEverythingAfterTheFirst() {
         let credentials = BasicCredentials(authorization: "Basic " + Data("alice:pa:ss".utf8).base64EncodedString())
         #expect(credentials?.username == "alice")

@@ -223,6 +223,36 @@ struct PayloadFastPathTests {
         }
     }
 
+    /// One connection fetching two images in turn: each answer carries its own image's headers, though a connection
+    /// answers an image it answered before with the head it made for it.
+    @Test func aConnectionFetchingTwoImagesInTurnGetsEachItsOwnHeaders() async throws {
+        let otherPNG = try await noisePNG()
+        try await withImageNotification { session, alice, id in
+            let upload = try await session.request(
+                .post, "/api/images", as: .admin, body: ByteBuffer(data: otherPNG), headers: [.contentType: "image/png"])
+            let otherImage = try #require(try upload.json()["id"] as? Int64)
+            let other = try await session.send(
+                #"{"message":"m","richType":"img","imageId":\#(otherImage),"audience":"username:alice"}"#, as: .admin)
+            var expected: [String] = []
+            for notification in [id, other] {
+                let answer = try await session.request(.get, "/api/notifications/\(notification)", as: alice)
+                expected.append("\(answer.headers[.eTag] ?? "") \(answer.headers[.contentLength] ?? "")")
+            }
+            let first = rawRequest(.get, "/api/notifications/\(id)", as: alice)
+            let second = rawRequest(.get, "/api/notifications/\(other)", as: alice)
+            let missing = rawRequest(.get, "/api/notifications/999", as: alice)
+            let answer = try await rawHTTP(port: session.client.port!, first + second + first + second + missing)
+            let answered = answer.components(separatedBy: "HTTP/1.1 ").dropFirst().prefix(4).map { response in
+                let head = response.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
+                func value(_ name: String) -> String {
+                    head.first { $0.lowercased().hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) } ?? ""
+                }
+                return "\(value("etag")) \(value("content-length"))"
+            }
+            #expect(answered == expected + expected)
+        }
+    }
+
     /// A client that pipelines fetches faster than it reads: answers wait for it instead of piling up in memory.
     @Test func fetchesPipelinedPastWhatTheConnectionTakesGoToTheRouter() async throws {
         let png = try await noisePNG()

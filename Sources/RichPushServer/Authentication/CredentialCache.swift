@@ -32,13 +32,17 @@ final class CredentialCache: Sendable {
 
     let revalidateAfter: TimeInterval
     let maximumEntries: Int
-    private let salt: [UInt8]
+    /// SHA-256 already fed the per-process random salt, one whole block of it: each key then hashes its header
+    /// alone (one block for any header up to 55 bytes, as Basic credentials and tokens are) from a copy of it.
+    private let salted: SHA256
     private let entries = Mutex<[SHA256Digest: Entry]>([:])
 
     init(revalidateAfter: TimeInterval = 2, maximumEntries: Int = 10_000) {
         self.revalidateAfter = revalidateAfter
         self.maximumEntries = maximumEntries
-        self.salt = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
+        var salted = SHA256()
+        salted.update(data: (0..<SHA256.blockByteCount).map { _ in UInt8.random(in: .min ... .max) })
+        self.salted = salted
     }
 
     func lookup(_ authorization: String, now: Date = .now) -> Lookup {
@@ -80,8 +84,7 @@ final class CredentialCache: Sendable {
 
     /// The salted digest that stands for `authorization` everywhere in memory.
     func key(_ authorization: String) -> SHA256Digest {
-        var hasher = SHA256()
-        hasher.update(data: salt)
+        var hasher = salted
         var header = authorization
         header.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         return hasher.finalize()

@@ -60,6 +60,9 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     /// Whether TCP_CORK holds this connection's segments until the flush ends, so a head written before its file
     /// leaves in the file's first segment instead of a packet of its own (nginx's `tcp_nopush`).
     private var corked = false
+    /// The head of the last whole image answered here: a device's or load test's repeated fetch within the same
+    /// second sends it again instead of copying the image's headers to date them.
+    private var lastWholeImageHead: DatedHead?
 
     init(deadlines: RequestDeadlines) {
         self.deadlines = deadlines
@@ -92,15 +95,11 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     }
 
     mutating func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
-        var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
-        headers.add(name: "Date", value: HTTPDate.now)
-        headers.add(name: "Server", value: PayloadReply.server)
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers)
         let region = reply.file.flatMap { file in file.image.region(file.range, on: context.eventLoop).map { (file.image, $0) } }
         if region != nil, !corked {
             corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
         }
-        context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+        context.write(NIOAny(HTTPServerResponsePart.head(head(of: reply))), promise: nil)
         if let (image, region) = region {
             // The write holds the file open until it is sent.
             let sent = context.eventLoop.makePromise(of: Void.self)
@@ -117,6 +116,28 @@ struct HTTP1PayloadWire: PayloadFetchWire {
         guard corked else { return }
         corked = false
         try? context.channel.syncOptions?.setOption(Self.cork, value: 0)
+    }
+
+    /// The head of `reply`, dated now.
+    private mutating func head(of reply: PayloadReply) -> HTTPResponseHead {
+        let date = HTTPDate.now
+        let image = reply.http1Headers != nil ? reply.file?.image : nil
+        if let image, let last = lastWholeImageHead, last.image === image, last.date == date { return last.head }
+        var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
+        headers.add(name: "Date", value: date)
+        headers.add(name: "Server", value: PayloadReply.server)
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers)
+        if let image { lastWholeImageHead = DatedHead(image: image, date: date, head: head) }
+        return head
+    }
+
+    /// A head and the image it answered. Held, not compared by address, so no image made later can match it; it
+    /// keeps an image the cache let go open until the connection's next fetch of another image or its end. (A weak
+    /// reference would move every image's reference counts to their slow path.)
+    private struct DatedHead {
+        let image: ImageFile
+        let date: String
+        let head: HTTPResponseHead
     }
 
     private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))
