@@ -19,8 +19,9 @@ bench_build_gateway() {
         return
     fi
     echo "building richpush (release)…" >&2
-    swift build -c release --scratch-path .build-release --static-swift-stdlib --product richpush >&2
-    richpush_binary="$(swift build -c release --scratch-path .build-release --static-swift-stdlib --show-bin-path)/richpush"
+    source scripts/release-configuration
+    swift build "${release_configuration[@]}" --product richpush >&2
+    richpush_binary="$(swift build "${release_configuration[@]}" --show-bin-path)/richpush"
 }
 
 # bench_machine: the CPU model and the cores the figures were measured on. Every benchmark prints it first on its
