@@ -271,6 +271,40 @@ struct OutboxTests {
         }
     }
 
+    /// A batch's outcomes that share their error are written together: each still reaches exactly its delivery, and
+    /// a device gone exactly its installation.
+    @Test(arguments: Engine.allCases) func failuresAndRetriesSharingTheirErrorReachExactlyTheirDeliveriesAndDevices(_ engine: Engine) async throws {
+        try await withStore(engine) { store in
+            for index in 0..<8 { try await store.register("a\(index)", owner: "alice") }
+            let (notification, _) = try await store.send("username:alice")
+            let now = Date.now
+            let jobs = try await store.outbox.claimDue(now: now, limit: 10, lease: 60)
+            let gone = DeliveryOutcome.deviceGone(code: "apns.Unregistered", message: "gone")
+            let throttled = DeliveryOutcome.retry(after: 30, code: "apns.TooManyRequests", message: "later")
+            try await store.outbox.recordOutcomes(
+                [
+                    (jobs[0], gone), (jobs[1], .sent), (jobs[2], gone), (jobs[3], .failed(code: "apns.BadDeviceToken", message: "bad")),
+                    (jobs[4], throttled), (jobs[5], throttled), (jobs[6], .retry(after: 90, code: "apns.TooManyRequests", message: "later")),
+                    (jobs[7], gone),
+                ], now: now)
+            let counts = try await store.results.counts(notificationId: notification.id)
+            #expect(counts.tally == DeliveryTally(pending: 3, sent: 1, failed: 4))
+            #expect(
+                counts.errors.map { "\($0.installationId) \($0.code)" }
+                    == [0, 2, 3, 7].map { index in
+                        "\(jobs[index].installationId) \(index == 3 ? "apns.BadDeviceToken" : "apns.Unregistered")"
+                    })
+            for (index, job) in jobs.enumerated() {
+                let deadReason = try await store.installations.installation(id: job.installationId)?.deadReason
+                #expect(deadReason == ([0, 2, 7].contains(index) ? "apns.Unregistered" : nil), "\(job.installationId)")
+            }
+            #expect(try await store.outbox.claimDue(now: now + 31, limit: 10, lease: 600).map(\.deliveryId) == [4, 5].map { jobs[$0].deliveryId })
+            let later = try await store.outbox.claimDue(now: now + 91, limit: 10, lease: 60)
+            #expect(later.map(\.deliveryId) == [jobs[6].deliveryId])
+            #expect(later.map(\.attempt) == [2])
+        }
+    }
+
     @Test(arguments: Engine.allCases) func aClaimedDeliveryCarriesWhatItsHubNeedsOfTheNotification(_ engine: Engine) async throws {
         try await withStore(engine) { store in
             try await store.register("a1", owner: "alice", platform: .apns)

@@ -57,7 +57,7 @@ extension SQLFallbackQueue {
             case .failed(let code, _), .deviceGone(let code, _):
                 try await row.set("state", to: FallbackState.failed).set("finished_at", to: nowMs).set("reason", to: code)
                     .set("attempts", to: Int64(result.attempt)).run()
-                if case .deviceGone = result.outcome { try await SQLOutbox.markGone(result.installationId, code: code, at: nowMs, in: db) }
+                if case .deviceGone = result.outcome { try await SQLOutbox.markGone([result.installationId], code: code, at: nowMs, in: db) }
             }
         }
     }

@@ -35,20 +35,42 @@ extension SQLOutbox {
                     .run()
             }
         }
+        // A batch's retries and failures mostly share their attempt and error (a hub calling many devices gone): a
+        // statement for each, and one for the installations each hub's code called gone. A statement for each
+        // delivery was a statement prepared for each, as its keys are in its text.
+        var retried: [Failure: [DeliveryKey]] = [:]
+        var failed: [Failure: [DeliveryKey]] = [:]
+        var gone: [String: [String]] = [:]
         for result in results {
             switch result.outcome {
             case .sent, .postponed:
                 continue
             case .retry(let after, let code, let message):
-                try await update(SQLDeliveryKeys([result.key]), attempts: result.attempt).set("due_at", to: EpochMilliseconds(now + after))
-                    .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: code).set("error_message", to: message).run()
+                retried[Failure(attempt: result.attempt, code: code, message: message, retryAfter: after), default: []].append(result.key)
             case .failed(let code, let message), .deviceGone(let code, let message):
+                failed[Failure(attempt: result.attempt, code: code, message: message), default: []].append(result.key)
+                if case .deviceGone = result.outcome { gone[code, default: []].append(result.installationId) }
+            }
+        }
+        for (retry, keys) in retried {
+            for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
+                try await update(SQLDeliveryKeys(chunk), attempts: retry.attempt).set("due_at", to: EpochMilliseconds(now + retry.retryAfter))
+                    .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: retry.code).set("error_message", to: retry.message)
+                    .run()
+            }
+        }
+        for (failure, keys) in failed {
+            for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
                 try await finishPending(
-                    update(SQLDeliveryKeys([result.key]), attempts: result.attempt).set("finished_at", to: nowMs).set("error_code", to: code)
-                        .set("error_message", to: message),
+                    update(SQLDeliveryKeys(chunk), attempts: failure.attempt).set("finished_at", to: nowMs).set("error_code", to: failure.code)
+                        .set("error_message", to: failure.message),
                     as: .failed,
                     in: db)
-                if case .deviceGone = result.outcome { try await markGone(result.installationId, code: code, at: nowMs, in: db) }
+            }
+        }
+        for (code, installations) in gone {
+            for chunk in installations.chunked(SQLNotificationRepository.insertChunk) {
+                try await markGone(Array(chunk), code: code, at: nowMs, in: db)
             }
         }
         try await SQLFallbackQueue.schedule(results, now: now, in: db)
@@ -83,6 +105,14 @@ extension SQLOutbox {
         try await webhooks.enqueueCompletions(of: finished, now: now, in: db)
     }
 
+    /// What the deliveries that failed, or are tried again after the same time, together share.
+    private struct Failure: Hashable {
+        var attempt: Int
+        var code: String
+        var message: String
+        var retryAfter: TimeInterval = 0
+    }
+
     /// What the deliveries held back together share.
     private struct HeldBack: Hashable {
         var after: TimeInterval
@@ -91,9 +121,9 @@ extension SQLOutbox {
         var attemptsBefore: Int
     }
 
-    /// A hub called the installation's device gone: nothing more is sent to it until it registers again.
-    static func markGone(_ installationId: String, code: String, at nowMs: Int64, in db: any SQLDatabase) async throws {
+    /// A hub called the installations' devices gone: nothing more is sent to them until they register again.
+    static func markGone(_ installationIds: [String], code: String, at nowMs: Int64, in db: any SQLDatabase) async throws {
         try await db.update("installations").set("dead_at", to: nowMs).set("dead_reason", to: code)
-            .where("id", .equal, installationId).where("dead_at", .is, SQLLiteral.null).run()
+            .where("id", .in, installationIds).where("dead_at", .is, SQLLiteral.null).run()
     }
 }

@@ -75,7 +75,7 @@ public struct SQLStatePushQueue: StatePushQueue {
                     try await current.set("state", to: "failed").set("error_code", to: code).run()
                     try await db.update("state_pushes").set("claimed_until", to: Int64?.none).where("id", .equal, id)
                         .where("version", .notEqual, claim.version).run()
-                    if case .deviceGone = outcome { try await SQLOutbox.markGone(claim.job.installationId, code: code, at: nowMs, in: db) }
+                    if case .deviceGone = outcome { try await SQLOutbox.markGone([claim.job.installationId], code: code, at: nowMs, in: db) }
                 }
             }
         }
