@@ -258,10 +258,7 @@ struct OutboxTests {
 
     @Test(arguments: Engine.allCases) func outcomesOfScatteredDeliveriesReachExactlyThoseDeliveries(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            for index in 0..<10 { try await store.register("a\(index)", owner: "alice") }
-            let (notification, _) = try await store.send("username:alice")
-            let now = Date.now
-            let jobs = try await store.outbox.claimDue(now: now, limit: 10, lease: 60)
+            let (notification, jobs, now) = try await store.claimedDeliveriesToAlice(10)
             #expect(jobs.map(\.deliveryId) == jobs.map(\.deliveryId).sorted())
             let sent = [0, 1, 2, 5, 7, 8].map { jobs[$0] }
             try await store.outbox.recordOutcomes(sent.map { ($0, .sent) })
@@ -275,10 +272,7 @@ struct OutboxTests {
     /// a device gone exactly its installation.
     @Test(arguments: Engine.allCases) func failuresAndRetriesSharingTheirErrorReachExactlyTheirDeliveriesAndDevices(_ engine: Engine) async throws {
         try await withStore(engine) { store in
-            for index in 0..<8 { try await store.register("a\(index)", owner: "alice") }
-            let (notification, _) = try await store.send("username:alice")
-            let now = Date.now
-            let jobs = try await store.outbox.claimDue(now: now, limit: 10, lease: 60)
+            let (notification, jobs, now) = try await store.claimedDeliveriesToAlice(8)
             let gone = DeliveryOutcome.deviceGone(code: "apns.Unregistered", message: "gone")
             let throttled = DeliveryOutcome.retry(after: 30, code: "apns.TooManyRequests", message: "later")
             try await store.outbox.recordOutcomes(

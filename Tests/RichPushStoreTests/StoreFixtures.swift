@@ -29,6 +29,14 @@ extension Store {
                 purpose: purpose, fallbackAfter: fallbackAfter, deliveryRate: deliveryRate))
     }
 
+    /// `count` devices of alice's registered and a notification sent to her, its deliveries claimed right after.
+    func claimedDeliveriesToAlice(_ count: Int) async throws -> (notification: NotificationRecord, jobs: ClaimedBatch, claimedAt: Date) {
+        for index in 0..<count { try await register("a\(index)", owner: "alice") }
+        let (notification, _) = try await send("username:alice")
+        let now = Date.now
+        return (notification, try await outbox.claimDue(now: now, limit: count, lease: 60), now)
+    }
+
     /// Alice's `devices` registered, each sent the silent push of a notification to her due at `start` with a fetch
     /// deadline of `deadline`, every push accepted by its hub at `start + 1`.
     func sentWithFetchDeadline(
