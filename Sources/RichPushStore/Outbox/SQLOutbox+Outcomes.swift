@@ -20,41 +20,39 @@ extension SQLOutbox {
                 try await finishPending(update(SQLDeliveryKeys(chunk), attempts: attempt).set("finished_at", to: nowMs), as: .sent, in: db)
             }
         }
-        // The deliveries a failing hub holds back share their outcome: a statement for each.
-        var postponed: [HeldBack: [DeliveryKey]] = [:]
+        // The deliveries a failing hub holds back share their outcome, and a batch's retries and failures mostly share
+        // their attempt and error (a hub calling many devices gone): a statement for each, and one for the
+        // installations each hub's code called gone. A statement for each delivery was a statement prepared for each,
+        // as its keys are in its text.
+        var postponed: [Shared: [DeliveryKey]] = [:]
+        var retried: [Shared: [DeliveryKey]] = [:]
+        var failed: [Shared: [DeliveryKey]] = [:]
+        var gone: [String: [String]] = [:]
         for result in results {
-            guard case .postponed(let after, let code, let message) = result.outcome else { continue }
-            postponed[HeldBack(after: after, code: code, message: message, attemptsBefore: result.attempt - 1), default: []].append(result.key)
+            switch result.outcome {
+            case .sent:
+                continue
+            case .postponed(let after, let code, let message):
+                // Not attempted: the deliveries keep the attempts they had made before the claim that held them back.
+                postponed[Shared(attempts: result.attempt - 1, code: code, message: message, after: after), default: []].append(result.key)
+            case .retry(let after, let code, let message):
+                retried[Shared(attempts: result.attempt, code: code, message: message, after: after), default: []].append(result.key)
+            case .failed(let code, let message), .deviceGone(let code, let message):
+                failed[Shared(attempts: result.attempt, code: code, message: message), default: []].append(result.key)
+                if case .deviceGone = result.outcome { gone[code, default: []].append(result.installationId) }
+            }
         }
         for (postponement, keys) in postponed {
             for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
-                // Not attempted: the deliveries keep the attempts they had made before the claim that held them back.
-                try await db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: Int64(postponement.attemptsBefore))
+                try await db.update("deliveries").set("lease_until", to: Int64?.none).set("attempts", to: Int64(postponement.attempts))
                     .set("due_at", to: EpochMilliseconds(now + postponement.after)).set("in_sequence", to: SQLLiteral.boolean(false))
                     .set("error_code", to: postponement.code).set("error_message", to: postponement.message).where(SQLDeliveryKeys(chunk))
                     .run()
             }
         }
-        // A batch's retries and failures mostly share their attempt and error (a hub calling many devices gone): a
-        // statement for each, and one for the installations each hub's code called gone. A statement for each
-        // delivery was a statement prepared for each, as its keys are in its text.
-        var retried: [Failure: [DeliveryKey]] = [:]
-        var failed: [Failure: [DeliveryKey]] = [:]
-        var gone: [String: [String]] = [:]
-        for result in results {
-            switch result.outcome {
-            case .sent, .postponed:
-                continue
-            case .retry(let after, let code, let message):
-                retried[Failure(attempt: result.attempt, code: code, message: message, retryAfter: after), default: []].append(result.key)
-            case .failed(let code, let message), .deviceGone(let code, let message):
-                failed[Failure(attempt: result.attempt, code: code, message: message), default: []].append(result.key)
-                if case .deviceGone = result.outcome { gone[code, default: []].append(result.installationId) }
-            }
-        }
         for (retry, keys) in retried {
             for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
-                try await update(SQLDeliveryKeys(chunk), attempts: retry.attempt).set("due_at", to: EpochMilliseconds(now + retry.retryAfter))
+                try await update(SQLDeliveryKeys(chunk), attempts: retry.attempts).set("due_at", to: EpochMilliseconds(now + retry.after))
                     .set("in_sequence", to: SQLLiteral.boolean(false)).set("error_code", to: retry.code).set("error_message", to: retry.message)
                     .run()
             }
@@ -62,7 +60,7 @@ extension SQLOutbox {
         for (failure, keys) in failed {
             for chunk in keys.chunked(SQLNotificationRepository.insertChunk) {
                 try await finishPending(
-                    update(SQLDeliveryKeys(chunk), attempts: failure.attempt).set("finished_at", to: nowMs).set("error_code", to: failure.code)
+                    update(SQLDeliveryKeys(chunk), attempts: failure.attempts).set("finished_at", to: nowMs).set("error_code", to: failure.code)
                         .set("error_message", to: failure.message),
                     as: .failed,
                     in: db)
@@ -105,20 +103,13 @@ extension SQLOutbox {
         try await webhooks.enqueueCompletions(of: finished, now: now, in: db)
     }
 
-    /// What the deliveries that failed, or are tried again after the same time, together share.
-    private struct Failure: Hashable {
-        var attempt: Int
+    /// What the deliveries written in one statement share: the attempts their rows count, the hub's error, and, for
+    /// those held back or tried again, how long until they fall due.
+    private struct Shared: Hashable {
+        var attempts: Int
         var code: String
         var message: String
-        var retryAfter: TimeInterval = 0
-    }
-
-    /// What the deliveries held back together share.
-    private struct HeldBack: Hashable {
-        var after: TimeInterval
-        var code: String
-        var message: String
-        var attemptsBefore: Int
+        var after: TimeInterval = 0
     }
 
     /// A hub called the installations' devices gone: nothing more is sent to them until they register again.
