@@ -9,11 +9,11 @@
 # WNS and Web Push go to each host over its own pool of HTTP/2 connections, as APNs and FCM (RichPushHubs/Outbound/
 # EndpointPushes.swift); Web Push also encrypts every push for its browser, which h2load's fixed body does not.
 #
-# Each of ROUNDS rounds (5 unless set) sends one notification through a gateway pointed at the sink next door and one
-# through a gateway pointed at the far one, each timed from just before the POST until the status counts every push
-# answered (what the marketer sees), between h2load runs at each round trip. Prints every round and the medians of
-# two ratios: the far rate against the near one (goal 0.9×), and the far rate against h2load at the same round trip
-# (goal 0.6×). Beside each rate, the CPU time a push cost the gateway and the sink: the two share the machine's
+# Each of ROUNDS rounds (5 unless set) starts the sink's worker afresh, then sends one notification through a gateway
+# pointed at the sink next door and one through a gateway pointed at the far one, each timed from just before the POST
+# until the status counts every push answered (what the marketer sees), between h2load runs at each round trip.
+# Prints every round and the medians of two ratios: the far rate against the near one (goal 0.9×), and the far rate
+# against h2load at the same round trip (goal 0.6×). Beside each rate, the CPU time a push cost the gateway and the sink: the two share the machine's
 # cores, so a sink that spends more on a push at one round trip leaves the gateway less.
 #
 # Left out: the network itself (loopback has no bandwidth limit or loss, and the round trip is the sink's wait, the
@@ -58,32 +58,42 @@ for milliseconds in 0 "$rtt"; do
         "${bases[$milliseconds]}/api/users" >/dev/null
 done
 
+# renew_sink: a fresh sink worker (nginx's reload), once the one before has closed its connections and gone, so that
+# the stream records nginx 1.22 never frees on a connection kept busy at a round trip (see http2_streams_index_size in
+# support/common.sh) do not pile up from round to round: each round begins as the first did, both gateways opening
+# their connections anew.
+renew_sink() {
+    local old
+    old=$(pgrep -P "$sink_pid")
+    kill -HUP "$sink_pid"
+    while pgrep -P "$sink_pid" | grep -qxF "$old"; do sleep 0.1; done
+}
+
 # fan_out MILLISECONDS: registers the installations anew (a device the sink called gone is then alive again, so every
 # round has its share of 410s), then prints the seconds from the POST until every push of one notification is
 # answered, how many were sent and how many failed, and the CPU ticks the gateway and the sink used meanwhile.
 fan_out() {
-    local base=${bases[$1]} start created status finished gateway_ticks sink_ticks
+    local base=${bases[$1]} timed gateway_ticks sink_ticks
     echo "registering $devices $hub installations for the ${1} ms sink…" >&2
     bench_sink_port=${round_trip_ports[$1]}
     bench_register_installations "$base" 0 "$devices" 1 "${admin[@]}"
     gateway_ticks=$(bench_ticks "${gateway_pids[$1]}") sink_ticks=$(bench_ticks "$sink_pid")
-    start=$(date +%s.%N)
-    created=$(curl -sf "${admin[@]}" -d '{"message":"Check this image out!","richType":"text","text":"x","audience":"topic:bench"}' \
-        "$base/api/notifications")
-    status=$(bench_await_status "$base/api/notifications/$(bench_json id <<<"$created")/status" "${admin[@]}")
-    finished=$(date +%s.%N)
+    timed=$(python3 Benchmarks/support/await_notification.py "$base" admin:bench-admin-password \
+        '{"message":"Check this image out!","richType":"text","text":"x","audience":"topic:bench"}')
     gateway_ticks=$(($(bench_ticks "${gateway_pids[$1]}") - gateway_ticks)) sink_ticks=$(($(bench_ticks "$sink_pid") - sink_ticks))
-    python3 - "$start" "$finished" "$devices" "$status" "$gateway_ticks" "$sink_ticks" <<'PY'
+    python3 - "$devices" "$timed" "$gateway_ticks" "$sink_ticks" <<'PY'
 import json, sys
-start, finished, devices, status = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+devices, timed = int(sys.argv[1]), json.loads(sys.argv[2])
+status = timed["status"]
 if status["sent"] + status["failed"] != devices or status["pending"]:
     sys.exit(f"not every push was answered: {status}")
-print(finished - start, status["failed"], sys.argv[5], sys.argv[6])
+print(timed["finished"] - timed["posted"], status["failed"], sys.argv[3], sys.argv[4])
 PY
 }
 
 for round in $(seq 1 "$rounds"); do
     echo "round $round…" >&2
+    renew_sink
     near_h2load=$("bench_h2load_$hub" "$devices" 8 1000 "${round_trip_ports[0]}")
     near=$(fan_out 0)
     far_h2load=$("bench_h2load_$hub" "$devices" 8 1000 "${round_trip_ports[$rtt]}")

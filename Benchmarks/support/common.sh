@@ -279,10 +279,12 @@ bench_await_sink() {
 # APNs push (`/3/device/…`) is answered 200 with the apns-id echoed, or 410 Unregistered for a device token that
 # starts with `dead`; an FCM message (`/v1/projects/…/messages:send`) 200 with a message name; a WNS raw notification
 # (`/wns/…`) 200 received and a Web Push message (`/webpush/…`) 201, each 410 where its path goes on with `dead`; and
-# the OAuth token endpoint (`/token`, FCM's and WNS's) at once with an access token. The WNS and Web Push answers
-# come after the request's body has arrived, as those services read a push before judging it: answered before their
-# bodies (the echo module's default), 2% of them with 410, pushes through async-http-client stopped going out after a
-# few thousand, each waiting for its 30 s timeout, while the connection stood idle (see docs/hubs.md).
+# the OAuth token endpoint (`/token`, FCM's and WNS's) at once with an access token. Every answer comes after the
+# push's body has arrived, as the hubs read a push before judging it. Answered before their bodies (the echo module's
+# default), 2% of them with 410, WNS and Web Push pushes through async-http-client stopped going out after a few
+# thousand, each waiting for its 30 s timeout, while the connection stood idle (see docs/hubs.md); and a body left
+# unread waits in a buffer of 64 KB that nginx gives its stream (`http2_body_preread_size`), which at a round trip
+# of 40 ms, 2,000 pushes and more held at once, made the far sink fault in 128 MB and more.
 declare -A round_trip_ports
 bench_start_round_trip_sinks() {
     bench_apns_credentials
@@ -293,6 +295,7 @@ bench_start_round_trip_sinks() {
         # rates differ by the wait alone; the module answers only after an output command of its own.
         answer="echo -n '';"
         [ "$milliseconds" -gt 0 ] && answer="echo_sleep $(python3 -c "print($milliseconds / 1000)"); $answer"
+        answer="echo_read_request_body; $answer"
         gone="${answer%echo -n ''*} echo_status 410; echo -n '$unregistered';"
         servers+="
     server {
@@ -310,18 +313,15 @@ bench_start_round_trip_sinks() {
             $answer
         }
         location ~ ^/(wns|webpush)/dead {
-            echo_read_request_body;
             $gone
         }
         location /wns/ {
             client_body_buffer_size 8k;
             add_header x-wns-status received always;
-            echo_read_request_body;
             $answer
         }
         location /webpush/ {
             client_body_buffer_size 8k;
-            echo_read_request_body;
             ${answer%echo -n ''*} echo_status 201; echo -n '';
         }
         location /v1/projects/ {
@@ -338,10 +338,12 @@ bench_start_round_trip_sinks() {
     bench_nginx_modules=ngx_http_echo_module bench_start_nginx 1 <<CONF
     keepalive_requests 100000000;
     http2_max_concurrent_streams 1000;
-    # nginx finds a frame's stream in a table of 32 lists unless told otherwise: with up to 1000 streams a connection,
-    # a connection kept for several rounds (as the gateway keeps its own; h2load's are new each run) cost the sink 1.8
-    # to 3.6 times as much a push in the third round as in the first.
-    http2_streams_index_size 1024;
+    # nginx finds a frame's stream in a table of 32 lists unless told otherwise, and the lists keep what its closed
+    # streams leave: nginx 1.22 counts a connection's closed streams in eight bits, and answering after a round trip
+    # closes them in waves of up to 1000, so the count wraps and nearly every stream's record stays. With 1024 lists
+    # the walk was a tenth of the far sink's CPU by the end of one fan-out and a quarter by the fifth on the same
+    # connections; a list for each stream a connection carries in a round keeps each walk short.
+    http2_streams_index_size 65536;
 $servers
 CONF
     for milliseconds in "$@"; do bench_await_sink "${round_trip_ports[$milliseconds]}"; done
