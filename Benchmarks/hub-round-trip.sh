@@ -13,8 +13,9 @@
 # pointed at the sink next door and one through a gateway pointed at the far one, each timed from just before the POST
 # until the status counts every push answered (what the marketer sees), between h2load runs at each round trip.
 # Prints every round and the medians of two ratios: the far rate against the near one (goal 0.9×), and the far rate
-# against h2load at the same round trip (goal 0.6×). Beside each rate, the CPU time a push cost the gateway and the sink: the two share the machine's
-# cores, so a sink that spends more on a push at one round trip leaves the gateway less.
+# against h2load at the same round trip (goal 0.6×). Beside each rate, the CPU time a push cost the gateway and the
+# sink: the two share the machine's cores, so a sink that spends more on a push at one round trip leaves the gateway
+# less.
 #
 # Left out: the network itself (loopback has no bandwidth limit or loss, and the round trip is the sink's wait, the
 # same for every stream), TLS session set-up costs at the hubs' scale, and the hubs' own limits (FCM's servers allow
