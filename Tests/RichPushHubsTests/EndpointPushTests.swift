@@ -49,11 +49,28 @@ struct EndpointPushTests {
 
     /// `count` Web Push jobs to subscriptions at `origin`, each to its own path.
     func pushes(_ count: Int, to origin: String) -> [DeliveryJob] {
-        (0..<count).map { index in
+        pushes(to: (0..<count).map { "\(origin)/push/\($0)" })
+    }
+
+    /// A Web Push job to a subscription at each endpoint.
+    func pushes(to endpoints: [String]) -> [DeliveryJob] {
+        endpoints.enumerated().map { index, endpoint in
             let key = P256.KeyAgreement.PrivateKey().publicKey.x963Representation.base64URLEncodedString()
             let secret = Data((0..<16).map { UInt8($0) }).base64URLEncodedString()
-            let subscription = #"{"endpoint":"\#(origin)/push/\#(index)","keys":{"p256dh":"\#(key)","auth":"\#(secret)"}}"#
+            let subscription = #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(key)","auth":"\#(secret)"}}"#
             return job(Int64(index), platform: .webpush, channel: subscription)
+        }
+    }
+
+    @Test func aPushGoesToItsEndpointsPathAndQueryAsTheEndpointSpellsThem() async throws {
+        try await withService(.answerBeforeBody) { server, authority in
+            try await withWebPushHub(authority: authority) { hub in
+                let origin = "https://127.0.0.1:\(server.port)"
+                let jobs = pushes(to: ["\(origin)/push/a%2Fb?token=x%2By&v=1", origin, "\(origin)/push/plain"])
+                let outcomes = await hub.deliver(jobs, logger: quietLogger)
+                #expect(outcomes == [.sent, .sent, .sent])
+                #expect(server.answeredPaths.sorted() == ["/", "/push/a%2Fb?token=x%2By&v=1", "/push/plain"])
+            }
         }
     }
 

@@ -127,9 +127,8 @@ extension Result<HubResponse, any Error> {
 extension URL {
     /// The path and query as the URL spells them, percent-encoding and all: what a request line or `:path` names.
     fileprivate var requestTarget: String {
-        let components = URLComponents(url: self, resolvingAgainstBaseURL: false)
-        let path = components?.percentEncodedPath ?? ""
-        let query = components?.percentEncodedQuery.map { "?\($0)" } ?? ""
+        let path = path(percentEncoded: true)
+        let query = query(percentEncoded: true).map { "?\($0)" } ?? ""
         return (path.isEmpty ? "/" : path) + query
     }
 }

@@ -26,8 +26,13 @@ public struct WNSChannelHosts: Sendable, Equatable {
 
     /// Whether `channel` is an https URL on one of the hosts.
     public func accepts(_ channel: String) -> Bool {
-        guard let url = URL(string: channel), url.scheme?.lowercased() == "https", let host = url.host?.lowercased(), !host.isEmpty,
-            url.user == nil, url.password == nil
+        URL(string: channel).map(accepts) ?? false
+    }
+
+    /// Whether `url` is an https URL on one of the hosts; a push that has parsed its channel asks this, not parsing it
+    /// again.
+    func accepts(_ url: URL) -> Bool {
+        guard url.scheme?.lowercased() == "https", let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil
         else { return false }
         return patterns.contains { pattern in
             if pattern.hasPrefix("*.") { return host.hasSuffix(pattern.dropFirst()) && host.count > pattern.count - 1 }

@@ -74,7 +74,7 @@ public struct WNSHub: NotificationHub {
     /// The push of `job` with `body` and without its authorization, or why it cannot go.
     private func push(for job: DeliveryJob, body: Data) -> PreparedPush {
         // Checked at registration too; a channel registered before the setting changed must not get the token either.
-        guard hosts.accepts(job.pushChannel), let url = URL(string: job.pushChannel) else {
+        guard let url = URL(string: job.pushChannel), hosts.accepts(url) else {
             return .settled(.failed(code: "wns.channelNotAllowed", message: "the channel is not an https URL on \(hosts.description)"))
         }
         guard body.count <= Self.maximumBodyBytes else {
