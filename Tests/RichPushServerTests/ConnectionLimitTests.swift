@@ -11,13 +11,16 @@ import Testing
 /// What one client can hold of a gateway: connections, streams, and what every answer tells a browser.
 @Suite("Connection limits")
 struct ConnectionLimitTests {
+    /// Nothing else would close the connection for ten minutes, so its closing within one shows the header timeout
+    /// at work; when exactly it falls is RequestDeadlinesTests' to say, on an injected clock, not a busy machine's.
     @Test func aConnectionThatSendsHalfAHeaderIsClosedAfterTheHeaderTimeout() async throws {
-        try await TestGateway({ $0.headerTimeout = .milliseconds(300) }).run(.live) { session in
+        try await TestGateway({
+            $0.headerTimeout = .milliseconds(300)
+            $0.idleTimeout = .seconds(600)
+        }).run(.live) { session in
             let connection = try await openConnection(port: session.client.port!)
             try await connection.writeAndFlush(ByteBuffer(string: "GET /api/users/me HTTP/1.1\r\nHost: gate"))
-            let started = ContinuousClock.now
-            #expect(await closes(connection, within: .seconds(10)))
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(await closes(connection, within: .seconds(60)))
         }
     }
 
