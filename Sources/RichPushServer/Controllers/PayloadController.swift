@@ -56,7 +56,7 @@ struct PayloadController {
         metrics.payloadFetch(.served)
         let localization = record.content.localization(forAcceptLanguage: request.headers[.acceptLanguage])?.localization
         let reply = PayloadReply(
-            record, localization: localization, image: image, method: request.method, conditions: FetchConditions(request.headers))
+            record.payload(in: localization), image: image, method: request.method, conditions: FetchConditions(request.headers))
         if reply.status == .rangeNotSatisfiable, let image {
             throw APIError.rangeNotSatisfiable("the image of notification \(id)", size: image.bytes.readableBytes)
         }

@@ -27,6 +27,9 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
     /// The rest of a request this handler answered: its body and end are dropped.
     private var answeredRequestOpen = false
     private var needsFlush = false
+    /// Whether a request part went on to the handlers above since they last saw a read end: when none did, there is
+    /// nothing for them to end, and the event does not go through them.
+    private var forwardedRead = false
     /// Whether this connection was reported signed in to ``UnauthenticatedConnections``.
     private var signedIn = false
 
@@ -61,6 +64,7 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
                 return
             }
         }
+        forwardedRead = true
         context.fireChannelRead(data)
     }
 
@@ -72,7 +76,10 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
             context.flush()
             wire.flushed(context: context)
         }
-        context.fireChannelReadComplete()
+        if forwardedRead {
+            forwardedRead = false
+            context.fireChannelReadComplete()
+        }
     }
 
     @_specialize(where Wire == HTTP1PayloadWire)

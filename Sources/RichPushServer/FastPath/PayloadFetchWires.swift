@@ -44,8 +44,9 @@ struct HTTPTypesPayloadWire: PayloadFetchWire {
 }
 
 /// The payload fast path right behind a plain HTTP/1.1 connection's decoder, in NIOHTTP1's parts: a fetch answered
-/// here is never converted to HTTP types and back, and an image goes from its file to the socket without a copy
-/// (`sendfile`).
+/// here is never converted to HTTP types and back, its head goes to the connection's ``HTTP1ResponseEncoder`` as
+/// bytes (the same for every fetch of an image within a second), and an image goes from its file to the socket
+/// without a copy (`sendfile`).
 ///
 /// The handlers above never see such a fetch, so this does their part: the reply already carries the security
 /// headers, and the connection's ``RequestDeadlines`` is told the request was answered. The gateway puts it on a
@@ -57,15 +58,18 @@ struct HTTP1PayloadWire: PayloadFetchWire {
 
     /// The connection's deadlines, which an answer written here does not pass.
     let deadlines: RequestDeadlines
+    /// The connection's encoder, right below the fast path.
+    let encoder: HTTP1ResponseEncoder
     /// Whether TCP_CORK holds this connection's segments until the flush ends, so a head written before its file
     /// leaves in the file's first segment instead of a packet of its own (nginx's `tcp_nopush`).
     private var corked = false
     /// The head of the last whole image answered here: a device's or load test's repeated fetch within the same
-    /// second sends it again instead of copying the image's headers to date them.
+    /// second sends it again instead of encoding the image's headers to date them.
     private var lastWholeImageHead: DatedHead?
 
-    init(deadlines: RequestDeadlines) {
+    init(deadlines: RequestDeadlines, encoder: HTTP1ResponseEncoder) {
         self.deadlines = deadlines
+        self.encoder = encoder
     }
 
     static func kind(of part: HTTPServerRequestPart) -> RequestPartKind {
@@ -99,16 +103,15 @@ struct HTTP1PayloadWire: PayloadFetchWire {
         if region != nil, !corked {
             corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
         }
-        context.write(NIOAny(HTTPServerResponsePart.head(head(of: reply))), promise: nil)
+        let head = head(of: reply, allocator: context.channel.allocator)
         if let (image, region) = region {
             // The write holds the file open until it is sent.
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.whenComplete { _ in withExtendedLifetime(image) {} }
-            context.write(NIOAny(HTTPServerResponsePart.body(.fileRegion(region))), promise: sent)
-        } else if let body = reply.body {
-            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+            encoder.writeAnswer(head, body: .fileRegion(region), promise: sent)
+        } else {
+            encoder.writeAnswer(head, body: reply.body.map { .byteBuffer($0) }, promise: nil)
         }
-        context.write(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
         deadlines.answeredBelow()
     }
 
@@ -119,14 +122,16 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     }
 
     /// The head of `reply`, dated now.
-    private mutating func head(of reply: PayloadReply) -> HTTPResponseHead {
+    private mutating func head(of reply: PayloadReply, allocator: ByteBufferAllocator) -> HTTP1ResponseEncoder.EncodedHead {
         let date = HTTPDate.now
         let image = reply.http1Headers != nil ? reply.file?.image : nil
         if let image, let last = lastWholeImageHead, last.image === image, last.date == date { return last.head }
         var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
         headers.add(name: "Date", value: date)
         headers.add(name: "Server", value: PayloadReply.server)
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers)
+        let head = HTTP1ResponseEncoder.encoded(
+            HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers),
+            respondingTo: .GET, allocator: allocator)
         if let image { lastWholeImageHead = DatedHead(image: image, date: date, head: head) }
         return head
     }
@@ -137,7 +142,7 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     private struct DatedHead {
         let image: ImageFile
         let date: String
-        let head: HTTPResponseHead
+        let head: HTTP1ResponseEncoder.EncodedHead
     }
 
     private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))

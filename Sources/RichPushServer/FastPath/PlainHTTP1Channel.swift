@@ -1,26 +1,41 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypesHTTP1
 
 /// A plain HTTP/1.1 connection with the payload fast path right behind its decoder, in front of the conversion to
 /// HTTP types (``HTTP1PayloadWire``): the fetch every device makes after every push skips the conversion of its
 /// head both ways and every handler above, and its image goes to the socket as a file.
-struct PlainHTTP1Channel<Base: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Base.Value
+///
+/// Its pipeline is `base`'s (Hummingbird's `HTTP1Channel.setup`, handler for handler) but for the encoder: the
+/// connection's answers go through ``HTTP1ResponseEncoder`` instead of NIOHTTP1's, which the fast path could not
+/// write below; `base` answers the requests that reach it.
+struct PlainHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
 
-    let base: Base
+    let base: HTTP1Channel
     let replies: MemoryPayloadReplies
     let connections: UnauthenticatedConnections
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { [replies, connections] value in
+        channel.eventLoop.makeCompletedFuture { [base, replies, connections] in
+            let configuration = base.configuration
+            var limits = NIOHTTPDecoderLimitConfiguration()
+            limits.maxHeaderFieldSize = configuration.httpDecoder.maxHeaderFieldSize
+            limits.maxHeaderListSize = configuration.httpDecoder.maxHeaderListSize
+            limits.maxHeaderFieldCount = configuration.httpDecoder.maxHeaderFieldCount
             let pipeline = channel.pipeline.syncOperations
-            let wire = HTTP1PayloadWire(deadlines: try pipeline.handler(type: RequestDeadlines.self))
-            try pipeline.addHandler(
-                PayloadFastPath(replies: replies, connections: connections, wire: wire),
-                position: .before(pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
-            return value
+            let encoder = HTTP1ResponseEncoder()
+            try pipeline.addHandlers([
+                ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)), encoder,
+                HTTP1ToHTTPServerCodec(secure: false),
+            ])
+            try pipeline.addHandlers(configuration.additionalChannelHandlers())
+            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: configuration.idleTimeout.map { .init($0) }, logger: logger))
+            let wire = HTTP1PayloadWire(deadlines: try pipeline.handler(type: RequestDeadlines.self), encoder: encoder)
+            try pipeline.addHandler(PayloadFastPath(replies: replies, connections: connections, wire: wire), position: .after(encoder))
+            return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
     }
 

@@ -10,7 +10,8 @@ import RichPushStore
 /// The payload path's memory: images (immutable), notifications (briefly, since they can be recalled), recipient
 /// checks and first fetches, so a repeated fetch of a payload reads no database row.
 final class PayloadMemory: Sendable {
-    struct Image: Sendable {
+    /// An image in memory, shared by reference: a fetch answered from memory copies none of its fields.
+    final class Image: Sendable {
         let bytes: ByteBuffer
         let contentType: String
         let entityTag: String

@@ -15,13 +15,11 @@ struct PayloadReply {
     /// The headers in NIOHTTP1's form, when they were made before (the whole of a cached image).
     var http1Headers: HTTPHeaders?
 
-    /// The payload of `record` in `localization` (its text or link, when it has its own) for a `GET` or `HEAD` with
-    /// the request's `conditions`; `image` is the record's image when it has one.
-    init(
-        _ record: NotificationRecord, localization: Localization? = nil, image: PayloadMemory.Image?, method: HTTPRequest.Method,
-        conditions: FetchConditions
-    ) {
-        switch record.payload(in: localization) {
+    /// The answer with `payload` (a notification's, in the reader's language) to a `GET` or `HEAD` with the request's
+    /// `conditions`; `image` is the payload's image when it has one. It takes the payload alone, not the notification:
+    /// a notification's many fields would be copied for the call.
+    init(_ payload: RichPayload, image: PayloadMemory.Image?, method: HTTPRequest.Method, conditions: FetchConditions) {
+        switch payload {
         case .image:
             let image = image!
             if let ifNoneMatch = conditions.ifNoneMatch, Self.matches(ifNoneMatch, image.entityTag) {
@@ -144,7 +142,8 @@ struct MemoryPayloadReplies: Sendable {
             guard let cachedImage = payloads.cachedImage(id: imageId) else { return nil }
             image = cachedImage
         }
-        let reply = PayloadReply(cached.record, image: image, method: method, conditions: conditions)
+        // Its text and link are never localized here, so its payload is the one every reader gets.
+        let reply = PayloadReply(cached.record.payload, image: image, method: method, conditions: conditions)
         guard reply.status != .rangeNotSatisfiable else { return nil }
         metrics.payloadFetch(.servedFromMemory)
         payloads.egress?.add(reply.bodyBytes)
