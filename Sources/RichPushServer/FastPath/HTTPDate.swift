@@ -5,11 +5,15 @@ import Synchronization
 enum HTTPDate {
     private static let cache = Mutex<(second: Int, text: String)>((0, ""))
 
-    static var now: String {
-        let time = time_t(Date.now.timeIntervalSince1970)
-        let second = Int(time)
+    static var now: String { text(at: currentSecond) }
+
+    /// The second of the Unix time now, from the kernel's clock page (`time`), without a system call.
+    static var currentSecond: Int { Int(time(nil)) }
+
+    /// The value for `second` of the Unix time.
+    static func text(at second: Int) -> String {
         if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) { return cached }
-        let text = format(time)
+        let text = format(time_t(second))
         cache.withLock { $0 = (second, text) }
         return text
     }

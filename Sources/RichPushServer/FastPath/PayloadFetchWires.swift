@@ -123,25 +123,25 @@ struct HTTP1PayloadWire: PayloadFetchWire {
 
     /// The head of `reply`, dated now.
     private mutating func head(of reply: PayloadReply, allocator: ByteBufferAllocator) -> HTTP1ResponseEncoder.EncodedHead {
-        let date = HTTPDate.now
+        let second = HTTPDate.currentSecond
         let image = reply.http1Headers != nil ? reply.file?.image : nil
-        if let image, let last = lastWholeImageHead, last.image === image, last.date == date { return last.head }
+        if let image, let last = lastWholeImageHead, last.image === image, last.second == second { return last.head }
         var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
-        headers.add(name: "Date", value: date)
+        headers.add(name: "Date", value: HTTPDate.text(at: second))
         headers.add(name: "Server", value: PayloadReply.server)
         let head = HTTP1ResponseEncoder.encoded(
             HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers),
             respondingTo: .GET, allocator: allocator)
-        if let image { lastWholeImageHead = DatedHead(image: image, date: date, head: head) }
+        if let image { lastWholeImageHead = DatedHead(image: image, second: second, head: head) }
         return head
     }
 
-    /// A head and the image it answered. Held, not compared by address, so no image made later can match it; it
-    /// keeps an image the cache let go open until the connection's next fetch of another image or its end. (A weak
-    /// reference would move every image's reference counts to their slow path.)
+    /// A head, the image it answered and the second it is dated. Held, not compared by address, so no image made
+    /// later can match it; it keeps an image the cache let go open until the connection's next fetch of another image
+    /// or its end. (A weak reference would move every image's reference counts to their slow path.)
     private struct DatedHead {
         let image: ImageFile
-        let date: String
+        let second: Int
         let head: HTTP1ResponseEncoder.EncodedHead
     }
 

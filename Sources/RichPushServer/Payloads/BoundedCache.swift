@@ -27,10 +27,12 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         value(for: key)
     }
 
-    func value(for key: Key, now: Date = .now) -> Value? {
-        state.withLock { state in
+    /// The value for `key`, if it is still fresh `now` (the time is read only by a cache with a time to live).
+    func value(for key: Key, now: Date? = nil) -> Value? {
+        let now = timeToLive == nil ? nil : now ?? .now
+        return state.withLock { state in
             guard let entry = state.entries[key] else { return nil }
-            if let timeToLive, now.timeIntervalSince(entry.storedAt) >= timeToLive { return nil }
+            if let timeToLive, let now, now.timeIntervalSince(entry.storedAt) >= timeToLive { return nil }
             return entry.value
         }
     }
