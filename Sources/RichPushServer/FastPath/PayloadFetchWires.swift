@@ -124,9 +124,9 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     /// The head of `reply`, dated now.
     private mutating func head(of reply: PayloadReply, allocator: ByteBufferAllocator) -> HTTP1ResponseEncoder.EncodedHead {
         let second = HTTPDate.currentSecond
-        let image = reply.http1Headers != nil ? reply.file?.image : nil
+        let image = reply.wholeImage
         if let image, let last = lastWholeImageHead, last.image === image, last.second == second { return last.head }
-        var headers = reply.http1Headers ?? HTTPHeaders(reply.headers)
+        var headers = image?.wholeAnswerHTTP1Headers ?? HTTPHeaders(reply.headers)
         headers.add(name: "Date", value: HTTPDate.text(at: second))
         headers.add(name: "Server", value: PayloadReply.server)
         let head = HTTP1ResponseEncoder.encoded(
@@ -136,11 +136,12 @@ struct HTTP1PayloadWire: PayloadFetchWire {
         return head
     }
 
-    /// A head, the image it answered and the second it is dated. Held, not compared by address, so no image made
-    /// later can match it; it keeps an image the cache let go open until the connection's next fetch of another image
-    /// or its end. (A weak reference would move every image's reference counts to their slow path.)
+    /// A head, the whole image it answered (`GET` and `HEAD` alike) and the second it is dated. Held, not compared by
+    /// address, so no image made later can match it; it keeps an image the cache let go in memory, and its file open,
+    /// until the connection's next fetch of another image or its end. (A weak reference would move every image's
+    /// reference counts to their slow path.)
     private struct DatedHead {
-        let image: ImageFile
+        let image: PayloadMemory.Image
         let second: Int
         let head: HTTP1ResponseEncoder.EncodedHead
     }

@@ -6,38 +6,43 @@ import RichPushCore
 import RichPushStore
 
 /// The answer to a payload fetch, built the same way whether the fast path or the router serves it.
+///
+/// An image's answer holds the image and the part of it sent, and makes its headers and body when they are asked
+/// for: the fast path of a plain connection asks for neither, and every field copied here would be a reference count
+/// both event loops change on the same cached image.
 struct PayloadReply {
     var status: HTTPResponse.Status
-    var headers: HTTPFields
-    var body: ByteBuffer?
-    /// The body's part of the image's file, which a plain HTTP/1.1 connection sends without copying it.
-    var file: (image: ImageFile, range: Range<Int>)?
-    /// The headers in NIOHTTP1's form, when they were made before (the whole of a cached image).
-    var http1Headers: HTTPHeaders?
+    private let content: Content
+
+    private enum Content {
+        /// `sent` of `image`'s bytes, the part `range` asked for (sent unless the request is `HEAD`).
+        case image(PayloadMemory.Image, range: ByteRange, sent: Range<Int>, sendsBody: Bool)
+        case other(HTTPFields, body: ByteBuffer?)
+    }
 
     /// The answer with `payload` (a notification's, in the reader's language) to a `GET` or `HEAD` with the request's
     /// `conditions`; `image` is the payload's image when it has one. It takes the payload alone, not the notification:
     /// a notification's many fields would be copied for the call.
     init(_ payload: RichPayload, image: PayloadMemory.Image?, method: HTTPRequest.Method, conditions: FetchConditions) {
+        var headers: HTTPFields
+        let body: ByteBuffer?
         switch payload {
         case .image:
             let image = image!
             if let ifNoneMatch = conditions.ifNoneMatch, Self.matches(ifNoneMatch, image.entityTag) {
                 status = .notModified
-                body = nil
                 headers = [.eTag: image.entityTag, .cacheControl: "private"]
                 headers.append(contentsOf: SecurityHeaders.fields)
+                content = .other(headers, body: nil)
                 return
             }
             let size = image.bytes.readableBytes
             let range = ByteRange(range: conditions.range, ifRange: conditions.ifRange, size: size, entityTag: image.entityTag)
-            headers = image.wholeAnswerFields
             let sent: Range<Int>
             switch range {
             case .whole:
                 status = .ok
                 sent = 0..<size
-                http1Headers = image.wholeAnswerHTTP1Headers
             case .partial(let part):
                 status = .partialContent
                 sent = part
@@ -45,11 +50,7 @@ struct PayloadReply {
                 status = .rangeNotSatisfiable
                 sent = 0..<0
             }
-            for field in range.headers(size: size) { headers[field.name] = field.value }
-            if method != .head, !sent.isEmpty {
-                body = image.bytes.readableSlice(sent)
-                file = image.file.map { ($0, sent) }
-            }
+            content = .image(image, range: range, sent: sent, sendsBody: method != .head && !sent.isEmpty)
             return
         case .url(let url):
             status = .found
@@ -62,6 +63,38 @@ struct PayloadReply {
             body = method == .head ? nil : buffer
         }
         headers.append(contentsOf: SecurityHeaders.fields)
+        content = .other(headers, body: body)
+    }
+
+    var headers: HTTPFields {
+        switch content {
+        case .image(let image, let range, _, _):
+            var headers = image.wholeAnswerFields
+            // The range's own headers over the whole answer's.
+            for field in range.headers(size: image.bytes.readableBytes) { headers[field.name] = field.value }
+            return headers
+        case .other(let headers, _):
+            return headers
+        }
+    }
+
+    var body: ByteBuffer? {
+        switch content {
+        case .image(let image, _, let sent, let sendsBody): sendsBody ? image.bytes.readableSlice(sent) : nil
+        case .other(_, let body): body
+        }
+    }
+
+    /// The body's part of the image's file, which a plain HTTP/1.1 connection sends without copying it.
+    var file: (image: ImageFile, range: Range<Int>)? {
+        guard case .image(let image, _, let sent, true) = content, let file = image.file else { return nil }
+        return (file, sent)
+    }
+
+    /// The image when the answer is the whole of it, `GET` or `HEAD`: its headers were made once, in both forms.
+    var wholeImage: PayloadMemory.Image? {
+        guard status == .ok, case .image(let image, _, _, _) = content else { return nil }
+        return image
     }
 
     /// The headers of an answer with the whole of an image of `size` bytes.
@@ -77,7 +110,12 @@ struct PayloadReply {
     static let server = "richpush"
 
     /// The bytes of its body.
-    var bodyBytes: Int { body?.readableBytes ?? 0 }
+    var bodyBytes: Int {
+        switch content {
+        case .image(_, _, let sent, let sendsBody): sendsBody ? sent.count : 0
+        case .other(_, let body): body?.readableBytes ?? 0
+        }
+    }
 
     /// `If-None-Match` uses weak comparison: `*`, or any listed tag equal to ours with or without `W/`.
     static func matches(_ header: String, _ entityTag: String) -> Bool {
