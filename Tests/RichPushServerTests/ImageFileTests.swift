@@ -23,17 +23,16 @@ struct ImageFileTests {
             return Array(buffer.prefix(max(0, count)))
         }
         #expect(read == Array(bytes.readableBytesView))
-        #expect(file.region(0..<file.size, on: loop)?.readableBytes == bytes.readableBytes)
     }
 
     /// A NIO file handle fails a second write while one is sending from it, and NIO closes that connection.
     @Test func twoEventLoopsCanSendTheImageAtTheSameMoment() throws {
         let file = try #require(ImageFile(ByteBuffer(string: "an image")))
         let loops = [EmbeddedEventLoop(), EmbeddedEventLoop()]
-        let first = try #require(file.region(0..<8, on: loops[0]))
-        let second = try #require(file.region(0..<8, on: loops[1]))
-        let read = try first.fileHandle.withUnsafeFileDescriptor { firstDescriptor in
-            try second.fileHandle.withUnsafeFileDescriptor { secondDescriptor in
+        let first = try #require(file.handle(for: loops[0]))
+        let second = try #require(file.handle(for: loops[1]))
+        let read = try first.withUnsafeFileDescriptor { firstDescriptor in
+            try second.withUnsafeFileDescriptor { secondDescriptor in
                 [firstDescriptor, secondDescriptor].map { descriptor in
                     var bytes = [UInt8](repeating: 0, count: 8)
                     let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 8, 0) }
@@ -49,8 +48,8 @@ struct ImageFileTests {
         let budget = ImageFile.Budget(limit: 2)
         let loops = [EmbeddedEventLoop(), EmbeddedEventLoop()]
         var first = ImageFile(ByteBuffer(string: "one"), budget: budget)
-        #expect(first?.region(0..<3, on: loops[0]) != nil)
-        #expect(first?.region(0..<3, on: loops[1]) == nil, "a loop past the budget sends from memory")
+        #expect(first?.handle(for: loops[0]) != nil)
+        #expect(first?.handle(for: loops[1]) == nil, "a loop past the budget sends from memory")
         #expect(ImageFile(ByteBuffer(string: "two"), budget: budget) == nil, "an image past the budget is sent from memory")
         first = nil
         #expect(budget.inUse == 0)

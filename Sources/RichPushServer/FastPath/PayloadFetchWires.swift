@@ -66,6 +66,9 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     /// The head of the last whole image answered here: a device's or load test's repeated fetch within the same
     /// second sends it again instead of encoding the image's headers to date them.
     private var lastWholeImageHead: DatedHead?
+    /// The last image file sent here and its handle on the connection's loop, held together so the handle stays
+    /// open: the connection's next fetch of the image takes no lock the loops share.
+    private var lastFile: (image: ImageFile, handle: NIOFileHandle)?
 
     init(deadlines: RequestDeadlines, encoder: HTTP1ResponseEncoder) {
         self.deadlines = deadlines
@@ -99,7 +102,7 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     }
 
     mutating func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
-        let region = reply.file.flatMap { file in file.image.region(file.range, on: context.eventLoop).map { (file.image, $0) } }
+        let region = reply.file.flatMap { file in self.region(of: file, on: context.eventLoop).map { (file.image, $0) } }
         if region != nil, !corked {
             corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
         }
@@ -119,6 +122,15 @@ struct HTTP1PayloadWire: PayloadFetchWire {
         guard corked else { return }
         corked = false
         try? context.channel.syncOptions?.setOption(Self.cork, value: 0)
+    }
+
+    /// `file`'s bytes for one write on `loop`, the connection's loop; nil when the file has no descriptor for it.
+    private mutating func region(of file: (image: ImageFile, range: Range<Int>), on loop: any EventLoop) -> FileRegion? {
+        if lastFile?.image !== file.image {
+            guard let handle = file.image.handle(for: loop) else { return nil }
+            lastFile = (file.image, handle)
+        }
+        return lastFile.map { FileRegion(fileHandle: $0.handle, readerIndex: file.range.lowerBound, endIndex: file.range.upperBound) }
     }
 
     /// The head of `reply`, dated now.

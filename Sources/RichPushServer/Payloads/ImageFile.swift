@@ -85,14 +85,8 @@ final class ImageFile: Sendable {
         budget.giveBack(1 + handles.count)
     }
 
-    /// The bytes of `range`, for one write on `loop`; nil when the loop's descriptor cannot be made (the image is then
-    /// sent from memory).
-    func region(_ range: Range<Int>, on loop: any EventLoop) -> FileRegion? {
-        guard let handle = handle(for: loop) else { return nil }
-        return FileRegion(fileHandle: handle, readerIndex: range.lowerBound, endIndex: range.upperBound)
-    }
-
-    /// `loop`'s own handle of the file; nil when the budget is spent or no descriptor is left.
+    /// `loop`'s own handle of the file, for the writes of the connections on it; nil when the budget is spent or no
+    /// descriptor is left (the image is then sent from memory).
     func handle(for loop: any EventLoop) -> NIOFileHandle? {
         handles.withLock { handles in
             let key = ObjectIdentifier(loop)
