@@ -29,6 +29,13 @@ struct HTTP1ResponseEncoderTests {
             try channel.writeOutbound(HTTPServerResponsePart.end(nil))
         }
 
+        /// Writes the whole answer as the payload fast path does: its head already encoded for a `GET`.
+        func answerAsBytes(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, body: String? = nil) {
+            let head = HTTP1ResponseEncoder.encoded(
+                HTTPResponseHead(version: .http1_1, status: status, headers: headers), respondingTo: .GET, allocator: channel.allocator)
+            encoder.writeAnswer(head, body: body.map { .byteBuffer(ByteBuffer(string: $0)) }, promise: nil)
+        }
+
         /// Everything written to the socket so far.
         func sent() throws -> String {
             var text = ""
@@ -95,10 +102,7 @@ struct HTTP1ResponseEncoderTests {
     @Test func anAnswerWrittenAsBytesAnswersTheOldestRequest() throws {
         let connection = try Connection()
         try connection.receive(.GET, .HEAD)
-        let head = HTTP1ResponseEncoder.encoded(
-            HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "4"]), respondingTo: .GET,
-            allocator: connection.channel.allocator)
-        connection.encoder.writeAnswer(head, body: .byteBuffer(ByteBuffer(string: "fast")), promise: nil)
+        connection.answerAsBytes(.ok, ["Content-Length": "4"], body: "fast")
         try connection.answer(.ok, ["Content-Length": "4"])
         #expect(try connection.sent() == "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nfast" + "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n")
     }
@@ -106,10 +110,7 @@ struct HTTP1ResponseEncoderTests {
     @Test func anAnswerWrittenAsBytesToHeadSendsItsHeadAlone() throws {
         let connection = try Connection()
         try connection.receive(.HEAD, .GET)
-        let head = HTTP1ResponseEncoder.encoded(
-            HTTPResponseHead(version: .http1_1, status: .found, headers: ["Location": "https://example.com/"]), respondingTo: .GET,
-            allocator: connection.channel.allocator)
-        connection.encoder.writeAnswer(head, body: nil, promise: nil)
+        connection.answerAsBytes(.found, ["Location": "https://example.com/"])
         try connection.answer(.ok, body: "next")
         #expect(
             try connection.sent()
