@@ -207,7 +207,8 @@ struct PayloadFastPathTests {
     }
 
     /// An image sent as a file, then an answer to a HEAD, then a routed answer: each keeps what it should carry (the
-    /// HTTP/1.1 encoder pairs answers with their requests' methods, and leaves out the body of an answer to a HEAD).
+    /// HTTP/1.1 encoder pairs answers with their requests' methods, the fetch read in front of the decoder among them,
+    /// and leaves out the body of an answer to a HEAD).
     @Test func anAnswerAfterAnImageSentAsAFileAndAHeadKeepsItsBody() async throws {
         try await withImageNotification { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
@@ -216,10 +217,13 @@ struct PayloadFastPathTests {
             let routed = rawRequest(.get, "/api/users/me", as: alice)
             let missing = rawRequest(.get, "/api/notifications/999", as: alice)
             let answer = try await rawHTTP(port: session.client.port!, image + head + routed + missing)
-            let responses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            let responses = Array(answer.components(separatedBy: "HTTP/1.1 ").dropFirst())
             #expect(responses.map { $0.prefix(3) } == ["200", "200", "200", "404"])
-            #expect(Array(responses)[2].hasSuffix(#"{"role":"member","username":"alice"}"#))
-            #expect(Array(responses)[3].contains(#""error""#))
+            // Every PNG's first chunk is its IHDR.
+            #expect(responses[0].contains("IHDR"))
+            #expect(responses[1].hasSuffix("\r\n\r\n"))
+            #expect(responses[2].hasSuffix(#"{"role":"member","username":"alice"}"#))
+            #expect(responses[3].contains(#""error""#))
         }
     }
 
@@ -269,10 +273,12 @@ struct PayloadFastPathTests {
         }
     }
 
-    @Test func pipelinedRequestsAreAnsweredInTheirOrder() async throws {
+    /// A `GET` fetch is read in front of the decoder, a `HEAD` behind it.
+    @Test(arguments: [HTTPRequest.Method.head, .get])
+    func pipelinedRequestsAreAnsweredInTheirOrder(fetchMethod: HTTPRequest.Method) async throws {
         try await withImageNotification { session, alice, id in
             _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
-            let fetch = rawRequest(.head, "/api/notifications/\(id)", as: alice)
+            let fetch = rawRequest(fetchMethod, "/api/notifications/\(id)", as: alice)
             let routed = rawRequest(.get, "/api/users/me", as: alice)
             let missing = rawRequest(.get, "/api/notifications/999", as: alice)
             let answer = try await rawHTTP(port: session.client.port!, fetch + routed + fetch + missing)
@@ -280,6 +286,19 @@ struct PayloadFastPathTests {
             #expect(responses.map { $0.prefix(3) } == ["200", "200", "200", "404"])
             #expect(responses.map { $0.contains("Content-Type: image/png") } == [true, false, true, false])
             #expect(Array(responses)[1].hasSuffix(#"{"role":"member","username":"alice"}"#))
+        }
+    }
+
+    /// Nothing of the notification is in memory before its first fetch: the router answers it, and the fetches sent
+    /// behind it wait for its answer.
+    @Test func fetchesPipelinedBehindOneTheRouterAnswersAreEachAnsweredOnce() async throws {
+        try await withImageNotification { session, alice, id in
+            let fetch = rawRequest(.get, "/api/notifications/\(id)", as: alice)
+            let missing = rawRequest(.get, "/api/notifications/999", as: alice)
+            let answer = try await rawHTTP(port: session.client.port!, fetch + fetch + fetch + missing)
+            let responses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(responses.map { $0.prefix(3) } == ["200", "200", "200", "404"])
+            #expect(responses.map { $0.contains("Content-Type: image/png") } == [true, true, true, false])
         }
     }
 }

@@ -59,7 +59,8 @@ final class HTTP1ResponseEncoder: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     /// Writes, unflushed, the whole answer to the oldest request not answered yet: `head` (encoded as for a `GET`)
-    /// and `body`, none for `HEAD`. `promise` completes once all of it is written.
+    /// and `body`, none for `HEAD`. With no request waiting, the answer is to a `GET` read in front of the decoder
+    /// (``PayloadFetchReader``). `promise` completes once all of it is written.
     func writeAnswer(_ head: EncodedHead, body: IOData?, promise: EventLoopPromise<Void>?) {
         guard let context else {
             promise?.fail(ChannelError.ioOnClosedChannel)

@@ -45,16 +45,8 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
         let kind = Wire.kind(of: unwrapInboundIn(data))
         switch kind {
         case .head(let fetch):
-            // A connection that cannot take more (its client pipelines and does not read) goes to the router, whose
-            // writer waits for it.
-            if routedInFlight == 0, context.channel.isWritable, let fetch, let reply = reply(to: fetch) {
-                if !signedIn {
-                    signedIn = true
-                    connections.signedIn(ObjectIdentifier(connectionOf: context.channel))
-                }
+            if let fetch, answered(fetch, context: context) {
                 answeredRequestOpen = true
-                needsFlush = true
-                wire.write(reply, context: context)
                 return
             }
             routedInFlight += 1
@@ -68,14 +60,33 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
         context.fireChannelRead(data)
     }
 
+    /// Writes the answer to `fetch`, unflushed, when memory holds it and no routed answer is ahead of it; false when
+    /// the router is to answer.
+    func answered(_ fetch: FastPathFetch, context: ChannelHandlerContext) -> Bool {
+        // A connection that cannot take more (its client pipelines and does not read) goes to the router, whose
+        // writer waits for it.
+        guard routedInFlight == 0, context.channel.isWritable, let reply = reply(to: fetch) else { return false }
+        if !signedIn {
+            signedIn = true
+            connections.signedIn(ObjectIdentifier(connectionOf: context.channel))
+        }
+        needsFlush = true
+        wire.write(reply, context: context)
+        return true
+    }
+
+    /// Flushes the answers written since the last read ended.
+    func flushAnswers(context: ChannelHandlerContext) {
+        guard needsFlush else { return }
+        needsFlush = false
+        context.flush()
+        wire.flushed(context: context)
+    }
+
     @_specialize(where Wire == HTTP1PayloadWire)
     @_specialize(where Wire == HTTPTypesPayloadWire)
     func channelReadComplete(context: ChannelHandlerContext) {
-        if needsFlush {
-            needsFlush = false
-            context.flush()
-            wire.flushed(context: context)
-        }
+        flushAnswers(context: context)
         if forwardedRead {
             forwardedRead = false
             context.fireChannelReadComplete()
@@ -141,8 +152,8 @@ struct FastPathFetch {
     var conditions: FetchConditions
 
     init?(
-        method: HTTPRequest.Method, target: String, authorization: String?, keepsConnection: Bool, hasBody: Bool,
-        conditions: () -> FetchConditions
+        method: HTTPRequest.Method, target: some Collection<UInt8>, authorization: String?, keepsConnection: Bool,
+        hasBody: Bool, conditions: () -> FetchConditions
     ) {
         guard method == .get || method == .head, keepsConnection, !hasBody, let authorization,
             let (id, installationId) = Self.payloadTarget(in: target)
@@ -155,24 +166,26 @@ struct FastPathFetch {
     }
 
     /// The id in exactly `/api/notifications/<id>`, and the installation of `?installationId=<id>` when that is its
-    /// whole query; anything else (another query, a longer path) is the router's.
-    static func payloadTarget(in path: String) -> (id: Int64, installationId: String?)? {
-        let prefix = "/api/notifications/"
-        guard path.hasPrefix(prefix) else { return nil }
-        var target = path.utf8.dropFirst(prefix.utf8.count)
+    /// whole query; anything else (another query, a longer path) is the router's. `path` is the request target's
+    /// bytes.
+    static func payloadTarget(in path: some Collection<UInt8>) -> (id: Int64, installationId: String?)? {
+        let prefix = "/api/notifications/".utf8
+        guard path.starts(with: prefix) else { return nil }
+        var target = path.dropFirst(prefix.count)
         var installationId: String?
         if let question = target.firstIndex(of: UInt8(ascii: "?")) {
             let query = target[target.index(after: question)...]
             let key = "installationId=".utf8
             guard query.starts(with: key) else { return nil }
-            let name = Substring(query.dropFirst(key.count))
+            let name = String(decoding: query.dropFirst(key.count), as: UTF8.self)
             guard Identifier.isValid(name) else { return nil }
-            installationId = String(name)
+            installationId = name
             target = target[..<question]
         }
         guard (1...18).contains(target.count), target.first != UInt8(ascii: "0"),
-            target.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let id = Int64(Substring(target))
+            target.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }
-        return (id, installationId)
+        // At most 18 digits: no overflow.
+        return (target.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }, installationId)
     }
 }

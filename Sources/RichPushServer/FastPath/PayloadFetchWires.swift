@@ -17,7 +17,7 @@ struct HTTPTypesPayloadWire: PayloadFetchWire {
             let fields = head.headerFields
             return .head(
                 FastPathFetch(
-                    method: head.method, target: head.path ?? "", authorization: fields[.authorization],
+                    method: head.method, target: (head.path ?? "").utf8, authorization: fields[.authorization],
                     keepsConnection: fields[.connection].map { $0.lowercased() == "keep-alive" } ?? true,
                     hasBody: fields[.contentLength].map { $0 != "0" } ?? false || fields[.transferEncoding] != nil,
                     conditions: { FetchConditions(fields) }))
@@ -67,8 +67,10 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     /// second sends it again instead of encoding the image's headers to date them.
     private var lastWholeImageHead: DatedHead?
     /// The last image file sent here and its handle on the connection's loop, held together so the handle stays
-    /// open: the connection's next fetch of the image takes no lock the loops share.
+    /// open for every write of it, sent or waiting: the connection's next fetch of the image takes no lock the loops
+    /// share.
     private var lastFile: (image: ImageFile, handle: NIOFileHandle)?
+    private var syncOptions: (any NIOSynchronousChannelOptions)?
 
     init(deadlines: RequestDeadlines, encoder: HTTP1ResponseEncoder) {
         self.deadlines = deadlines
@@ -87,7 +89,7 @@ struct HTTP1PayloadWire: PayloadFetchWire {
             let headers = head.headers
             return .head(
                 FastPathFetch(
-                    method: method, target: head.uri, authorization: headers.first(name: "authorization"),
+                    method: method, target: head.uri.utf8, authorization: headers.first(name: "authorization"),
                     keepsConnection: head.isKeepAlive,
                     hasBody: headers.first(name: "content-length").map { $0 != "0" } ?? false || headers.contains(name: "transfer-encoding"),
                     conditions: { FetchConditions(headers) }))
@@ -102,32 +104,40 @@ struct HTTP1PayloadWire: PayloadFetchWire {
     }
 
     mutating func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
-        let region = reply.file.flatMap { file in self.region(of: file, on: context.eventLoop).map { (file.image, $0) } }
+        var sent: EventLoopPromise<Void>?
+        let region = reply.file.flatMap { file in self.region(of: file, on: context.eventLoop, sent: &sent) }
         if region != nil, !corked {
-            corked = (try? context.channel.syncOptions?.setOption(Self.cork, value: 1)) != nil
+            corked = (try? options(of: context.channel)?.setOption(Self.cork, value: 1)) != nil
         }
         let head = head(of: reply, allocator: context.channel.allocator)
-        if let (image, region) = region {
-            // The write holds the file open until it is sent.
-            let sent = context.eventLoop.makePromise(of: Void.self)
-            sent.futureResult.whenComplete { _ in withExtendedLifetime(image) {} }
-            encoder.writeAnswer(head, body: .fileRegion(region), promise: sent)
-        } else {
-            encoder.writeAnswer(head, body: reply.body.map { .byteBuffer($0) }, promise: nil)
-        }
+        encoder.writeAnswer(head, body: region.map { .fileRegion($0) } ?? reply.body.map { .byteBuffer($0) }, promise: sent)
         deadlines.answeredBelow()
     }
 
     mutating func flushed(context: ChannelHandlerContext) {
         guard corked else { return }
         corked = false
-        try? context.channel.syncOptions?.setOption(Self.cork, value: 0)
+        try? options(of: context.channel)?.setOption(Self.cork, value: 0)
+    }
+
+    /// The connection's options, asked for once: each ask builds the channel's generic options type again.
+    private mutating func options(of channel: any Channel) -> (any NIOSynchronousChannelOptions)? {
+        if syncOptions == nil { syncOptions = channel.syncOptions }
+        return syncOptions
     }
 
     /// `file`'s bytes for one write on `loop`, the connection's loop; nil when the file has no descriptor for it.
-    private mutating func region(of file: (image: ImageFile, range: Range<Int>), on loop: any EventLoop) -> FileRegion? {
+    /// When the file is another than the last one sent, `sent` is the promise of the write, which holds the last one
+    /// open until the writes ahead of it, its own among them, are done.
+    private mutating func region(
+        of file: (image: ImageFile, range: Range<Int>), on loop: any EventLoop, sent: inout EventLoopPromise<Void>?
+    ) -> FileRegion? {
         if lastFile?.image !== file.image {
             guard let handle = file.image.handle(for: loop) else { return nil }
+            if let retired = lastFile {
+                sent = loop.makePromise(of: Void.self)
+                sent?.futureResult.whenComplete { _ in withExtendedLifetime(retired) {} }
+            }
             lastFile = (file.image, handle)
         }
         return lastFile.map { FileRegion(fileHandle: $0.handle, readerIndex: file.range.lowerBound, endIndex: file.range.upperBound) }

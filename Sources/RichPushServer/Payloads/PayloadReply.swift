@@ -134,6 +134,12 @@ struct FetchConditions {
     var range: String?
     var ifRange: String?
 
+    init(ifNoneMatch: String?, range: String?, ifRange: String?) {
+        self.ifNoneMatch = ifNoneMatch
+        self.range = range
+        self.ifRange = ifRange
+    }
+
     init(_ fields: HTTPFields) {
         ifNoneMatch = fields[.ifNoneMatch]
         range = fields[.range]
