@@ -301,4 +301,16 @@ struct PayloadFastPathTests {
             #expect(responses.map { $0.contains("Content-Type: image/png") } == [true, true, true, false])
         }
     }
+
+    /// A device's connection, kept between pushes: each fetch sent once the answer before it arrived.
+    @Test(.timeLimit(.minutes(1))) func fetchesInTurnOnAKeptConnectionAreEachAnsweredFromMemory() async throws {
+        try await withImageNotification { session, alice, id in
+            _ = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let before = try await fetches(session, path: "memory")
+            let fetch = rawRequest(.get, "/api/notifications/\(id)", as: alice)
+            let answers = try await rawHTTPInTurn(port: session.client.port!, Array(repeating: fetch, count: 3))
+            #expect(answers.map { $0.hasPrefix("HTTP/1.1 200 OK\r\n") && $0.contains("IHDR") } == [true, true, true])
+            #expect(try await fetches(session, path: "memory") == before + 3)
+        }
+    }
 }

@@ -75,6 +75,9 @@ final class PayloadFastPath<Wire: PayloadFetchWire>: ChannelDuplexHandler, Remov
         return true
     }
 
+    /// Whether every request handed to the router has been answered.
+    var routesNothing: Bool { routedInFlight == 0 }
+
     /// Flushes the answers written since the last read ended.
     func flushAnswers(context: ChannelHandlerContext) {
         guard needsFlush else { return }

@@ -52,8 +52,13 @@ final class PayloadFetchReader: ChannelInboundHandler, RemovableChannelHandler {
         if forwardedRead {
             forwardedRead = false
             context.fireChannelReadComplete()
-        } else {
-            fastPath.flushAnswers(context: context)
+            return
+        }
+        fastPath.flushAnswers(context: context)
+        if fastPath.routesNothing {
+            // No handler above has had a request it has not answered, so none holds back reading for one: the next read
+            // is asked for here, and NIO does not ask for it again from the pipeline's tail through every handler.
+            context.read()
         }
     }
 }

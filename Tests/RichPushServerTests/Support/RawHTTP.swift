@@ -48,3 +48,41 @@ func closes(_ connection: any Channel, within timeout: Duration) async -> Bool {
         return first
     }
 }
+
+/// Sends `requests` on one connection, each once the answer before it has arrived whole (its head and the bytes its
+/// `Content-Length` names), as a device fetches on a connection it keeps; the answers, each as text.
+func rawHTTPInTurn(port: Int, _ requests: [String]) async throws -> [String] {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        var chunks = inbound.makeAsyncIterator()
+        var received = ByteBuffer()
+        var answers: [String] = []
+        for request in requests {
+            try await outbound.write(ByteBuffer(string: request))
+            while true {
+                if let length = wholeAnswerLength(in: received), let answer = received.readSlice(length: length) {
+                    answers.append(String(buffer: answer))
+                    break
+                }
+                guard var chunk = try await chunks.next() else { return answers }
+                received.writeBuffer(&chunk)
+            }
+        }
+        return answers
+    }
+}
+
+/// The length of the answer `bytes` start with, once all of it is there.
+private func wholeAnswerLength(in bytes: ByteBuffer) -> Int? {
+    let view = bytes.readableBytesView
+    guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+    let headLength = end.upperBound - view.startIndex
+    let head = String(decoding: view[..<end.lowerBound], as: UTF8.self).lowercased()
+    let bodyLength =
+        head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+    return bytes.readableBytes >= headLength + bodyLength ? headLength + bodyLength : nil
+}
