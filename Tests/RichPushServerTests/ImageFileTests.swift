@@ -16,13 +16,33 @@ struct ImageFileTests {
         let file = try #require(ImageFile(bytes, directory: directory.path))
         #expect(file.size == bytes.readableBytes)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
-        let loop = EmbeddedEventLoop()
-        let read = try #require(file.handle(for: loop)).withUnsafeFileDescriptor { descriptor in
-            var buffer = [UInt8](repeating: 0, count: bytes.readableBytes + 1)
+        #expect(try contents(of: file) == Array(bytes.readableBytesView))
+    }
+
+    /// What a loop sending from `file` sends.
+    func contents(of file: ImageFile) throws -> [UInt8] {
+        try #require(file.handle(for: EmbeddedEventLoop())).withUnsafeFileDescriptor { descriptor in
+            var buffer = [UInt8](repeating: 0, count: file.size + 1)
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
             return Array(buffer.prefix(max(0, count)))
         }
-        #expect(read == Array(bytes.readableBytesView))
+    }
+
+    @Test func anImagesWholeAnswerIsOneFileASecondOnceItIsAskedForOftenEnough() throws {
+        let image = PayloadMemory.Image(bytes: ByteBuffer(string: "png"), contentType: "image/png", entityTag: "\"t\"", file: nil)
+        func ask(at second: Int) -> PayloadMemory.Image.AnswerFileAsk {
+            image.answerFile(at: second, head: ByteBuffer(string: "head at \(second)|"))
+        }
+        for _ in 1..<PayloadMemory.Image.answerFileAsks {
+            guard case .later = ask(at: 100) else { return #expect(Bool(false), "a file before the image is fetched often") }
+        }
+        let first = try #require(ask(at: 100).file)
+        #expect(ask(at: 100).file === first)
+        #expect(try contents(of: first) == Array("head at 100|png".utf8))
+        for _ in 1..<PayloadMemory.Image.answerFileAsks { _ = ask(at: 101) }
+        let next = try #require(ask(at: 101).file)
+        #expect(try contents(of: next) == Array("head at 101|png".utf8))
+        guard case .never = ask(at: 100) else { return #expect(Bool(false), "a file for a second already past") }
     }
 
     /// A NIO file handle fails a second write while one is sending from it, and NIO closes that connection.

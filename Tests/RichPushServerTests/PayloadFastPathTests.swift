@@ -313,4 +313,20 @@ struct PayloadFastPathTests {
             #expect(try await fetches(session, path: "memory") == before + 3)
         }
     }
+
+    /// Fetched this often, an image's whole answer goes from one file made for the second, head and image together:
+    /// every answer is the same but for its date.
+    @Test(.timeLimit(.minutes(1))) func anImageFetchedAgainAndAgainIsTheSameAnswerEveryTime() async throws {
+        try await withImageNotification { session, alice, id in
+            let routed = try await session.request(.get, "/api/notifications/\(id)", as: alice)
+            let fetch = rawRequest(.get, "/api/notifications/\(id)", as: alice)
+            // Eight fetches within two seconds: one of them has at least four, past the asks that make the file.
+            let answers = try await rawHTTPInTurn(port: session.client.port!, Array(repeating: fetch, count: 8))
+            let undated = answers.map { $0.split(separator: "\r\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Date: ") } }
+            #expect(answers.count == 8)
+            #expect(Set(undated).count == 1)
+            #expect(answers.allSatisfy { $0.hasSuffix(String(buffer: routed.body)) })
+            #expect(answers.allSatisfy { $0.contains("\r\nETag: \(routed.headers[.eTag] ?? "?")\r\n") })
+        }
+    }
 }

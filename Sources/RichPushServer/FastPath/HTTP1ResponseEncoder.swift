@@ -11,7 +11,8 @@ import NIOHTTP1
 /// nothing is removed) and serializes it again for each answer, and only NIO's own decoder, set up with it, may tell it
 /// which requests were `HEAD`, so an answer written below it would leave it one request behind for the rest of the
 /// connection. This encoder learns each request's method as the request passes it, and takes an answer whose head is
-/// already bytes (``writeAnswer(_:body:promise:)``), as the payload fast path keeps the head of an image's answer.
+/// already bytes (``writeAnswer(_:body:promise:)``), as the payload fast path keeps the head of an image's answer, or
+/// a whole answer in one file (``writeWholeAnswer(_:promise:)``).
 final class HTTP1ResponseEncoder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -73,6 +74,18 @@ final class HTTP1ResponseEncoder: ChannelDuplexHandler, RemovableChannelHandler 
         context.write(wrapOutboundOut(.byteBuffer(head.bytes)), promise: nil)
         if let body { write(body, context: context, promise: endsWithBody ? promise : nil) }
         if !endsWithBody { writeEnd(nil, context: context, promise: promise) }
+    }
+
+    /// Writes, unflushed, a whole answer to a `GET` that is already bytes, its head and its body together: the answer
+    /// to the oldest request not answered yet, or to one read in front of the decoder.
+    func writeWholeAnswer(_ answer: IOData, promise: EventLoopPromise<Void>?) {
+        guard let context else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        _ = pendingMethods.popFirst()
+        framing = .asItIs
+        context.write(wrapOutboundOut(answer), promise: promise)
     }
 
     private func write(_ body: IOData, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {

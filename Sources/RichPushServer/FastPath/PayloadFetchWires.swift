@@ -46,7 +46,8 @@ struct HTTPTypesPayloadWire: PayloadFetchWire {
 /// The payload fast path right behind a plain HTTP/1.1 connection's decoder, in NIOHTTP1's parts: a fetch answered
 /// here is never converted to HTTP types and back, its head goes to the connection's ``HTTP1ResponseEncoder`` as
 /// bytes (the same for every fetch of an image within a second), and an image goes from its file to the socket
-/// without a copy (`sendfile`).
+/// without a copy (`sendfile`). The whole answer to a `GET` of an image, head and image, goes from one file made for
+/// the second, as one `sendfile`.
 ///
 /// The handlers above never see such a fetch, so this does their part: the reply already carries the security
 /// headers, and the connection's ``RequestDeadlines`` is told the request was answered. The gateway puts it on a
@@ -105,13 +106,29 @@ struct HTTP1PayloadWire: PayloadFetchWire {
 
     mutating func write(_ reply: PayloadReply, context: ChannelHandlerContext) {
         var sent: EventLoopPromise<Void>?
-        let region = reply.file.flatMap { file in self.region(of: file, on: context.eventLoop, sent: &sent) }
-        if region != nil, !corked {
-            corked = (try? options(of: context.channel)?.setOption(Self.cork, value: 1)) != nil
-        }
         let head = head(of: reply, allocator: context.channel.allocator)
-        encoder.writeAnswer(head, body: region.map { .fileRegion($0) } ?? reply.body.map { .byteBuffer($0) }, promise: sent)
+        if let answer = answerFile(of: reply),
+            let region = region(of: (answer, 0..<answer.size), on: context.eventLoop, sent: &sent)
+        {
+            encoder.writeWholeAnswer(.fileRegion(region), promise: sent)
+        } else {
+            let region = reply.file.flatMap { file in self.region(of: file, on: context.eventLoop, sent: &sent) }
+            if region != nil, !corked {
+                corked = (try? options(of: context.channel)?.setOption(Self.cork, value: 1)) != nil
+            }
+            encoder.writeAnswer(head, body: region.map { .fileRegion($0) } ?? reply.body.map { .byteBuffer($0) }, promise: sent)
+        }
         deadlines.answeredBelow()
+    }
+
+    /// The file of `reply`'s whole answer, head and image, when it sends a whole image; asked of the image with the
+    /// head ``head(of:allocator:)`` made for the second, until the image gives a file or none for the second.
+    private mutating func answerFile(of reply: PayloadReply) -> ImageFile? {
+        guard let image = reply.wholeImageSent, var dated = lastWholeImageHead, dated.image === image else { return nil }
+        guard case .later = dated.answerFile else { return dated.answerFile.file }
+        dated.answerFile = image.answerFile(at: dated.second, head: dated.head.bytes)
+        lastWholeImageHead = dated
+        return dated.answerFile.file
     }
 
     mutating func flushed(context: ChannelHandlerContext) {
@@ -166,7 +183,16 @@ struct HTTP1PayloadWire: PayloadFetchWire {
         let image: PayloadMemory.Image
         let second: Int
         let head: HTTP1ResponseEncoder.EncodedHead
+        /// The image's whole answer for the second, head and image in one file (``PayloadMemory/Image/answerFile(at:head:)``).
+        var answerFile = PayloadMemory.Image.AnswerFileAsk.later
     }
 
     private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_CORK))
+}
+
+extension PayloadMemory.Image.AnswerFileAsk {
+    var file: ImageFile? {
+        guard case .file(let file) = self else { return nil }
+        return file
+    }
 }

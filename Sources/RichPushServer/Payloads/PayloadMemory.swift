@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPTypesHTTP1
 import RichPushCore
 import RichPushStore
+import Synchronization
 
 /// The payload path's memory: images (immutable), notifications (briefly, since they can be recalled), recipient
 /// checks and first fetches, so a repeated fetch of a payload reads no database row.
@@ -22,6 +23,9 @@ final class PayloadMemory: Sendable {
         let wholeAnswerFields: HTTPFields
         /// The same headers in NIOHTTP1's form, for the fetches that hand their answer to its encoder.
         let wholeAnswerHTTP1Headers: HTTPHeaders
+        /// The whole answer to a `GET` as plain connections send it during one second, in a file of its own, once the
+        /// image is fetched often enough in the second.
+        private let datedAnswer = Mutex(DatedAnswer(second: .min, asks: 0, file: nil))
 
         init(bytes: ByteBuffer, contentType: String, entityTag: String, file: ImageFile?) {
             self.bytes = bytes
@@ -30,6 +34,43 @@ final class PayloadMemory: Sendable {
             self.file = file
             wholeAnswerFields = PayloadReply.imageFields(entityTag: entityTag, contentType: contentType, size: bytes.readableBytes)
             wholeAnswerHTTP1Headers = HTTPHeaders(wholeAnswerFields)
+        }
+
+        /// A file with `head` and the image after it, the whole answer to a `GET` dated `second`: a plain connection
+        /// hands the socket this one file (one `sendfile`) and no head of its own, nor holds back segments to send
+        /// them together. Made by the ``answerFileAsks``th ask of the second: writing the file costs about what a few
+        /// fetches save, so an image fetched less often goes without. The head and the image's own file go apart
+        /// until then, for a second already past, and when no file could be written.
+        func answerFile(at second: Int, head: ByteBuffer) -> AnswerFileAsk {
+            datedAnswer.withLock { current in
+                if current.second > second { return .never }
+                if current.second < second { current = DatedAnswer(second: second, asks: 0, file: nil) }
+                if let file = current.file { return .file(file) }
+                current.asks += 1
+                if current.asks < Self.answerFileAsks { return .later }
+                if current.asks > Self.answerFileAsks { return .never }
+                var answer = head
+                answer.writeImmutableBuffer(bytes)
+                // A file that could not be written is not tried again within the second.
+                current.file = ImageFile(answer)
+                return current.file.map { .file($0) } ?? .never
+            }
+        }
+
+        static let answerFileAsks = 3
+
+        /// What an ask for the whole answer's file gets: the file, none yet (ask again at the next fetch), or none
+        /// this second.
+        enum AnswerFileAsk {
+            case file(ImageFile)
+            case later
+            case never
+        }
+
+        private struct DatedAnswer {
+            var second: Int
+            var asks: Int
+            var file: ImageFile?
         }
     }
 

@@ -97,6 +97,12 @@ struct PayloadReply {
         return image
     }
 
+    /// The image when the answer sends all of it: a `GET` of the whole image.
+    var wholeImageSent: PayloadMemory.Image? {
+        guard status == .ok, case .image(let image, _, _, true) = content else { return nil }
+        return image
+    }
+
     /// The headers of an answer with the whole of an image of `size` bytes.
     static func imageFields(entityTag: String, contentType: String, size: Int) -> HTTPFields {
         var fields: HTTPFields = [
