@@ -7,8 +7,9 @@ import HTTPTypes
 /// four handlers, about a quarter of the fetch's user-space time. This reads only a strict subset of HTTP/1.1
 /// (RFC 9112) and leaves everything else to the decoder: the request line `GET <target> HTTP/1.1`, fields of token
 /// names and visible-ASCII values each ending in CRLF, and nothing that frames a body or changes the connection
-/// (`Content-Length`, `Transfer-Encoding`, `Upgrade`, `Expect`, a `Connection` other than `keep-alive`), nor a second
-/// `Authorization`, `Range` or `If-Range`. A head this reads means to the decoder what it means here.
+/// (`Content-Length`, `Transfer-Encoding`, `TE`, `Upgrade`, `Expect`, a `Connection` other than `keep-alive`), nor a
+/// second `Authorization`, `Range` or `If-Range`. A head this reads means to the decoder what it means here, as a test
+/// holds it to for every change of one byte of a fetch.
 struct PlainFetchHead {
     /// The bytes the head takes, its last CRLF included.
     let length: Int
